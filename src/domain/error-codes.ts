@@ -1,0 +1,75 @@
+/**
+ * The closed set of stable error codes (SPEC §8). Every expected failure carries exactly one of
+ * these; tests assert on codes, never on message text.
+ */
+export const ERROR_CODES = [
+  'E_USAGE',
+  'E_CONFIG',
+  'E_INVALID_URL',
+  'E_INSECURE_SOURCE',
+  'E_INVALID_DIGEST',
+  'E_HTTP_STATUS',
+  'E_REDIRECT_REFUSED',
+  'E_TOO_MANY_REDIRECTS',
+  'E_TIMEOUT',
+  'E_TOO_LARGE',
+  'E_TRUNCATED',
+  'E_TLS',
+  'E_DIGEST_MISMATCH',
+  'E_ARCHIVE_FORMAT',
+  'E_ARCHIVE_MEMBER',
+  'E_ARCHIVE_MEMBER_TYPE',
+  'E_ARCHIVE_MEMBER_SIZE',
+  'E_CANDIDATE_INVALID',
+  'E_CANDIDATE_VERSION',
+  'E_VERSION_MISMATCH',
+  'E_DOWNGRADE_REFUSED',
+  'E_QUARANTINED',
+  'E_WRONG_ARCH',
+  'E_LAYOUT',
+  'E_NOT_ROOT',
+  'E_LOCK_BUSY',
+  'E_UPGRADE_PENDING',
+  'E_SERVICE',
+  'E_UNHEALTHY',
+  'E_CLUSTER',
+  'E_DISK_SPACE',
+  'E_RECORD',
+  'E_STATE',
+  'E_IO',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+const known: ReadonlySet<string> = new Set(ERROR_CODES);
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && known.has(value);
+}
+
+/** CLI exit codes (SPEC §8). */
+export const ExitCode = {
+  ok: 0,
+  failedNothingChanged: 1,
+  usage: 2,
+  rolledBack: 3,
+  busy: 4,
+} as const;
+
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** The exit code a failure maps to when nothing was changed on the host. */
+export function exitCodeFor(code: ErrorCode): ExitCode {
+  switch (code) {
+    case 'E_USAGE':
+    case 'E_CONFIG':
+    case 'E_INVALID_URL':
+    case 'E_INVALID_DIGEST':
+      return ExitCode.usage;
+    case 'E_LOCK_BUSY':
+    case 'E_UPGRADE_PENDING':
+      return ExitCode.busy;
+    default:
+      return ExitCode.failedNothingChanged;
+  }
+}

@@ -1,0 +1,86 @@
+import type { Sha256 } from '../domain/digest.js';
+
+/**
+ * The host filesystem as the upgrader needs it — a handful of high-level, crash-aware
+ * operations rather than a mirror of node:fs. All paths are absolute.
+ *
+ * Durability contract, shared by every implementation:
+ * - A mutating call that resolves has made its effect durable: data fsynced, the entry renamed
+ *   into place, and the containing directory fsynced. A crash before it resolves leaves either
+ *   the old state or the new state at the destination, never a mix; at worst a temp entry named
+ *   `.<basename>.tmp-*` is left in the destination directory (callers may sweep those).
+ * - Mutating calls are idempotent: repeating one with the same arguments has the same result.
+ * - Failures are thrown as `FileSystemError` (src/domain/port-errors.ts) with an errno-style code; nothing else is thrown
+ *   except programming errors. An fsync failure is final for that file (never retried).
+ */
+export interface FileSystem {
+  /** Facts about the entry itself, not following a final symlink; `null` when absent. */
+  lstat(path: string): Promise<EntryStat | null>;
+
+  /** The raw text stored in a symlink; `null` when the entry is absent. Throws EINVAL for non-links. */
+  readLink(path: string): Promise<string | null>;
+
+  /**
+   * Follows every symlink in `path`. Returns the real path and facts about what it names, or
+   * `missing` when a component does not exist (a dangling link), or `loop` on ELOOP.
+   */
+  resolve(path: string): Promise<Resolution>;
+
+  /** Reads a whole file, refusing (ETOOBIG) past `maxBytes`; `null` when absent. Follows links. */
+  readFile(path: string, maxBytes: number): Promise<Uint8Array | null>;
+
+  /** SHA-256 and size of a file's content (follows links), refusing past `maxBytes`. */
+  hashFile(path: string, maxBytes: number): Promise<FileDigest>;
+
+  /**
+   * Replaces `path` with `data` atomically and durably: temp file in the same directory, write,
+   * chmod, fsync, rename over `path`, fsync the directory. The parent must exist.
+   */
+  writeFileAtomic(path: string, data: Uint8Array, options: { readonly mode: number }): Promise<void>;
+
+  /**
+   * Copies `source` (following links) over `target` with the same atomic, durable protocol as
+   * `writeFileAtomic`, streaming, and refusing (ETOOBIG, nothing written) past `maxBytes`.
+   * Returns the digest of the bytes written, hashed while copying.
+   */
+  copyFileAtomic(source: string, target: string, options: { readonly mode: number; readonly maxBytes: number }): Promise<FileDigest>;
+
+  /**
+   * Makes `link` a symlink whose stored text is `target`, atomically: the old entry (a link or a
+   * regular file, never a directory: EISDIR) is replaced in one rename, so `link` never goes
+   * missing. The directory is fsynced before this resolves.
+   */
+  replaceSymlink(link: string, target: string): Promise<void>;
+
+  /** Removes a file or symlink (never a directory) and fsyncs the directory. Absent is success. */
+  remove(path: string): Promise<void>;
+
+  /**
+   * Creates `path` and any missing parents with `mode` (existing directories keep their mode),
+   * fsyncing each parent whose entries changed. An existing non-directory is ENOTDIR.
+   */
+  ensureDirectory(path: string, mode: number): Promise<void>;
+
+  /** Names in a directory (not `.`/`..`), sorted; `null` when absent. */
+  listDirectory(path: string): Promise<readonly string[] | null>;
+}
+
+export type EntryKind = 'file' | 'directory' | 'symlink' | 'other';
+
+export interface EntryStat {
+  readonly kind: EntryKind;
+  /** Permission bits only (mode & 0o7777). */
+  readonly mode: number;
+  readonly uid: number;
+  readonly size: number;
+}
+
+export type Resolution =
+  | { readonly kind: 'resolved'; readonly path: string; readonly stat: EntryStat }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'loop' };
+
+export interface FileDigest {
+  readonly sha256: Sha256;
+  readonly bytes: number;
+}

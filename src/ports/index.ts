@@ -1,0 +1,9 @@
+export type * from './artifact-source.js';
+export type * from './clock.js';
+export type * from './container-rootfs.js';
+export type * from './file-system.js';
+export type * from './host-lock.js';
+export type * from './logger.js';
+export type * from './operation-store.js';
+export type * from './process-runner.js';
+export type * from './service-manager.js';

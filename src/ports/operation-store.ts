@@ -1,0 +1,36 @@
+/**
+ * MachineOperation status in the cluster (SPEC §5, §7). Writes are merge-patches retried on
+ * conflict by the implementation; a deleted operation is `gone`, never an error.
+ */
+export type OperationPhase = 'Pending' | 'InProgress' | 'Complete' | 'Failed';
+
+export type ConditionReason = 'InProgress' | 'Succeeded' | 'InvalidParameters' | 'ExecutionFailed' | 'DaemonFailed';
+
+export interface OperationRef {
+  readonly name: string;
+  readonly uid: string | null;
+}
+
+export interface AgentUpgradeRequest {
+  readonly operation: OperationRef;
+  readonly phase: OperationPhase | null;
+  readonly parameters: Readonly<Record<string, string>>;
+}
+
+export interface TerminalStatus {
+  readonly phase: 'Complete' | 'Failed';
+  readonly reason: Exclude<ConditionReason, 'InProgress'>;
+  /** Redacted. */
+  readonly message: string;
+}
+
+export type StatusWrite = { readonly kind: 'written' } | { readonly kind: 'gone' };
+
+export interface OperationStore {
+  /** Marks the operation InProgress (no-op when it is already terminal). */
+  markInProgress(operation: OperationRef, message: string): Promise<StatusWrite>;
+  /** Publishes a terminal status. Publishing the same terminal status again is a no-op. */
+  publish(operation: OperationRef, status: TerminalStatus): Promise<StatusWrite>;
+  /** Operations of kind AgentUpgrade addressed to this machine, as they arrive. */
+  watch(signal: AbortSignal): AsyncIterable<AgentUpgradeRequest>;
+}
