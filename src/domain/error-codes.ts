@@ -65,6 +65,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'E_CONFIG':
     case 'E_INVALID_URL':
     case 'E_INVALID_DIGEST':
+    case 'E_INSECURE_SOURCE':
       return ExitCode.usage;
     case 'E_LOCK_BUSY':
     case 'E_UPGRADE_PENDING':

@@ -74,9 +74,13 @@ export function isPathInside(ancestor: string, path: string): boolean {
   return p === a || p.startsWith(`${a}/`);
 }
 
-/** Places an absolute host path under `root` (`/` leaves it unchanged). */
+/**
+ * Places a host path under `root` (`/` leaves it unchanged). The path is taken as absolute and
+ * normalised first, so `..` segments stop at the host root and can never climb out of `root`.
+ */
 export function rerootPath(root: string, path: string): string {
-  return normalizePath(root) === '/' ? normalizePath(path) : joinPath(root, path);
+  const hostPath = normalizePath(`/${path}`);
+  return normalizePath(root) === '/' ? hostPath : joinPath(root, hostPath);
 }
 
 function splitAbsolute(path: string): string[] {

@@ -52,8 +52,11 @@ export class RedactedUrl {
  * transport library): every http(s) URL is cut down to its scheme, host and path.
  */
 export function redactUrlsInText(text: string): string {
-  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@]*@)?([^\s/?#]*)([^\s?#]*)(\?[^\s#]*)?(#\S*)?/gi, (_m, scheme: string, _user, host: string, path: string, query?: string, hash?: string) => {
-    const secret = query !== undefined || hash !== undefined || _user !== undefined;
+  // No leading \b: "x_https://…" has no word boundary before the scheme and must still match.
+  // The userinfo part runs to the last "@" of the authority, as URL parsers read it, so a
+  // password containing "@" is removed whole.
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)([^\s/?#]*@)?([^\s/?#]*)([^\s?#]*)(\?[^\s#]*)?(#\S*)?/gi, (_m, scheme: string, user: string | undefined, host: string, path: string, query?: string, hash?: string) => {
+    const secret = query !== undefined || hash !== undefined || user !== undefined;
     return `${scheme}${host}${path}${secret ? ' [query redacted]' : ''}`;
   });
 }

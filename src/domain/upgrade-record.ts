@@ -1,6 +1,7 @@
 import { isSha256, type Sha256 } from './digest.js';
 import { isErrorCode, type ErrorCode } from './error-codes.js';
 import { fail, ok, type Result } from './failure.js';
+import { invariant } from './invariant.js';
 import { isSlotName, type SlotName } from './slot.js';
 
 /**
@@ -66,6 +67,7 @@ export function newUpgradeRecord(input: NewRecordInput): Result<UpgradeRecord> {
 
 /** Records the slot chosen for the candidate and the slot that was running. */
 export function withCandidate(record: UpgradeRecord, candidate: SlotName, previous: SlotName): UpgradeRecord {
+  invariant(candidate !== previous, 'the candidate slot must differ from the previous slot');
   return { ...record, candidate, previous };
 }
 

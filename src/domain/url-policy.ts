@@ -26,7 +26,14 @@ export function parseDownloadUrl(text: string, policy: SourcePolicy, hasDigest: 
   const trimmed = text.trim();
   if (trimmed === '') return fail('E_INVALID_URL', 'the download URL is empty');
   if (trimmed.length > URL_TEXT_MAX_LENGTH) return fail('E_INVALID_URL', `the download URL is longer than ${URL_TEXT_MAX_LENGTH} characters`);
-  if (/[\s\u0000-\u001f\u007f]/.test(trimmed)) return fail('E_INVALID_URL', 'the download URL contains whitespace or control characters');
+  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(trimmed)) return fail('E_INVALID_URL', 'the download URL contains whitespace or control characters');
+  // WHATWG parsing would turn "https:host/x", "https:///host/x" or "https:\\@host" into a URL
+  // with a host; the text itself must spell out a non-empty authority.
+  if (!/^https?:\/\/[^/\\?#]/i.test(trimmed)) {
+    return /^https?:/i.test(trimmed)
+      ? fail('E_INVALID_URL', 'the download URL must name a host after "//"')
+      : fail('E_INVALID_URL', 'the download URL must use http or https');
+  }
   const checked = checkUrlShape(trimmed);
   if (!checked.ok) return checked;
   const url = checked.value;

@@ -32,7 +32,12 @@ export function parseVersion(text: string): Result<Version> {
         if (identifier.length > 1 && identifier.startsWith('0')) {
           return fail('E_CANDIDATE_VERSION', 'numeric pre-release identifiers must not have leading zeros');
         }
-        prerelease.push(Number(identifier));
+        const numeric = Number(identifier);
+        // Beyond 2^53 a number no longer round-trips (formatting gives "1.2e+22") nor compares exactly.
+        if (!Number.isSafeInteger(numeric)) {
+          return fail('E_CANDIDATE_VERSION', 'numeric pre-release identifiers must be at most 9007199254740991');
+        }
+        prerelease.push(numeric);
       } else {
         prerelease.push(identifier);
       }

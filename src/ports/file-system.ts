@@ -56,8 +56,9 @@ export interface FileSystem {
   remove(path: string): Promise<void>;
 
   /**
-   * Creates `path` and any missing parents with `mode` (existing directories keep their mode),
-   * fsyncing each parent whose entries changed. An existing non-directory is ENOTDIR.
+   * Creates `path` with `mode` and any missing parents with 0755 (existing directories keep
+   * their mode), fsyncing every parent on the way (an earlier attempt may have crashed between
+   * mkdir and fsync). An existing non-directory is ENOTDIR.
    */
   ensureDirectory(path: string, mode: number): Promise<void>;
 

@@ -1,0 +1,319 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { constants, type Stats } from 'node:fs';
+import { chmod, lstat, mkdir, open, readdir, readlink, realpath, rename, stat, symlink, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { sha256FromHex } from '../../domain/digest.js';
+import { FileSystemError } from '../../domain/port-errors.js';
+import type { EntryKind, EntryStat, FileDigest, FileSystem, Resolution } from '../../ports/file-system.js';
+import { asFileSystemError, componentsOf, errnoCode, PARENT_DIRECTORY_MODE, tooBigError } from '../file-system-shared.js';
+
+const COPY_CHUNK_BYTES = 1024 * 1024;
+const READ_CHUNK_BYTES = 64 * 1024;
+const TEMP_MODE = 0o600;
+
+function hasCode(error: unknown, code: string): boolean {
+  return errnoCode(error) === code;
+}
+
+/** A unique sibling name, so the final rename stays inside one directory (and one filesystem). */
+function tempPathFor(path: string): string {
+  return `${dirname(path)}/.${basename(path)}.tmp-${randomBytes(6).toString('hex')}`;
+}
+
+function kindOf(stats: Stats): EntryKind {
+  if (stats.isFile()) return 'file';
+  if (stats.isDirectory()) return 'directory';
+  if (stats.isSymbolicLink()) return 'symlink';
+  return 'other';
+}
+
+function entryStat(stats: Stats): EntryStat {
+  return { kind: kindOf(stats), mode: stats.mode & 0o7777, uid: stats.uid, size: stats.size };
+}
+
+async function lstatOrNull(path: string): Promise<Stats | null> {
+  try {
+    return await lstat(path);
+  } catch (error) {
+    if (hasCode(error, 'ENOENT')) return null;
+    throw error;
+  }
+}
+
+async function statOrNull(path: string): Promise<Stats | null> {
+  try {
+    return await stat(path);
+  } catch (error) {
+    if (hasCode(error, 'ENOENT')) return null;
+    throw error;
+  }
+}
+
+/** Makes the directory's entries durable: open it read-only and fsync that descriptor. */
+async function fsyncDirectory(path: string): Promise<void> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+    if (bytesWritten <= 0) throw new FileSystemError('EIO', 'write', '', 'no progress');
+    offset += bytesWritten;
+  }
+}
+
+/**
+ * Opens a regular file for reading, following links. O_NONBLOCK keeps a FIFO planted at the
+ * path from blocking the open; anything but a regular file is then refused.
+ */
+async function openRegularFile(path: string, operation: string): Promise<{ handle: FileHandle; size: number }> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stats = await handle.stat();
+    if (stats.isDirectory()) throw new FileSystemError('EISDIR', operation, path);
+    if (!stats.isFile()) throw new FileSystemError('EINVAL', operation, path, 'not a regular file');
+    return { handle, size: stats.size };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** Reads to the end in bounded chunks, refusing once more than `maxBytes` arrive. */
+async function readChunks(
+  handle: FileHandle,
+  chunkBytes: number,
+  maxBytes: number,
+  tooBig: () => FileSystemError,
+  onChunk: (chunk: Uint8Array) => Promise<void> | void,
+): Promise<number> {
+  const buffer = Buffer.allocUnsafe(chunkBytes);
+  let total = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+    if (bytesRead === 0) return total;
+    total += bytesRead;
+    if (total > maxBytes) throw tooBig();
+    await onChunk(buffer.subarray(0, bytesRead));
+  }
+}
+
+/** The FileSystem port over node:fs/promises, following the crash-consistency protocols W and S. */
+export class NodeFileSystem implements FileSystem {
+  async lstat(path: string): Promise<EntryStat | null> {
+    try {
+      const stats = await lstatOrNull(path);
+      return stats === null ? null : entryStat(stats);
+    } catch (error) {
+      throw asFileSystemError(error, 'lstat', path);
+    }
+  }
+
+  async readLink(path: string): Promise<string | null> {
+    try {
+      const stats = await lstatOrNull(path);
+      if (stats === null) return null;
+      if (!stats.isSymbolicLink()) throw new FileSystemError('EINVAL', 'readLink', path, 'not a symlink');
+      return await readlink(path);
+    } catch (error) {
+      throw asFileSystemError(error, 'readLink', path);
+    }
+  }
+
+  async resolve(path: string): Promise<Resolution> {
+    try {
+      const real = await realpath(path);
+      return { kind: 'resolved', path: real, stat: entryStat(await lstat(real)) };
+    } catch (error) {
+      if (hasCode(error, 'ENOENT')) return { kind: 'missing' };
+      if (hasCode(error, 'ELOOP')) return { kind: 'loop' };
+      throw asFileSystemError(error, 'resolve', path);
+    }
+  }
+
+  async readFile(path: string, maxBytes: number): Promise<Uint8Array | null> {
+    let opened: { handle: FileHandle; size: number };
+    try {
+      opened = await openRegularFile(path, 'readFile');
+    } catch (error) {
+      if (hasCode(error, 'ENOENT')) return null;
+      throw asFileSystemError(error, 'readFile', path);
+    }
+    const { handle, size } = opened;
+    try {
+      if (size > maxBytes) throw tooBigError('readFile', path, maxBytes);
+      const chunks: Buffer[] = [];
+      await readChunks(handle, READ_CHUNK_BYTES, maxBytes, () => tooBigError('readFile', path, maxBytes), (chunk) => {
+        chunks.push(Buffer.from(chunk));
+      });
+      return Buffer.concat(chunks);
+    } catch (error) {
+      throw asFileSystemError(error, 'readFile', path);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async hashFile(path: string, maxBytes: number): Promise<FileDigest> {
+    try {
+      const { handle, size } = await openRegularFile(path, 'hashFile');
+      try {
+        if (size > maxBytes) throw tooBigError('hashFile', path, maxBytes);
+        const hash = createHash('sha256');
+        const bytes = await readChunks(handle, COPY_CHUNK_BYTES, maxBytes, () => tooBigError('hashFile', path, maxBytes), (chunk) => {
+          hash.update(chunk);
+        });
+        return { sha256: sha256FromHex(hash.digest('hex')), bytes };
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      throw asFileSystemError(error, 'hashFile', path);
+    }
+  }
+
+  async writeFileAtomic(path: string, data: Uint8Array, options: { readonly mode: number }): Promise<void> {
+    await this.replaceFile(path, options.mode, 'writeFileAtomic', (temp) => writeAll(temp, data));
+  }
+
+  async copyFileAtomic(
+    source: string,
+    target: string,
+    options: { readonly mode: number; readonly maxBytes: number },
+  ): Promise<FileDigest> {
+    const { maxBytes } = options;
+    let opened: { handle: FileHandle; size: number };
+    try {
+      opened = await openRegularFile(source, 'copyFileAtomic');
+    } catch (error) {
+      throw asFileSystemError(error, 'copyFileAtomic', source);
+    }
+    const { handle: input, size } = opened;
+    try {
+      // Refuse up front when we already know, so nothing at all is created.
+      if (size > maxBytes) throw tooBigError('copyFileAtomic', source, maxBytes);
+      return await this.replaceFile(target, options.mode, 'copyFileAtomic', async (output) => {
+        const hash = createHash('sha256');
+        // The source may grow while we copy: the bound is enforced on the bytes read too.
+        const bytes = await readChunks(input, COPY_CHUNK_BYTES, maxBytes, () => tooBigError('copyFileAtomic', source, maxBytes), async (chunk) => {
+          hash.update(chunk);
+          await writeAll(output, chunk);
+        });
+        return { sha256: sha256FromHex(hash.digest('hex')), bytes };
+      });
+    } catch (error) {
+      throw asFileSystemError(error, 'copyFileAtomic', target);
+    } finally {
+      await input.close();
+    }
+  }
+
+  async replaceSymlink(link: string, target: string): Promise<void> {
+    const directory = dirname(link);
+    const temp = tempPathFor(link);
+    try {
+      if ((await lstatOrNull(link))?.isDirectory()) throw new FileSystemError('EISDIR', 'replaceSymlink', link);
+      await symlink(target, temp);
+      try {
+        // Read back: catches a target the kernel stored differently from what we asked for.
+        const stored = await readlink(temp);
+        if (stored !== target) throw new FileSystemError('EIO', 'replaceSymlink', link, 'link text read back differs');
+        await rename(temp, link);
+      } catch (error) {
+        await unlink(temp).catch(() => undefined);
+        throw error;
+      }
+      await fsyncDirectory(directory);
+    } catch (error) {
+      throw asFileSystemError(error, 'replaceSymlink', link);
+    }
+  }
+
+  async remove(path: string): Promise<void> {
+    try {
+      const stats = await lstatOrNull(path);
+      if (stats?.isDirectory()) throw new FileSystemError('EISDIR', 'remove', path);
+      if (stats !== null) await unlink(path);
+      // Also when already absent: a crashed earlier attempt may have unlinked without the fsync.
+      if ((await statOrNull(dirname(path)))?.isDirectory()) await fsyncDirectory(dirname(path));
+    } catch (error) {
+      throw asFileSystemError(error, 'remove', path);
+    }
+  }
+
+  async ensureDirectory(path: string, mode: number): Promise<void> {
+    try {
+      for (const component of componentsOf(path)) {
+        const stats = await statOrNull(component);
+        if (stats === null) {
+          // A dangling symlink stats as absent but mkdir would fail on it: it is not a directory.
+          if ((await lstatOrNull(component)) !== null) throw new FileSystemError('ENOTDIR', 'ensureDirectory', component);
+          await mkdirExact(component, component === path ? mode : PARENT_DIRECTORY_MODE);
+        } else if (!stats.isDirectory()) {
+          throw new FileSystemError('ENOTDIR', 'ensureDirectory', component);
+        }
+        // Every parent, changed or not: an earlier attempt may have crashed between mkdir and fsync.
+        await fsyncDirectory(dirname(component));
+      }
+    } catch (error) {
+      throw asFileSystemError(error, 'ensureDirectory', path);
+    }
+  }
+
+  async listDirectory(path: string): Promise<readonly string[] | null> {
+    try {
+      return (await readdir(path)).sort();
+    } catch (error) {
+      if (hasCode(error, 'ENOENT')) return null;
+      throw asFileSystemError(error, 'listDirectory', path);
+    }
+  }
+
+  /**
+   * Protocol W: temp in the destination directory (exclusive, no-follow, 0600), fill, fchmod to
+   * the final mode, fsync, close, rename over `path`, fsync the directory. The temp is unlinked
+   * on any failure before the rename; an fsync failure is final (never retried).
+   */
+  private async replaceFile<T>(path: string, mode: number, operation: string, fill: (temp: FileHandle) => Promise<T>): Promise<T> {
+    const temp = tempPathFor(path);
+    let handle: FileHandle | null = null;
+    let tempExists = false;
+    try {
+      const flags = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW;
+      handle = await open(temp, flags, TEMP_MODE);
+      tempExists = true;
+      const result = await fill(handle);
+      await handle.chmod(mode);
+      await handle.sync();
+      const closing = handle;
+      handle = null;
+      await closing.close();
+      await rename(temp, path);
+      tempExists = false;
+      await fsyncDirectory(dirname(path));
+      return result;
+    } catch (error) {
+      if (handle !== null) await handle.close().catch(() => undefined);
+      if (tempExists) await unlink(temp).catch(() => undefined);
+      throw asFileSystemError(error, operation, path);
+    }
+  }
+}
+
+/** mkdir applies the umask, so the exact mode is set afterwards. A racing creator is fine. */
+async function mkdirExact(path: string, mode: number): Promise<void> {
+  try {
+    await mkdir(path, { mode });
+  } catch (error) {
+    if (!hasCode(error, 'EEXIST')) throw error;
+    if (!(await statOrNull(path))?.isDirectory()) throw new FileSystemError('ENOTDIR', 'ensureDirectory', path);
+    return;
+  }
+  await chmod(path, mode);
+}

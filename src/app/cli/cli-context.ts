@@ -1,0 +1,14 @@
+import type { BaseContext } from 'clipanion';
+import type { Result } from '../../domain/failure.js';
+import type { Upgrader } from '../upgrader.js';
+
+export interface GlobalOptions {
+  readonly configPath: string | undefined;
+  readonly root: string | undefined;
+  readonly logLevel: string;
+}
+
+/** What every command receives: the standard streams and a way to build the use cases. */
+export interface CliContext extends BaseContext {
+  openUpgrader(options: GlobalOptions): Promise<Result<Upgrader>>;
+}

@@ -1,0 +1,39 @@
+import { Builtins, Cli, type Command } from 'clipanion';
+import { ExitCode } from '../../domain/error-codes.js';
+import { AGENT_UPGRADE_VERSION } from '../../version.js';
+import type { CliContext } from './cli-context.js';
+import { MigrateCommand } from './migrate-command.js';
+import { StatusCommand } from './status-command.js';
+import { VersionCommand } from './version-command.js';
+
+export function createCli(): Cli<CliContext> {
+  const cli = new Cli<CliContext>({
+    binaryLabel: 'agent-upgrade',
+    binaryName: 'agent-upgrade',
+    binaryVersion: AGENT_UPGRADE_VERSION,
+    enableColors: false,
+  });
+  cli.register(Builtins.HelpCommand);
+  cli.register(Builtins.VersionCommand);
+  cli.register(VersionCommand);
+  cli.register(StatusCommand);
+  cli.register(MigrateCommand);
+  return cli;
+}
+
+/**
+ * Runs one command line. Parse errors (unknown command or option, invalid option value) are
+ * usage errors: exit 2, and with `--json` the same one-document error shape as any failure.
+ */
+export async function runCli(cli: Cli<CliContext>, argv: readonly string[], context: CliContext): Promise<number> {
+  let command: Command<CliContext>;
+  try {
+    command = cli.process([...argv], context);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (argv.includes('--json')) context.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'E_USAGE', message } })}\n`);
+    else context.stderr.write(`${cli.error(error instanceof Error ? error : new Error(message), { colored: false })}`);
+    return ExitCode.usage;
+  }
+  return cli.run(command, context);
+}

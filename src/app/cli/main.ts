@@ -1,0 +1,30 @@
+import { pino } from 'pino';
+import { NodeFileSystem } from '../../adapters/node/node-file-system.js';
+import { createPinoLogger, type LogLevel } from '../../adapters/logging/pino-logger.js';
+import { loadConfig } from '../config/load-config.js';
+import { createUpgrader } from '../upgrader.js';
+import type { CliContext, GlobalOptions } from './cli-context.js';
+import { createCli, runCli } from './create-cli.js';
+
+/** The production entry point: real streams, the real host, logs as JSON on stderr. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const fs = new NodeFileSystem();
+  const context: CliContext = {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    colorDepth: 1,
+    async openUpgrader(options: GlobalOptions) {
+      const config = await loadConfig(fs, { path: options.configPath, root: options.root });
+      if (!config.ok) return config;
+      return createUpgrader({
+        config: config.value,
+        identity: { euid: process.geteuid?.() ?? 0, pid: process.pid, command: process.argv.slice(1, 3).join(' ') },
+        logger: createPinoLogger(options.logLevel as LogLevel, pino.destination({ dest: 2, sync: true })),
+        overrides: { fileSystem: fs },
+      });
+    },
+  };
+  return runCli(createCli(), argv, context);
+}

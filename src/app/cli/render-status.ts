@@ -1,0 +1,44 @@
+import type { LinkStatus, SlotStatus, StatusReport } from '../status/read-status.js';
+
+/** The text form of `status`: one fact per line, aligned for reading. */
+export function renderStatus(status: StatusReport): string[] {
+  const lines = [`Root:        ${status.root}`, `Layout:      ${describeLayout(status)}`];
+  lines.push(`Current:     ${describeLink(status.links.current)}`);
+  lines.push(`Last-good:   ${describeLink(status.links.lastGood)}`);
+  lines.push(`Entry:       ${describeLink(status.links.entry)}`);
+  lines.push(`Blue slot:   ${describeSlot(status.slots.blue)}`);
+  lines.push(`Green slot:  ${describeSlot(status.slots.green)}`);
+  lines.push(`Record:      ${describeRecord(status)}`);
+  const holder = status.lock.holder;
+  lines.push(`Lock:        ${holder === null ? 'free' : `held by pid ${holder.pid} (${holder.command}) since ${new Date(holder.sinceMs).toISOString()}`}`);
+  lines.push(`Service:     ${status.service.manager}, ${status.service.activity}`);
+  return lines;
+}
+
+function describeLayout(status: StatusReport): string {
+  const { layout } = status;
+  if (layout.condition === 'invalid') return `invalid: ${layout.problem?.code ?? ''} ${layout.problem?.message ?? ''}`.trim();
+  if (layout.condition === 'needs-migration') return `needs migration (${layout.pendingChanges} change${layout.pendingChanges === 1 ? '' : 's'}; run migrate)`;
+  return 'managed';
+}
+
+function describeLink(link: LinkStatus): string {
+  if (link.text === null) return link.resolvesTo === null ? `${link.path} (absent)` : `${link.path} (regular file)`;
+  const target = link.resolvesTo ?? 'nothing (dangling)';
+  return `${link.path} -> ${link.text} => ${target}${link.slot === null ? '' : ` [${link.slot}]`}`;
+}
+
+function describeSlot(slot: SlotStatus): string {
+  if (!slot.present) return `${slot.path} (absent)`;
+  if (slot.sha256 === null) return `${slot.path} (not a regular file)`;
+  return `${slot.path} sha256:${slot.sha256} ${slot.bytes ?? 0} bytes${slot.executable ? '' : ' (not executable)'}`;
+}
+
+function describeRecord(status: StatusReport): string {
+  const { record } = status;
+  if (!record.present) return 'none';
+  if (!record.valid) return `invalid: ${record.problem.code} ${record.problem.message}`;
+  const value = record.record;
+  const failure = value.failure === null ? '' : `, failed: ${value.failure.reason} ${value.failure.code}`;
+  return `operation ${value.operation.name}, candidate ${value.candidate ?? 'not chosen'}, switch ${value.switchCommitted ? 'committed' : 'not committed'}${failure}`;
+}

@@ -1,0 +1,58 @@
+import { Container, ContainerModule } from 'inversify';
+import { fail, ok, type Result } from '../../domain/failure.js';
+import type { SlotLayout } from '../../domain/slot-layout.js';
+import type { Logger } from '../../ports/logger.js';
+import type { UpgraderConfig } from '../config/upgrader-config.js';
+import type { HostIdentity } from '../host-identity.js';
+import { Tokens } from '../tokens.js';
+import { coreModule } from './core.module.js';
+import { hostModule } from './host.module.js';
+import { noneServiceModule } from './none-service.module.js';
+import type { PortOverrides } from './port-overrides.js';
+
+export interface ContainerInput {
+  readonly config: UpgraderConfig;
+  readonly layout: SlotLayout;
+  readonly identity: HostIdentity;
+  readonly logger: Logger;
+  readonly overrides: PortOverrides;
+}
+
+/**
+ * The composition root: core services, the host adapters and exactly one service platform,
+ * chosen by `service.manager`. Nothing outside src/app/composition touches the container.
+ */
+export function createContainer(input: ContainerInput): Result<Container> {
+  const platform = servicePlatformModule(input);
+  if (!platform.ok) return platform;
+  const container = new Container({ defaultScope: 'Singleton' });
+  container.load(
+    new ContainerModule(({ bind }) => {
+      bind(Tokens.Config).toConstantValue(input.config);
+      bind(Tokens.Layout).toConstantValue(input.layout);
+      bind(Tokens.HostIdentity).toConstantValue(input.identity);
+      bind(Tokens.Logger).toConstantValue(input.logger);
+    }),
+    hostModule(input.overrides),
+    platform.value,
+    coreModule,
+  );
+  return ok(container);
+}
+
+function servicePlatformModule(input: ContainerInput): Result<ContainerModule> {
+  const override = input.overrides.serviceManager;
+  if (override !== undefined) {
+    return ok(new ContainerModule(({ bind }) => void bind(Tokens.ServiceManager).toConstantValue(override)));
+  }
+  switch (input.config.service.manager) {
+    case 'none':
+      return ok(noneServiceModule);
+    case 'systemd':
+    case 'supervisor':
+      return fail(
+        'E_CONFIG',
+        `service.manager "${input.config.service.manager}" is not available in this build yet; use "none" (or supply a ServiceManager through the library API)`,
+      );
+  }
+}

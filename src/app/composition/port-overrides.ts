@@ -1,0 +1,14 @@
+import type { Clock } from '../../ports/clock.js';
+import type { FileSystem } from '../../ports/file-system.js';
+import type { HostLock } from '../../ports/host-lock.js';
+import type { Logger } from '../../ports/logger.js';
+import type { ServiceManager } from '../../ports/service-manager.js';
+
+/** Ports an embedder (or a test) supplies instead of the built-in adapters. */
+export interface PortOverrides {
+  readonly fileSystem?: FileSystem;
+  readonly clock?: Clock;
+  readonly hostLock?: HostLock;
+  readonly serviceManager?: ServiceManager;
+  readonly logger?: Logger;
+}

@@ -1,0 +1,172 @@
+import { type Sha256 } from '../../domain/digest.js';
+import { failure } from '../../domain/failure.js';
+import { checkLayoutShape, checkRootOwnership, linkedSlot, type LayoutFacts } from '../../domain/host-facts.js';
+import { planMigration, pointLink, type LayoutAction } from '../../domain/migration-plan.js';
+import { BINARY_MODE, slotPath, validateCanonicalLayout, type SlotLayout } from '../../domain/slot-layout.js';
+import type { SlotName } from '../../domain/slot.js';
+import { planActivation, planRollback } from '../../domain/upgrade-plan.js';
+import type { FileSystem } from '../../ports/file-system.js';
+import type { Logger } from '../../ports/logger.js';
+import type { ServiceManager } from '../../ports/service-manager.js';
+import { raise, unwrap } from '../failure-signal.js';
+import { LogKeys } from '../log-keys.js';
+import { observeLayout } from './observe-layout.js';
+import { describeLayoutAction, runLayoutAction } from './run-layout-action.js';
+
+export interface LayoutEngineOptions {
+  readonly layout: SlotLayout;
+  readonly binaryMaxBytes: number;
+  /** The effective user id; mutating commands on production paths need root. */
+  readonly euid: number;
+}
+
+export interface MigrationReport {
+  readonly changed: boolean;
+  readonly actions: readonly string[];
+  readonly currentSlot: SlotName;
+  readonly lastGoodSlot: SlotName;
+  readonly serviceAssetsChanged: boolean;
+}
+
+export interface SwitchReport {
+  readonly changed: boolean;
+  readonly from: SlotName;
+  readonly to: SlotName;
+  readonly candidateDigest: Sha256;
+}
+
+export interface RollbackReport {
+  readonly changed: boolean;
+  readonly from: SlotName;
+  readonly to: SlotName;
+}
+
+/** Bound on convergence passes in `migrate` (I10). One pass suffices unless the host races us. */
+const MIGRATION_PASSES_MAX = 3;
+
+/**
+ * The blue/green layout engine: migrate, switch, roll back — over ports only. Every change is
+ * planned by the domain from fresh observations and executed one action at a time, so a crash
+ * anywhere is repaired by simply running the same command again.
+ */
+export class LayoutEngine {
+  constructor(
+    private readonly fs: FileSystem,
+    private readonly services: ServiceManager,
+    private readonly logger: Logger,
+    private readonly options: LayoutEngineOptions,
+  ) {}
+
+  get layout(): SlotLayout {
+    return this.options.layout;
+  }
+
+  /** Observes and validates the host: canonical aliases, entry types and (in production) ownership. */
+  async inspect(): Promise<LayoutFacts> {
+    const facts = await observeLayout(this.fs, this.layout);
+    unwrap(validateCanonicalLayout(this.layout, facts.canonical));
+    unwrap(checkLayoutShape(this.layout, facts));
+    if (this.isProduction()) unwrap(checkRootOwnership(this.layout, facts));
+    return facts;
+  }
+
+  /** Converges a legacy or half-migrated host into the managed layout (SPEC §3). Idempotent. */
+  async migrate(): Promise<MigrationReport> {
+    this.requireRoot();
+    const done: string[] = [];
+    for (let pass = 0; pass < MIGRATION_PASSES_MAX; pass += 1) {
+      const facts = await this.inspect();
+      const plan = unwrap(planMigration(this.layout, facts));
+      if (plan.actions.length === 0) {
+        const assets = await this.services.convergeAssets();
+        if (this.isProduction()) unwrap(checkRootOwnership(this.layout, await this.inspect()));
+        return {
+          changed: done.length > 0 || assets.changed,
+          actions: done,
+          currentSlot: plan.currentSlot,
+          lastGoodSlot: plan.lastGoodSlot,
+          serviceAssetsChanged: assets.changed,
+        };
+      }
+      for (const action of plan.actions) done.push(await this.apply(action));
+    }
+    return raise(failure('E_LAYOUT', 'the layout kept changing while it was being migrated; is another tool managing it?'));
+  }
+
+  /**
+   * Installs `candidatePath` into the inactive slot and switches current to it: last-good is
+   * protected first when it names the slot about to be overwritten, the slot is written
+   * atomically, then last-good and current move. An identical candidate changes nothing.
+   */
+  async switchTo(candidatePath: string): Promise<SwitchReport> {
+    await this.migrate();
+    const facts = await this.inspect();
+    const candidateDigest = (await this.fs.hashFile(candidatePath, this.options.binaryMaxBytes)).sha256;
+    const activeDigest = (await this.fs.hashFile(this.layout.current, this.options.binaryMaxBytes)).sha256;
+    const plan = unwrap(
+      planActivation({
+        layout: this.layout,
+        facts,
+        candidateDigest,
+        activeDigest,
+        serviceAssetsCurrent: true,
+        serviceActive: false,
+        containerPresent: false,
+      }),
+    );
+    for (const step of plan.steps) {
+      switch (step.kind) {
+        case 'point-last-good':
+          await this.apply(pointLink(this.layout, 'lastGood', slotPath(this.layout, step.slot)));
+          break;
+        case 'install-candidate': {
+          const written = await this.fs.copyFileAtomic(candidatePath, slotPath(this.layout, step.slot), {
+            mode: BINARY_MODE,
+            maxBytes: this.options.binaryMaxBytes,
+          });
+          if (written.sha256 !== candidateDigest) {
+            raise(failure('E_CANDIDATE_INVALID', `the candidate ${candidatePath} changed while it was being installed`));
+          }
+          break;
+        }
+        case 'switch-current':
+          await this.apply(pointLink(this.layout, 'current', slotPath(this.layout, step.slot)));
+          break;
+        default:
+          break;
+      }
+    }
+    return { changed: plan.candidateChanged, from: plan.activeSlot, to: plan.targetSlot, candidateDigest };
+  }
+
+  /** Points current back at last-good's slot. Running it again changes nothing (I11). */
+  async rollback(): Promise<RollbackReport> {
+    this.requireRoot();
+    const facts = await this.inspect();
+    const { from, to } = unwrap(planRollback(facts));
+    if (from !== to) await this.apply(pointLink(this.layout, 'current', slotPath(this.layout, to)));
+    return { changed: from !== to, from, to };
+  }
+
+  /** The slot current names now, or `null` when the host is not in the managed layout. */
+  async currentSlot(): Promise<SlotName | null> {
+    return linkedSlot(await observeLayout(this.fs, this.layout), 'current');
+  }
+
+  private async apply(action: LayoutAction): Promise<string> {
+    const description = describeLayoutAction(action);
+    await runLayoutAction(this.fs, this.services, { binaryMaxBytes: this.options.binaryMaxBytes }, action);
+    this.logger.info({ [LogKeys.action]: action.kind, [LogKeys.path]: 'link' in action ? action.link : undefined }, `Applied: ${description}.`);
+    return description;
+  }
+
+  private isProduction(): boolean {
+    return this.layout.root === '/';
+  }
+
+  private requireRoot(): void {
+    if (this.isProduction() && this.options.euid !== 0) {
+      raise(failure('E_NOT_ROOT', 'changing the production layout requires root; use --root DIR for a sandbox'));
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import type { LayoutFacts, PathFact, ResolvedFact } from '../../domain/host-facts.js';
+import { basenamePath, dirnamePath, joinPath } from '../../domain/posix-path.js';
+import { PATH_ROLES, type CanonicalPaths, type PathRole, type SlotLayout } from '../../domain/slot-layout.js';
+import type { EntryStat, FileSystem } from '../../ports/file-system.js';
+
+/** Directory depth bound for the canonical-path walk (I10: every loop is bounded). */
+const ANCESTOR_STEPS_MAX = 256;
+
+/** Reads every fact the layout decisions need. Read-only; safe at any time. */
+export async function observeLayout(fs: FileSystem, layout: SlotLayout): Promise<LayoutFacts> {
+  const canonical = await canonicalPaths(fs, layout);
+  return {
+    canonical,
+    slotDir: await observePath(fs, layout.slotDir),
+    entry: await observePath(fs, layout.entry),
+    blue: await observePath(fs, layout.blue),
+    green: await observePath(fs, layout.green),
+    current: await observePath(fs, layout.current),
+    lastGood: await observePath(fs, layout.lastGood),
+    record: await observePath(fs, layout.record),
+    state: await observePath(fs, layout.state),
+  };
+}
+
+export async function observePath(fs: FileSystem, path: string): Promise<PathFact> {
+  const stat = await fs.lstat(path);
+  if (stat === null) return { kind: 'missing' };
+  switch (stat.kind) {
+    case 'file':
+      return { kind: 'file', uid: stat.uid, executable: isExecutable(stat) };
+    case 'directory':
+      return { kind: 'directory', uid: stat.uid };
+    case 'other':
+      return { kind: 'other', uid: stat.uid };
+    case 'symlink': {
+      const text = (await fs.readLink(path)) ?? '';
+      return { kind: 'symlink', uid: stat.uid, text, resolved: await resolveFact(fs, path) };
+    }
+  }
+}
+
+async function resolveFact(fs: FileSystem, path: string): Promise<ResolvedFact> {
+  const resolution = await fs.resolve(path);
+  switch (resolution.kind) {
+    case 'missing':
+      return { kind: 'dangling' };
+    case 'loop':
+      return { kind: 'loop' };
+    case 'resolved':
+      return resolution.stat.kind === 'file'
+        ? { kind: 'file', path: resolution.path, executable: isExecutable(resolution.stat) }
+        : { kind: 'not-file', path: resolution.path };
+  }
+}
+
+function isExecutable(stat: EntryStat): boolean {
+  return (stat.mode & 0o111) !== 0;
+}
+
+async function canonicalPaths(fs: FileSystem, layout: SlotLayout): Promise<CanonicalPaths> {
+  const out = {} as Record<PathRole, string>;
+  for (const role of PATH_ROLES) out[role] = await canonicalPath(fs, layout[role]);
+  return out;
+}
+
+/**
+ * The path with its parent directory resolved through symlinks and the last component kept,
+ * so two roles that alias through a symlinked directory get the same canonical path. A missing
+ * parent climbs to the nearest existing ancestor and re-appends the missing components.
+ */
+export async function canonicalPath(fs: FileSystem, path: string): Promise<string> {
+  const missing: string[] = [basenamePath(path)];
+  let directory = dirnamePath(path);
+  for (let step = 0; step < ANCESTOR_STEPS_MAX; step += 1) {
+    const resolution = await fs.resolve(directory);
+    if (resolution.kind === 'resolved') return joinPath(resolution.path, ...missing.reverse());
+    if (directory === '/') break;
+    missing.push(basenamePath(directory));
+    directory = dirnamePath(directory);
+  }
+  return path;
+}

@@ -1,0 +1,44 @@
+import type { LayoutAction } from '../../domain/migration-plan.js';
+import type { FileSystem } from '../../ports/file-system.js';
+import type { ServiceManager } from '../../ports/service-manager.js';
+
+/** Bytes a seed copy may read; a slot holds at most this much (SPEC §3: ≤ 256 MiB). */
+export interface ActionLimits {
+  readonly binaryMaxBytes: number;
+}
+
+/** Runs exactly one layout action through exactly one port call: one action, one crash point. */
+export async function runLayoutAction(
+  fs: FileSystem,
+  services: ServiceManager,
+  limits: ActionLimits,
+  action: LayoutAction,
+): Promise<void> {
+  switch (action.kind) {
+    case 'create-slot-directory':
+      await fs.ensureDirectory(action.path, action.mode);
+      return;
+    case 'seed-slot':
+      await fs.copyFileAtomic(action.source, action.target, { mode: action.mode, maxBytes: limits.binaryMaxBytes });
+      return;
+    case 'point-link':
+      await fs.replaceSymlink(action.link, action.text);
+      return;
+    case 'converge-service-assets':
+      await services.convergeAssets();
+      return;
+  }
+}
+
+export function describeLayoutAction(action: LayoutAction): string {
+  switch (action.kind) {
+    case 'create-slot-directory':
+      return `create ${action.path} (mode ${action.mode.toString(8)})`;
+    case 'seed-slot':
+      return `copy ${action.source} into the ${action.slot} slot ${action.target}`;
+    case 'point-link':
+      return `point ${action.link} at ${action.text}`;
+    case 'converge-service-assets':
+      return 'write the service units and recovery script, and reload the service manager';
+  }
+}

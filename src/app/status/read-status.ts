@@ -1,0 +1,99 @@
+import type { Failure } from '../../domain/failure.js';
+import { checkLayoutShape, linkedSlot, type LayoutFacts, type PathFact } from '../../domain/host-facts.js';
+import { planMigration } from '../../domain/migration-plan.js';
+import { validateCanonicalLayout, type SlotLayout } from '../../domain/slot-layout.js';
+import type { SlotName } from '../../domain/slot.js';
+import type { UpgradeRecord } from '../../domain/upgrade-record.js';
+import type { FileSystem } from '../../ports/file-system.js';
+import type { HostLock, LockHolder } from '../../ports/host-lock.js';
+import type { ServiceActivity, ServiceManager } from '../../ports/service-manager.js';
+import { observeLayout } from '../layout/observe-layout.js';
+import { RecordStore } from '../record/record-store.js';
+
+export type LayoutCondition = 'managed' | 'needs-migration' | 'invalid';
+
+export interface LinkStatus {
+  readonly path: string;
+  readonly text: string | null;
+  readonly resolvesTo: string | null;
+  readonly slot: SlotName | null;
+}
+
+export interface SlotStatus {
+  readonly path: string;
+  readonly present: boolean;
+  readonly executable: boolean;
+  readonly sha256: string | null;
+  readonly bytes: number | null;
+}
+
+export interface StatusReport {
+  readonly root: string;
+  readonly layout: { readonly condition: LayoutCondition; readonly problem: Failure | null; readonly pendingChanges: number };
+  readonly links: { readonly current: LinkStatus; readonly lastGood: LinkStatus; readonly entry: LinkStatus };
+  readonly slots: { readonly blue: SlotStatus; readonly green: SlotStatus };
+  readonly record:
+    | { readonly present: false }
+    | { readonly present: true; readonly valid: true; readonly record: UpgradeRecord }
+    | { readonly present: true; readonly valid: false; readonly problem: Failure };
+  readonly lock: { readonly path: string; readonly holder: LockHolder | null };
+  readonly service: { readonly manager: string; readonly activity: ServiceActivity };
+}
+
+export interface StatusDependencies {
+  readonly fs: FileSystem;
+  readonly services: ServiceManager;
+  readonly lock: HostLock;
+  readonly layout: SlotLayout;
+  readonly binaryMaxBytes: number;
+}
+
+/** Everything an operator needs to see, read without changing anything and without the lock. */
+export async function readStatus(deps: StatusDependencies): Promise<StatusReport> {
+  const { fs, layout } = deps;
+  const facts = await observeLayout(fs, layout);
+  const record = await new RecordStore(fs, layout.record).read();
+  return {
+    root: layout.root,
+    layout: judgeLayout(layout, facts),
+    links: {
+      current: linkStatus(layout.current, facts.current, linkedSlot(facts, 'current')),
+      lastGood: linkStatus(layout.lastGood, facts.lastGood, linkedSlot(facts, 'lastGood')),
+      entry: linkStatus(layout.entry, facts.entry, null),
+    },
+    slots: {
+      blue: await slotStatus(deps, layout.blue, facts.blue),
+      green: await slotStatus(deps, layout.green, facts.green),
+    },
+    record: !record.ok
+      ? { present: true, valid: false, problem: record.failure }
+      : record.value === null
+        ? { present: false }
+        : { present: true, valid: true, record: record.value },
+    lock: { path: layout.lock, holder: await deps.lock.holder() },
+    service: { manager: deps.services.name, activity: await deps.services.activity() },
+  };
+}
+
+function judgeLayout(layout: SlotLayout, facts: LayoutFacts): StatusReport['layout'] {
+  const canonical = validateCanonicalLayout(layout, facts.canonical);
+  if (!canonical.ok) return { condition: 'invalid', problem: canonical.failure, pendingChanges: 0 };
+  const shape = checkLayoutShape(layout, facts);
+  if (!shape.ok) return { condition: 'invalid', problem: shape.failure, pendingChanges: 0 };
+  const plan = planMigration(layout, facts);
+  if (!plan.ok) return { condition: 'invalid', problem: plan.failure, pendingChanges: 0 };
+  const pending = plan.value.actions.length;
+  return { condition: pending === 0 ? 'managed' : 'needs-migration', problem: null, pendingChanges: pending };
+}
+
+function linkStatus(path: string, fact: PathFact, slot: SlotName | null): LinkStatus {
+  if (fact.kind !== 'symlink') return { path, text: null, resolvesTo: fact.kind === 'file' ? path : null, slot };
+  const resolvesTo = fact.resolved.kind === 'file' || fact.resolved.kind === 'not-file' ? fact.resolved.path : null;
+  return { path, text: fact.text, resolvesTo, slot };
+}
+
+async function slotStatus(deps: StatusDependencies, path: string, fact: PathFact): Promise<SlotStatus> {
+  if (fact.kind !== 'file') return { path, present: fact.kind !== 'missing', executable: false, sha256: null, bytes: null };
+  const digest = await deps.fs.hashFile(path, deps.binaryMaxBytes);
+  return { path, present: true, executable: fact.executable, sha256: digest.sha256, bytes: digest.bytes };
+}

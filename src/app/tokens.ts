@@ -1,0 +1,23 @@
+import type { ServiceIdentifier } from 'inversify';
+import type { SlotLayout } from '../domain/slot-layout.js';
+import type { Clock } from '../ports/clock.js';
+import type { FileSystem } from '../ports/file-system.js';
+import type { HostLock } from '../ports/host-lock.js';
+import type { Logger } from '../ports/logger.js';
+import type { ServiceManager } from '../ports/service-manager.js';
+import type { UpgraderConfig } from './config/upgrader-config.js';
+import type { HostIdentity } from './host-identity.js';
+import type { LayoutEngine } from './layout/layout-engine.js';
+
+/** The only place service identifiers are created. */
+export const Tokens = Object.freeze({
+  Config: Symbol('Config') as ServiceIdentifier<UpgraderConfig>,
+  Layout: Symbol('Layout') as ServiceIdentifier<SlotLayout>,
+  HostIdentity: Symbol('HostIdentity') as ServiceIdentifier<HostIdentity>,
+  FileSystem: Symbol('FileSystem') as ServiceIdentifier<FileSystem>,
+  Clock: Symbol('Clock') as ServiceIdentifier<Clock>,
+  Logger: Symbol('Logger') as ServiceIdentifier<Logger>,
+  HostLock: Symbol('HostLock') as ServiceIdentifier<HostLock>,
+  ServiceManager: Symbol('ServiceManager') as ServiceIdentifier<ServiceManager>,
+  LayoutEngine: Symbol('LayoutEngine') as ServiceIdentifier<LayoutEngine>,
+});

@@ -1,0 +1,34 @@
+import { failure, type Failure } from '../domain/failure.js';
+import { ArtifactError, ClusterError, ContainerError, FileSystemError, ServiceError } from '../domain/port-errors.js';
+import { redactUrlsInText } from '../domain/redacted-url.js';
+
+/**
+ * The one place typed port errors become domain failures. Returns `null` for anything that is
+ * not a port error, which the caller must let propagate.
+ */
+export function translatePortError(error: unknown): Failure | null {
+  if (error instanceof FileSystemError) {
+    const message = redactUrlsInText(error.message);
+    switch (error.code) {
+      case 'ENOSPC':
+      case 'EDQUOT':
+        return failure('E_DISK_SPACE', `not enough disk space: ${message}`);
+      case 'EACCES':
+      case 'EPERM':
+        return failure('E_NOT_ROOT', `permission denied: ${message}`);
+      case 'ENOTDIR':
+      case 'EISDIR':
+      case 'ELOOP':
+        return failure('E_LAYOUT', `unexpected entry type: ${message}`);
+      case 'ETOOBIG':
+        return failure('E_TOO_LARGE', `file too large: ${message}`);
+      default:
+        return failure('E_IO', `filesystem error: ${message}`);
+    }
+  }
+  if (error instanceof ServiceError) return failure('E_SERVICE', redactUrlsInText(error.message));
+  if (error instanceof ContainerError) return failure(error.code === 'too-large' ? 'E_TOO_LARGE' : 'E_LAYOUT', redactUrlsInText(error.message));
+  if (error instanceof ClusterError) return failure('E_CLUSTER', redactUrlsInText(error.message));
+  if (error instanceof ArtifactError) return failure(error.code, redactUrlsInText(error.message));
+  return null;
+}

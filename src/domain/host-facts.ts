@@ -1,0 +1,114 @@
+import { fail, ok, type Result } from './failure.js';
+import { slotAt, type CanonicalPaths, type SlotLayout } from './slot-layout.js';
+import type { SlotName } from './slot.js';
+
+/**
+ * What the host shows, observed by the app and handed to the domain. Decisions are made from
+ * these facts alone, so re-observing after a crash is all recovery needs.
+ */
+export type ResolvedFact =
+  | { readonly kind: 'file'; readonly path: string; readonly executable: boolean }
+  | { readonly kind: 'not-file'; readonly path: string }
+  | { readonly kind: 'dangling' }
+  | { readonly kind: 'loop' };
+
+export type PathFact =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'file'; readonly uid: number; readonly executable: boolean }
+  | { readonly kind: 'symlink'; readonly uid: number; readonly text: string; readonly resolved: ResolvedFact }
+  | { readonly kind: 'directory'; readonly uid: number }
+  | { readonly kind: 'other'; readonly uid: number };
+
+export interface LayoutFacts {
+  readonly canonical: CanonicalPaths;
+  readonly slotDir: PathFact;
+  readonly entry: PathFact;
+  readonly blue: PathFact;
+  readonly green: PathFact;
+  readonly current: PathFact;
+  readonly lastGood: PathFact;
+  readonly record: PathFact;
+  readonly state: PathFact;
+}
+
+/** The real path a fact leads to when it names an executable regular file, else `null`. */
+export function executableTarget(fact: PathFact, ownPath: string): string | null {
+  if (fact.kind === 'file') return fact.executable ? ownPath : null;
+  if (fact.kind === 'symlink' && fact.resolved.kind === 'file' && fact.resolved.executable) return fact.resolved.path;
+  return null;
+}
+
+/** The slot a link resolves to, when it resolves to an executable slot file. */
+export function linkedSlot(facts: LayoutFacts, role: 'current' | 'lastGood'): SlotName | null {
+  const fact = facts[role];
+  if (fact.kind !== 'symlink' || fact.resolved.kind !== 'file' || !fact.resolved.executable) return null;
+  return slotAt(facts.canonical, fact.resolved.path);
+}
+
+export function slotFileExecutable(facts: LayoutFacts, slot: SlotName): boolean {
+  const fact = facts[slot];
+  return fact.kind === 'file' && fact.executable;
+}
+
+/**
+ * Refuses a host whose entries have the wrong type for their role: a directory where a slot,
+ * link or file must be, a regular file where a link must be, a symlinked slot (an alias), or a
+ * special file anywhere. Nothing may be changed on such a host.
+ */
+export function checkLayoutShape(layout: SlotLayout, facts: LayoutFacts): Result<LayoutFacts> {
+  if (facts.slotDir.kind !== 'missing' && facts.slotDir.kind !== 'directory') {
+    return fail('E_LAYOUT', `the slot directory ${layout.slotDir} exists and is not a directory`);
+  }
+  for (const slot of ['blue', 'green'] as const) {
+    const fact = facts[slot];
+    if (fact.kind !== 'missing' && fact.kind !== 'file') {
+      return fail('E_LAYOUT', `the ${slot} slot ${layout[slot]} must be a regular file, found ${describeKind(fact)}`);
+    }
+  }
+  for (const link of ['current', 'lastGood'] as const) {
+    const fact = facts[link];
+    if (fact.kind !== 'missing' && fact.kind !== 'symlink') {
+      return fail('E_LAYOUT', `the ${link === 'current' ? 'current' : 'last-good'} link ${layout[link]} must be a symlink, found ${describeKind(fact)}`);
+    }
+  }
+  if (facts.entry.kind === 'directory' || facts.entry.kind === 'other') {
+    return fail('E_LAYOUT', `the compatibility entry ${layout.entry} must be a regular file or a symlink, found ${describeKind(facts.entry)}`);
+  }
+  for (const role of ['record', 'state'] as const) {
+    const fact = facts[role];
+    if (fact.kind !== 'missing' && fact.kind !== 'file') {
+      return fail('E_LAYOUT', `${role === 'record' ? 'the upgrade record' : 'the upgrade state file'} ${layout[role]} must be a regular file, found ${describeKind(fact)}`);
+    }
+  }
+  return ok(facts);
+}
+
+/**
+ * With production paths every existing entry must be owned by root (SPEC §3), so that no other
+ * user can swap a binary the root-run agent will execute.
+ */
+export function checkRootOwnership(layout: SlotLayout, facts: LayoutFacts): Result<LayoutFacts> {
+  const roles = ['slotDir', 'entry', 'blue', 'green', 'current', 'lastGood', 'record', 'state'] as const;
+  for (const role of roles) {
+    const fact = facts[role];
+    if (fact.kind !== 'missing' && fact.uid !== 0) {
+      return fail('E_LAYOUT', `${layout[role]} is not owned by root (uid ${fact.uid})`);
+    }
+  }
+  return ok(facts);
+}
+
+export function describeKind(fact: PathFact): string {
+  switch (fact.kind) {
+    case 'missing':
+      return 'nothing';
+    case 'file':
+      return 'a regular file';
+    case 'symlink':
+      return 'a symlink';
+    case 'directory':
+      return 'a directory';
+    case 'other':
+      return 'a special file';
+  }
+}

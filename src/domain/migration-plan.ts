@@ -1,0 +1,92 @@
+import { fail, ok, type Result } from './failure.js';
+import { executableTarget, linkedSlot, slotFileExecutable, type LayoutFacts } from './host-facts.js';
+import { dirnamePath, relativePath, resolveLinkTarget } from './posix-path.js';
+import { BINARY_MODE, SLOT_DIR_MODE, slotPath, type SlotLayout } from './slot-layout.js';
+import type { SlotName } from './slot.js';
+
+/**
+ * One durable change to the layout. The app runs each through exactly one port call, so every
+ * action is a crash point; after a crash the plan is simply computed again from fresh facts.
+ */
+export type LayoutAction =
+  | { readonly kind: 'create-slot-directory'; readonly path: string; readonly mode: number }
+  | { readonly kind: 'seed-slot'; readonly slot: SlotName; readonly source: string; readonly target: string; readonly mode: number }
+  | { readonly kind: 'point-link'; readonly role: LinkRole; readonly link: string; readonly text: string }
+  | { readonly kind: 'converge-service-assets' };
+
+export type LinkRole = 'current' | 'lastGood' | 'entry';
+
+export interface MigrationPlan {
+  /** Empty when the layout is already managed and complete. */
+  readonly actions: readonly LayoutAction[];
+  /** The slot current will name once the actions ran. */
+  readonly currentSlot: SlotName;
+  readonly lastGoodSlot: SlotName;
+}
+
+/**
+ * Plans the convergence of a host — legacy single file, half-migrated, or managed — into the
+ * managed layout (SPEC §3). Order is what makes it crash-safe: a legacy binary is copied into a
+ * slot before any link moves, current is pointed before last-good and the entry, and the
+ * compatibility entry (the legacy file itself) is replaced last, so at every step some path
+ * still leads to a runnable binary. Service assets are converged separately by the caller.
+ */
+export function planMigration(layout: SlotLayout, facts: LayoutFacts): Result<MigrationPlan> {
+  const actions: LayoutAction[] = [];
+  if (facts.slotDir.kind === 'missing') {
+    actions.push({ kind: 'create-slot-directory', path: layout.slotDir, mode: SLOT_DIR_MODE });
+  }
+  const seeded = chooseCurrent(layout, facts);
+  if (!seeded.ok) return seeded;
+  const { slot: currentSlot, seedSource } = seeded.value;
+  if (seedSource !== null) {
+    actions.push({ kind: 'seed-slot', slot: currentSlot, source: seedSource, target: slotPath(layout, currentSlot), mode: BINARY_MODE });
+  }
+  if (linkedSlot(facts, 'current') !== currentSlot) {
+    actions.push(pointLink(layout, 'current', slotPath(layout, currentSlot)));
+  }
+  const lastGood = linkedSlot(facts, 'lastGood');
+  const lastGoodSlot = lastGood ?? currentSlot;
+  if (lastGood === null) actions.push(pointLink(layout, 'lastGood', slotPath(layout, currentSlot)));
+  if (!entryLeadsToCurrent(layout, facts)) actions.push(pointLink(layout, 'entry', layout.current));
+  return ok({ actions, currentSlot, lastGoodSlot });
+}
+
+/** A link action whose stored text is relative, so it resolves inside a `--root` sandbox too. */
+export function pointLink(layout: SlotLayout, role: LinkRole, target: string): LayoutAction {
+  const link = layout[role];
+  return { kind: 'point-link', role, link, text: relativePath(dirnamePath(link), target) };
+}
+
+interface CurrentChoice {
+  readonly slot: SlotName;
+  /** The file to copy into `slot` first, or `null` when the slot already holds the binary. */
+  readonly seedSource: string | null;
+}
+
+/**
+ * Which slot current will name. A current that already resolves to an executable slot is kept.
+ * A current that resolves to an executable file outside the slots (the agent runs from a legacy
+ * path) is adopted by copying that file into blue. Otherwise the first executable of blue, green
+ * and the legacy entry file is used, the legacy file again by copying it into blue.
+ */
+function chooseCurrent(layout: SlotLayout, facts: LayoutFacts): Result<CurrentChoice> {
+  const managed = linkedSlot(facts, 'current');
+  if (managed !== null) return ok({ slot: managed, seedSource: null });
+  const outside = executableTarget(facts.current, layout.current);
+  if (outside !== null) return ok({ slot: 'blue', seedSource: outside });
+  for (const slot of ['blue', 'green'] as const) {
+    if (slotFileExecutable(facts, slot)) return ok({ slot, seedSource: null });
+  }
+  const legacy = executableTarget(facts.entry, layout.entry);
+  if (legacy !== null && !entryLeadsToCurrent(layout, facts)) return ok({ slot: 'blue', seedSource: legacy });
+  return fail('E_LAYOUT', `no runnable agent binary found: neither ${layout.current}, the slots, nor ${layout.entry} leads to an executable file`);
+}
+
+/** True when the entry is a symlink whose stored text names the current link itself. */
+function entryLeadsToCurrent(layout: SlotLayout, facts: LayoutFacts): boolean {
+  const entry = facts.entry;
+  if (entry.kind !== 'symlink') return false;
+  const target = resolveLinkTarget(layout.entry, entry.text);
+  return target === layout.current || target === facts.canonical.current;
+}

@@ -1,0 +1,99 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AGENT_UPGRADE_VERSION } from '../../src/version.js';
+import { runCliInMemory } from '../support/run-cli.js';
+import { makeScratch, snapshotTree, writeExecutable } from '../support/real-tree.js';
+
+const goldenDir = join(dirname(fileURLToPath(import.meta.url)), 'golden');
+
+/** Compares with test/cli/golden/NAME; `UPDATE_GOLDEN=1` rewrites the file instead. */
+function expectGolden(name: string, actual: string): void {
+  const path = join(goldenDir, name);
+  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(path)) {
+    mkdirSync(goldenDir, { recursive: true });
+    writeFileSync(path, actual);
+  }
+  expect(actual).toBe(readFileSync(path, 'utf8'));
+}
+
+describe('cli', () => {
+  let scratch: ReturnType<typeof makeScratch>;
+  const normalize = (text: string): string => text.split(scratch.root).join('<root>');
+
+  beforeEach(() => {
+    scratch = makeScratch();
+    mkdirSync(join(scratch.root, 'etc/aks-flex-node'), { recursive: true });
+    writeFileSync(join(scratch.root, 'etc/aks-flex-node/agent-upgrade.json'), JSON.stringify({ service: { manager: 'none' } }));
+  });
+  afterEach(() => scratch.cleanup());
+
+  it.each([['--help'], ['version', '--help'], ['status', '--help'], ['migrate', '--help']])('prints help for %s', async (...argv) => {
+    const run = await runCliInMemory(argv);
+    expect(run.exitCode).toBe(0);
+    expectGolden(`help-${argv.filter((arg) => arg !== '--help').join('-') || 'main'}.txt`, run.stdout);
+  });
+
+  it('prints the version on one line, as text and as JSON', async () => {
+    const text = await runCliInMemory(['version']);
+    const json = await runCliInMemory(['version', '--json']);
+    expect(text).toEqual({ exitCode: 0, stdout: `agent-upgrade ${AGENT_UPGRADE_VERSION}\n`, stderr: '' });
+    expect(JSON.parse(json.stdout)).toEqual({ ok: true, version: AGENT_UPGRADE_VERSION });
+  });
+
+  it('migrates a sandbox and reports it as JSON; status matches the golden file', async () => {
+    writeExecutable(join(scratch.root, 'usr/local/bin/aks-flex-node'), '#!/bin/sh\necho v1\n');
+    const migrate = await runCliInMemory(['migrate', '--root', scratch.root, '--json']);
+    const status = await runCliInMemory(['status', '--root', scratch.root, '--json']);
+    const statusText = await runCliInMemory(['status', '--root', scratch.root]);
+
+    expect(migrate.exitCode).toBe(0);
+    expectGolden('migrate-legacy.json', normalize(migrate.stdout));
+    expect(status.exitCode).toBe(0);
+    expectGolden('status-managed.json', normalize(status.stdout));
+    expectGolden('status-managed.txt', normalize(statusText.stdout));
+  });
+
+  it.each([
+    ['an unknown command', ['frobnicate', '--json'], 2, 'E_USAGE'],
+    ['an invalid log level', ['status', '--log-level', 'loud', '--json'], 2, 'E_USAGE'],
+    ['a relative --root', ['status', '--root', 'relative/dir', '--json'], 2, 'E_USAGE'],
+    ['a missing --config file', ['status', '--config', '/nonexistent/agent-upgrade.json', '--json'], 2, 'E_CONFIG'],
+  ])('fails on %s with one JSON error document', async (_name, argv, exitCode, code) => {
+    const run = await runCliInMemory(argv);
+    expect(run.exitCode).toBe(exitCode);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code } });
+  });
+
+  it.each([
+    ['an unknown key', { service: { manager: 'none', colour: 'blue' } }],
+    ['a wrong type', { health: { timeoutMs: 'soon' } }],
+    ['a relative path', { paths: { slotDir: 'usr/lib' } }],
+    ['an unknown mode', { agent: { mode: 'sideways' } }],
+  ])('refuses a configuration with %s (E_CONFIG, exit 2) and changes nothing', async (_name, config) => {
+    writeFileSync(join(scratch.root, 'etc/aks-flex-node/agent-upgrade.json'), JSON.stringify(config));
+    writeExecutable(join(scratch.root, 'usr/local/bin/aks-flex-node'), 'v1');
+    const before = snapshotTree(scratch.root);
+
+    const run = await runCliInMemory(['migrate', '--root', scratch.root, '--json']);
+
+    expect(run.exitCode).toBe(2);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code: 'E_CONFIG' } });
+    expect(snapshotTree(scratch.root)).toEqual(before);
+  });
+
+  it('refuses to migrate production paths without root (E_NOT_ROOT, exit 1)', async () => {
+    const configPath = join(scratch.root, 'etc/aks-flex-node/agent-upgrade.json');
+    const run = await runCliInMemory(['migrate', '--config', configPath, '--json'], { euid: 1000 });
+    expect(run.exitCode).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code: 'E_NOT_ROOT' } });
+  });
+
+  it('reports a broken layout in text on stderr with its code and exit 1', async () => {
+    mkdirSync(join(scratch.root, 'usr/local/bin/aks-flex-node'), { recursive: true });
+    const run = await runCliInMemory(['migrate', '--root', scratch.root]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr.startsWith('agent-upgrade: E_LAYOUT: ')).toBe(true);
+  });
+});

@@ -1,0 +1,44 @@
+import { PassThrough } from 'node:stream';
+import { loadConfig } from '../../src/app/config/load-config.js';
+import type { CliContext } from '../../src/app/cli/cli-context.js';
+import { createCli, runCli } from '../../src/app/cli/create-cli.js';
+import type { PortOverrides } from '../../src/app/composition/port-overrides.js';
+import { createUpgrader } from '../../src/app/upgrader.js';
+import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
+import { RecordingLogger } from './recording-logger.js';
+
+export interface CliRun {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the real Cli over in-memory streams, building use cases the way main.ts does. */
+export async function runCliInMemory(argv: readonly string[], options: { euid?: number; overrides?: PortOverrides } = {}): Promise<CliRun> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  stdout.on('data', (chunk: Buffer) => out.push(chunk));
+  stderr.on('data', (chunk: Buffer) => err.push(chunk));
+  const fs = options.overrides?.fileSystem ?? new NodeFileSystem();
+  const context: CliContext = {
+    stdin: new PassThrough(),
+    stdout,
+    stderr,
+    env: {},
+    colorDepth: 1,
+    async openUpgrader(globals) {
+      const config = await loadConfig(fs, { path: globals.configPath, root: globals.root });
+      if (!config.ok) return config;
+      return createUpgrader({
+        config: config.value,
+        identity: { euid: options.euid ?? 0, pid: 4242, command: 'agent-upgrade' },
+        logger: new RecordingLogger(),
+        overrides: { fileSystem: fs, ...options.overrides },
+      });
+    },
+  };
+  const exitCode = await runCli(createCli(), argv, context);
+  return { exitCode, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
+}

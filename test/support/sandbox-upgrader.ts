@@ -1,0 +1,31 @@
+import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/config/upgrader-config.js';
+import type { PortOverrides } from '../../src/app/composition/port-overrides.js';
+import { createUpgrader, type Upgrader } from '../../src/app/upgrader.js';
+import { RecordingLogger } from './recording-logger.js';
+
+/** The flex profile re-rooted under `root`, with no service manager. */
+export function sandboxConfig(root: string, changes: Partial<UpgraderConfig> = {}): UpgraderConfig {
+  return { ...FLEX_PROFILE, root, service: { ...FLEX_PROFILE.service, manager: 'none' }, ...changes };
+}
+
+/** An Upgrader over the real host adapters (node:fs, flock) confined to `root`. */
+export function sandboxUpgrader(root: string, changes: Partial<UpgraderConfig> = {}, overrides: PortOverrides = {}): Upgrader {
+  const created = createUpgrader({
+    config: sandboxConfig(root, changes),
+    identity: { euid: 0, pid: process.pid, command: 'vitest' },
+    logger: new RecordingLogger(),
+    overrides,
+  });
+  if (!created.ok) throw new Error(`sandbox upgrader: ${created.failure.code} ${created.failure.message}`);
+  return created.value;
+}
+
+export const FLEX_SANDBOX_PATHS = {
+  entry: '/usr/local/bin/aks-flex-node',
+  slotDir: '/usr/local/lib/aks-flex-node',
+  blue: '/usr/local/lib/aks-flex-node/aks-flex-node-blue',
+  green: '/usr/local/lib/aks-flex-node/aks-flex-node-green',
+  current: '/usr/local/lib/aks-flex-node/aks-flex-node-current',
+  lastGood: '/usr/local/lib/aks-flex-node/aks-flex-node-last-good',
+  record: '/etc/aks-flex-node/agent-upgrade-signal.json',
+} as const;
