@@ -29,6 +29,13 @@ export interface LayoutFacts {
   readonly lastGood: PathFact;
   readonly record: PathFact;
   readonly state: PathFact;
+  /** Temp entries (`.<name>.tmp-*`) an interrupted atomic write left next to a layout file. */
+  readonly staleTemps: readonly string[];
+}
+
+/** The name prefix atomic writes give their temp entries next to `path` (see the FileSystem port). */
+export function tempPrefixFor(basename: string): string {
+  return `.${basename}.tmp-`;
 }
 
 /** The real path a fact leads to when it names an executable regular file, else `null`. */

@@ -12,6 +12,7 @@ export type LayoutAction =
   | { readonly kind: 'create-slot-directory'; readonly path: string; readonly mode: number }
   | { readonly kind: 'seed-slot'; readonly slot: SlotName; readonly source: string; readonly target: string; readonly mode: number }
   | { readonly kind: 'point-link'; readonly role: LinkRole; readonly link: string; readonly text: string }
+  | { readonly kind: 'remove-stale-temp'; readonly path: string }
   | { readonly kind: 'converge-service-assets' };
 
 export type LinkRole = 'current' | 'lastGood' | 'entry';
@@ -29,10 +30,11 @@ export interface MigrationPlan {
  * managed layout (SPEC §3). Order is what makes it crash-safe: a legacy binary is copied into a
  * slot before any link moves, current is pointed before last-good and the entry, and the
  * compatibility entry (the legacy file itself) is replaced last, so at every step some path
- * still leads to a runnable binary. Service assets are converged separately by the caller.
+ * still leads to a runnable binary. Temp entries left by an interrupted write are swept first.
+ * Service assets are converged separately by the caller.
  */
 export function planMigration(layout: SlotLayout, facts: LayoutFacts): Result<MigrationPlan> {
-  const actions: LayoutAction[] = [];
+  const actions: LayoutAction[] = facts.staleTemps.map((path) => ({ kind: 'remove-stale-temp', path }));
   if (facts.slotDir.kind === 'missing') {
     actions.push({ kind: 'create-slot-directory', path: layout.slotDir, mode: SLOT_DIR_MODE });
   }

@@ -144,6 +144,7 @@ export class LayoutEngine {
     this.requireRoot();
     const facts = await this.inspect();
     const { from, to } = unwrap(planRollback(facts));
+    for (const path of facts.staleTemps) await this.apply({ kind: 'remove-stale-temp', path });
     if (from !== to) await this.apply(pointLink(this.layout, 'current', slotPath(this.layout, to)));
     return { changed: from !== to, from, to };
   }

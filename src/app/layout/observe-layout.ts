@@ -1,4 +1,4 @@
-import type { LayoutFacts, PathFact, ResolvedFact } from '../../domain/host-facts.js';
+import { tempPrefixFor, type LayoutFacts, type PathFact, type ResolvedFact } from '../../domain/host-facts.js';
 import { basenamePath, dirnamePath, joinPath } from '../../domain/posix-path.js';
 import { PATH_ROLES, type CanonicalPaths, type PathRole, type SlotLayout } from '../../domain/slot-layout.js';
 import type { EntryStat, FileSystem } from '../../ports/file-system.js';
@@ -19,7 +19,30 @@ export async function observeLayout(fs: FileSystem, layout: SlotLayout): Promise
     lastGood: await observePath(fs, layout.lastGood),
     record: await observePath(fs, layout.record),
     state: await observePath(fs, layout.state),
+    staleTemps: await staleTemps(fs, layout),
   };
+}
+
+/** Roles whose files are written by atomic replacement, and so may leave a temp after a crash. */
+const ATOMICALLY_WRITTEN = ['entry', 'blue', 'green', 'current', 'lastGood', 'recoveryScript', 'record', 'state'] as const;
+
+async function staleTemps(fs: FileSystem, layout: SlotLayout): Promise<string[]> {
+  const found: string[] = [];
+  const listings = new Map<string, readonly string[] | null>();
+  for (const role of ATOMICALLY_WRITTEN) {
+    const directory = dirnamePath(layout[role]);
+    if (!listings.has(directory)) listings.set(directory, await listIfDirectory(fs, directory));
+    const prefix = tempPrefixFor(basenamePath(layout[role]));
+    for (const name of listings.get(directory) ?? []) {
+      if (name.startsWith(prefix)) found.push(joinPath(directory, name));
+    }
+  }
+  return found.sort();
+}
+
+async function listIfDirectory(fs: FileSystem, directory: string): Promise<readonly string[] | null> {
+  const stat = await fs.lstat(directory);
+  return stat?.kind === 'directory' ? fs.listDirectory(directory) : null;
 }
 
 export async function observePath(fs: FileSystem, path: string): Promise<PathFact> {

@@ -24,6 +24,9 @@ export async function runLayoutAction(
     case 'point-link':
       await fs.replaceSymlink(action.link, action.text);
       return;
+    case 'remove-stale-temp':
+      await fs.remove(action.path);
+      return;
     case 'converge-service-assets':
       await services.convergeAssets();
       return;
@@ -38,6 +41,8 @@ export function describeLayoutAction(action: LayoutAction): string {
       return `copy ${action.source} into the ${action.slot} slot ${action.target}`;
     case 'point-link':
       return `point ${action.link} at ${action.text}`;
+    case 'remove-stale-temp':
+      return `remove ${action.path}, left behind by an interrupted write`;
     case 'converge-service-assets':
       return 'write the service units and recovery script, and reload the service manager';
   }

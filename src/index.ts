@@ -1,0 +1,18 @@
+/**
+ * agent-upgrade as a library: the use cases over a configuration, with any port replaceable by
+ * the embedder's own adapter (see docs/embedding.md once published; SPEC §8 "Library API").
+ */
+export { createUpgrader, Upgrader, type UpgraderOptions } from './app/upgrader.js';
+export { loadConfig, type ConfigSource } from './app/config/load-config.js';
+export { parseConfigText, parseConfigValue } from './app/config/parse-config.js';
+export { FLEX_PROFILE, type UpgraderConfig } from './app/config/upgrader-config.js';
+export type { PortOverrides } from './app/composition/port-overrides.js';
+export type { HostIdentity } from './app/host-identity.js';
+export type { MigrationReport, RollbackReport, SwitchReport } from './app/layout/layout-engine.js';
+export type { StatusReport } from './app/status/read-status.js';
+export { ERROR_CODES, ExitCode, type ErrorCode } from './domain/error-codes.js';
+export type { Failure, Result } from './domain/failure.js';
+export { ArtifactError, ClusterError, ContainerError, FileSystemError, ServiceError } from './domain/port-errors.js';
+export { RedactedUrl } from './domain/redacted-url.js';
+export type * from './ports/index.js';
+export { AGENT_UPGRADE_VERSION } from './version.js';

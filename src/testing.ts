@@ -1,0 +1,6 @@
+/**
+ * In-memory adapters for embedders' tests (`agent-upgrade/testing`): a FileSystem that models
+ * durability, crashes and faults. Requires the `memfs` package in the embedder's dev dependencies.
+ */
+export { MemoryFileSystem, SimulatedCrash, type RebootMode, type Snapshot, type TreeSpec } from './adapters/memory/memory-file-system.js';
+export { NoServiceManager } from './adapters/none/none-service-manager.js';

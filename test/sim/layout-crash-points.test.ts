@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest';
+import { SimulatedCrash, type MemoryFileSystem, type RebootMode, type Snapshot, type TreeSpec } from '../../src/adapters/memory/memory-file-system.js';
+import type { LayoutEngine } from '../../src/app/layout/layout-engine.js';
+import { FileSystemError } from '../../src/domain/port-errors.js';
+import {
+  checkHostInvariants,
+  checkRecordParses,
+  engineOver,
+  hostFromTree,
+  LAYOUT,
+  reboot,
+  resolveInSnapshot,
+  sha256,
+  tempEntries,
+} from './layout-world.js';
+
+const V0 = '#!/bin/sh\necho v0\n';
+const V1 = '#!/bin/sh\necho v1\n';
+const V2 = '#!/bin/sh\necho v2 with a longer body\n';
+const CANDIDATE = '/staging/candidate';
+const ENTRY_TEXT = '../lib/aks-flex-node/aks-flex-node-current';
+
+interface Scenario {
+  readonly name: string;
+  readonly tree: TreeSpec;
+  readonly run: (engine: LayoutEngine) => Promise<unknown>;
+  readonly known: readonly string[];
+  /** Where current, last-good and the entry must lead once the command has completed. */
+  readonly final: { readonly current: string; readonly lastGood: string; readonly currentContent: string };
+}
+
+const exe = (content: string) => ({ file: content, mode: 0o755 });
+const managedOn = (slot: 'blue' | 'green', lastGood: 'blue' | 'green') => ({
+  [LAYOUT.current]: { symlink: `aks-flex-node-${slot}` },
+  [LAYOUT.lastGood]: { symlink: `aks-flex-node-${lastGood}` },
+  [LAYOUT.entry]: { symlink: ENTRY_TEXT },
+});
+
+const scenarios: readonly Scenario[] = [
+  {
+    name: 'migrate a legacy single-file install',
+    tree: { [LAYOUT.entry]: exe(V1) },
+    run: (engine) => engine.migrate(),
+    known: [V1],
+    final: { current: LAYOUT.blue, lastGood: LAYOUT.blue, currentContent: V1 },
+  },
+  {
+    name: 'migrate a host left with only a seeded blue slot',
+    tree: { [LAYOUT.entry]: exe(V1), [LAYOUT.blue]: exe(V1) },
+    run: (engine) => engine.migrate(),
+    known: [V1],
+    final: { current: LAYOUT.blue, lastGood: LAYOUT.blue, currentContent: V1 },
+  },
+  {
+    name: 'switch a managed host to a new candidate',
+    tree: { [LAYOUT.blue]: exe(V1), ...managedOn('blue', 'blue'), [CANDIDATE]: exe(V2) },
+    run: (engine) => engine.switchTo(CANDIDATE),
+    known: [V1, V2],
+    final: { current: LAYOUT.green, lastGood: LAYOUT.blue, currentContent: V2 },
+  },
+  {
+    name: 'switch while last-good names the slot about to be overwritten',
+    tree: { [LAYOUT.blue]: exe(V1), [LAYOUT.green]: exe(V0), ...managedOn('blue', 'green'), [CANDIDATE]: exe(V2) },
+    run: (engine) => engine.switchTo(CANDIDATE),
+    known: [V0, V1, V2],
+    final: { current: LAYOUT.green, lastGood: LAYOUT.blue, currentContent: V2 },
+  },
+  {
+    name: 'switch a legacy host (migration first)',
+    tree: { [LAYOUT.entry]: exe(V1), [CANDIDATE]: exe(V2) },
+    run: (engine) => engine.switchTo(CANDIDATE),
+    known: [V1, V2],
+    final: { current: LAYOUT.green, lastGood: LAYOUT.blue, currentContent: V2 },
+  },
+  {
+    name: 'roll back to last-good',
+    tree: { [LAYOUT.blue]: exe(V1), [LAYOUT.green]: exe(V2), ...managedOn('green', 'blue') },
+    run: (engine) => engine.rollback(),
+    known: [V1, V2],
+    final: { current: LAYOUT.blue, lastGood: LAYOUT.blue, currentContent: V1 },
+  },
+];
+
+const MODES: readonly RebootMode[] = ['prefix', 'synced'];
+
+function expectInvariants(snapshot: Snapshot, scenario: Scenario): void {
+  expect(checkHostInvariants(snapshot, new Set(scenario.known.map(sha256)))).toEqual([]);
+}
+
+async function expectCompleted(fs: MemoryFileSystem, scenario: Scenario): Promise<void> {
+  const snapshot = fs.snapshot();
+  expectInvariants(snapshot, scenario);
+  expect(await checkRecordParses(fs)).toEqual([]);
+  expect(resolveInSnapshot(snapshot, LAYOUT.current)).toBe(scenario.final.current);
+  expect(resolveInSnapshot(snapshot, LAYOUT.lastGood)).toBe(scenario.final.lastGood);
+  expect(resolveInSnapshot(snapshot, LAYOUT.entry)).toBe(scenario.final.current);
+  expect(snapshot[scenario.final.current]).toMatchObject({ kind: 'file', sha256: sha256(scenario.final.currentContent) });
+  expect(tempEntries(snapshot)).toEqual([]);
+}
+
+/** Runs the command to completion on a rebooted host, then again: the second run changes nothing (I11). */
+async function recoverAndCheck(fs: MemoryFileSystem, scenario: Scenario): Promise<void> {
+  await scenario.run(engineOver(fs));
+  await expectCompleted(fs, scenario);
+  const once = fs.snapshot();
+  await scenario.run(engineOver(fs));
+  expect(fs.snapshot()).toEqual(once);
+}
+
+function opCountOf(scenario: Scenario): Promise<number> {
+  const fs = hostFromTree(scenario.tree);
+  return scenario.run(engineOver(fs)).then(() => fs.opCount);
+}
+
+describe.each(scenarios)('crash at every operation: $name', (scenario) => {
+  it('completes without a crash', async () => {
+    const fs = hostFromTree(scenario.tree);
+    await scenario.run(engineOver(fs));
+    await expectCompleted(fs, scenario);
+  });
+
+  it('keeps I1, I3, I4 after a crash at any op in both durability modes, and recovers idempotently (I11)', async () => {
+    const opCount = await opCountOf(scenario);
+    expect(opCount).toBeGreaterThan(0);
+    for (const mode of MODES) {
+      for (let crashAt = 0; crashAt < opCount; crashAt += 1) {
+        const fs = hostFromTree(scenario.tree);
+        fs.crashAt(crashAt);
+        await expect(scenario.run(engineOver(fs)), `${mode} crash at op ${crashAt}`).rejects.toBeInstanceOf(SimulatedCrash);
+        const rebooted = reboot(fs, mode);
+        expectInvariants(rebooted.snapshot(), scenario);
+        expect(await checkRecordParses(rebooted)).toEqual([]);
+        await recoverAndCheck(rebooted, scenario);
+      }
+    }
+  });
+
+  it('survives a second crash during recovery at any op', async () => {
+    const opCount = await opCountOf(scenario);
+    for (const mode of MODES) {
+      for (let first = 0; first < opCount; first += 1) {
+        const crashed = hostFromTree(scenario.tree);
+        crashed.crashAt(first);
+        await scenario.run(engineOver(crashed)).catch((error: unknown) => {
+          if (!(error instanceof SimulatedCrash)) throw error;
+        });
+        const probe = reboot(crashed, mode);
+        await scenario.run(engineOver(probe));
+        const recoveryOps = probe.opCount;
+        for (let second = 0; second < recoveryOps; second += 1) {
+          const host = reboot(crashed, mode);
+          host.crashAt(second);
+          await expect(scenario.run(engineOver(host))).rejects.toBeInstanceOf(SimulatedCrash);
+          const again = reboot(host, mode);
+          expectInvariants(again.snapshot(), scenario);
+          await recoverAndCheck(again, scenario);
+        }
+      }
+    }
+  });
+
+  it.each(['ENOSPC', 'EIO', 'EROFS'] as const)('keeps the invariants when op k fails with %s, and a retry converges', async (code) => {
+    const opCount = await opCountOf(scenario);
+    for (let failAt = 0; failAt < opCount; failAt += 1) {
+      const fs = hostFromTree(scenario.tree);
+      fs.failAt(failAt, code);
+      const outcome = await scenario.run(engineOver(fs)).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      // A fault in a best-effort step may be absorbed; any other fault surfaces with its code.
+      if (outcome !== null) expect(outcome).toMatchObject({ constructor: FileSystemError, code });
+      expectInvariants(fs.snapshot(), scenario);
+      await recoverAndCheck(fs, scenario);
+    }
+  });
+});

@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import { NoServiceManager } from '../../src/adapters/none/none-service-manager.js';
+import { MemoryFileSystem, type RebootMode, type Snapshot, type TreeSpec } from '../../src/adapters/memory/memory-file-system.js';
+import { LayoutEngine } from '../../src/app/layout/layout-engine.js';
+import { InvariantViolation } from '../../src/domain/invariant.js';
+import { resolveLinkTarget } from '../../src/domain/posix-path.js';
+import { deriveLayout, type SlotLayout } from '../../src/domain/slot-layout.js';
+import { parseRecord } from '../../src/domain/upgrade-record.js';
+import { RecordingLogger } from '../support/recording-logger.js';
+
+export const LAYOUT: SlotLayout = (() => {
+  const derived = deriveLayout({
+    root: '/',
+    agentName: 'aks-flex-node',
+    entry: '/usr/local/bin/aks-flex-node',
+    slotDir: '/usr/local/lib/aks-flex-node',
+    record: '/etc/aks-flex-node/agent-upgrade-signal.json',
+    state: '/etc/aks-flex-node/agent-upgrade-state.json',
+    lock: '/run/aks-flex-node-agent-upgrade.lock',
+    daemonState: '/etc/aks-flex-node/daemon-state.json',
+    unitDir: '/etc/systemd/system',
+  });
+  if (!derived.ok) throw new Error(derived.failure.message);
+  return derived.value;
+})();
+
+export const BINARY_MAX_BYTES = 1024 * 1024;
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** An engine over `fs` as a freshly started process would build it: nothing carried in memory. */
+export function engineOver(fs: MemoryFileSystem): LayoutEngine {
+  return new LayoutEngine(fs, new NoServiceManager(), new RecordingLogger(), { layout: LAYOUT, binaryMaxBytes: BINARY_MAX_BYTES, euid: 0 });
+}
+
+/**
+ * A memory host whose hook enforces I3 as it happens: no op may replace or unlink the slot that
+ * current names at that moment.
+ */
+export function hostFromTree(tree: TreeSpec): MemoryFileSystem {
+  const fs = MemoryFileSystem.fromTree(tree);
+  guardActiveSlot(fs);
+  return fs;
+}
+
+export function guardActiveSlot(fs: MemoryFileSystem): void {
+  fs.beforeMutation((op) => {
+    if (op.op !== 'rename' && op.op !== 'unlink') return;
+    const active = activeSlotPath(fs.snapshot());
+    if (active !== null && op.path === active) throw new InvariantViolation(`I3: ${op.op} of the active slot ${op.path}`);
+  });
+}
+
+export function reboot(fs: MemoryFileSystem, mode: RebootMode): MemoryFileSystem {
+  const next = fs.reboot(mode);
+  guardActiveSlot(next);
+  return next;
+}
+
+/** Follows symlinks in a snapshot (relative or absolute text), bounded against loops. */
+export function resolveInSnapshot(snapshot: Snapshot, path: string): string | null {
+  let at = path;
+  for (let hop = 0; hop < 16; hop += 1) {
+    const entry = snapshot[at];
+    if (entry === undefined) return null;
+    if (entry.kind !== 'symlink') return at;
+    at = resolveLinkTarget(at, entry.target);
+  }
+  return null;
+}
+
+function activeSlotPath(snapshot: Snapshot): string | null {
+  const resolved = resolveInSnapshot(snapshot, LAYOUT.current);
+  return resolved === LAYOUT.blue || resolved === LAYOUT.green ? resolved : null;
+}
+
+/**
+ * I1 (the agent always has a runnable binary with a known digest) and I4 (the record parses or
+ * is absent), checked on a snapshot. Before migration completes the agent still starts from the
+ * compatibility entry, so that path counts while current does not resolve.
+ */
+export function checkHostInvariants(snapshot: Snapshot, knownDigests: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  const viaCurrent = resolveInSnapshot(snapshot, LAYOUT.current);
+  const binary = viaCurrent ?? resolveInSnapshot(snapshot, LAYOUT.entry);
+  const entry = binary === null ? undefined : snapshot[binary];
+  if (entry === undefined || entry.kind !== 'file') problems.push('I1: no runnable agent binary');
+  else {
+    if ((entry.mode & 0o111) === 0) problems.push(`I1: ${binary ?? ''} is not executable`);
+    if (!knownDigests.has(entry.sha256)) problems.push(`I1: ${binary ?? ''} has an unknown digest (torn or empty)`);
+  }
+  const record = snapshot[LAYOUT.record];
+  if (record !== undefined && record.kind !== 'file') problems.push('I4: the record is not a file');
+  return problems;
+}
+
+/** I4 needs the content: the record must parse whenever it exists. */
+export async function checkRecordParses(fs: MemoryFileSystem): Promise<string[]> {
+  const bytes = await fs.readFile(LAYOUT.record, 64 * 1024);
+  if (bytes === null) return [];
+  return parseRecord(new TextDecoder().decode(bytes)).ok ? [] : ['I4: the record does not parse'];
+}
+
+/** Temp entries left anywhere in the snapshot. */
+export function tempEntries(snapshot: Snapshot): string[] {
+  return Object.keys(snapshot).filter((path) => /\/\.[^/]+\.tmp-[^/]*$/.test(path));
+}
