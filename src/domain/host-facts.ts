@@ -1,4 +1,5 @@
 import { fail, ok, type Result } from './failure.js';
+import { resolveLinkTarget } from './posix-path.js';
 import { slotAt, type CanonicalPaths, type SlotLayout } from './slot-layout.js';
 import type { SlotName } from './slot.js';
 
@@ -45,11 +46,16 @@ export function executableTarget(fact: PathFact, ownPath: string): string | null
   return null;
 }
 
-/** The slot a link resolves to, when it resolves to an executable slot file. */
+/**
+ * The slot a link names, when its own text names a slot directly and that slot is an executable
+ * file. A link that reaches a slot only through another link (last-good → current → blue) does
+ * not count: it would follow current to the next candidate after a switch.
+ */
 export function linkedSlot(facts: LayoutFacts, role: 'current' | 'lastGood'): SlotName | null {
   const fact = facts[role];
   if (fact.kind !== 'symlink' || fact.resolved.kind !== 'file' || !fact.resolved.executable) return null;
-  return slotAt(facts.canonical, fact.resolved.path);
+  const named = slotAt(facts.canonical, resolveLinkTarget(facts.canonical[role], fact.text));
+  return named !== null && named === slotAt(facts.canonical, fact.resolved.path) ? named : null;
 }
 
 export function slotFileExecutable(facts: LayoutFacts, slot: SlotName): boolean {

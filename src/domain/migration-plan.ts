@@ -67,21 +67,24 @@ interface CurrentChoice {
 }
 
 /**
- * Which slot current will name. A current that already resolves to an executable slot is kept.
- * A current that resolves to an executable file outside the slots (the agent runs from a legacy
- * path) is adopted by copying that file into blue. Otherwise the first executable of blue, green
- * and the legacy entry file is used, the legacy file again by copying it into blue.
+ * Which slot current will name. A current that already names an executable slot is kept. A
+ * current that resolves to an executable file outside the slots (the agent runs from a legacy
+ * path) is adopted by copying that file into a slot — blue, unless last-good names blue.
+ * Otherwise the first executable of blue, green and the legacy entry file is used, the legacy
+ * file again by copying it.
  */
 function chooseCurrent(layout: SlotLayout, facts: LayoutFacts): Result<CurrentChoice> {
   const managed = linkedSlot(facts, 'current');
   if (managed !== null) return ok({ slot: managed, seedSource: null });
+  // Seed the slot last-good does not name, so a usable last-good binary is never overwritten.
+  const seedSlot = linkedSlot(facts, 'lastGood') === 'blue' ? 'green' : 'blue';
   const outside = executableTarget(facts.current, layout.current);
-  if (outside !== null) return ok({ slot: 'blue', seedSource: outside });
+  if (outside !== null) return ok({ slot: seedSlot, seedSource: outside });
   for (const slot of ['blue', 'green'] as const) {
     if (slotFileExecutable(facts, slot)) return ok({ slot, seedSource: null });
   }
   const legacy = executableTarget(facts.entry, layout.entry);
-  if (legacy !== null && !entryLeadsToCurrent(layout, facts)) return ok({ slot: 'blue', seedSource: legacy });
+  if (legacy !== null && !entryLeadsToCurrent(layout, facts)) return ok({ slot: seedSlot, seedSource: legacy });
   return fail('E_LAYOUT', `no runnable agent binary found: neither ${layout.current}, the slots, nor ${layout.entry} leads to an executable file`);
 }
 

@@ -119,14 +119,15 @@ export function identity(layout: SlotLayout): CanonicalPaths {
  * Validates the layout against what the host shows: each role's canonical path (parent
  * directories resolved, observed by the app) must be distinct, so two roles that alias through
  * a symlinked directory are refused. With a sandbox root, every canonical path must stay inside
- * it, so a symlinked directory cannot lead writes out of the sandbox.
+ * the root (itself resolved, so a root under a symlinked /tmp works), so a symlinked directory
+ * cannot lead writes out of the sandbox.
  */
-export function validateCanonicalLayout(layout: SlotLayout, canonical: CanonicalPaths): Result<SlotLayout> {
+export function validateCanonicalLayout(layout: SlotLayout, canonical: CanonicalPaths, canonicalRoot: string = layout.root): Result<SlotLayout> {
   const problem = checkDistinct(layout, canonical);
   if (problem !== null) return fail('E_LAYOUT', problem);
   if (layout.root !== '/') {
     for (const role of PATH_ROLES) {
-      if (!isPathInside(layout.root, canonical[role])) {
+      if (!isPathInside(canonicalRoot, canonical[role])) {
         return fail('E_LAYOUT', `${roleLabel(role)} ${layout[role]} resolves outside the root ${layout.root}`);
       }
     }
@@ -144,13 +145,15 @@ function checkDistinct(layout: SlotLayout, canonical: CanonicalPaths): string | 
     }
     seen.set(path, role);
   }
-  // Directories must not coincide with or contain the files that hold the layout's state.
-  for (const directoryRole of ['slotDir', 'unitDir'] as const) {
-    for (const fileRole of ['entry', 'record', 'state', 'lock'] as const) {
-      if (canonical[fileRole] === canonical[directoryRole]) {
-        return `${roleLabel(fileRole)} ${layout[fileRole]} is the same path as ${roleLabel(directoryRole)}`;
-      }
+  // The unit directory belongs to the service manager: no layout file may live in it, or a
+  // write would replace a unit.
+  for (const role of FILE_ROLES) {
+    if (isPathInside(canonical.unitDir, canonical[role])) {
+      return `${roleLabel(role)} ${layout[role]} lies inside ${roleLabel('unitDir')} ${layout.unitDir}`;
     }
+  }
+  if (isPathInside(canonical.slotDir, canonical.unitDir) || isPathInside(canonical.unitDir, canonical.slotDir)) {
+    return `${roleLabel('slotDir')} and ${roleLabel('unitDir')} must not contain each other`;
   }
   return null;
 }

@@ -12,7 +12,8 @@ import { otherSlot, type SlotName } from './slot.js';
 export type ActivationStep =
   | { readonly kind: 'verify-candidate' }
   | { readonly kind: 'initialize-layout'; readonly actions: readonly LayoutAction[] }
-  | { readonly kind: 'point-last-good'; readonly slot: SlotName; readonly why: 'protect' | 'preserve' | 'repair' }
+  | { readonly kind: 'remove-stale-temps'; readonly paths: readonly string[] }
+  | { readonly kind: 'point-last-good'; readonly slot: SlotName; readonly why: 'protect' | 'repair' }
   | { readonly kind: 'install-candidate'; readonly slot: SlotName }
   | { readonly kind: 'switch-current'; readonly slot: SlotName }
   | { readonly kind: 'update-service-assets' }
@@ -49,23 +50,29 @@ export function planActivation(input: ActivationInput): Result<ActivationPlan> {
   const migration = planMigration(input.layout, input.facts);
   if (!migration.ok) return migration;
   const { actions, currentSlot: activeSlot } = migration.value;
-  const initializeLayout = actions.length > 0;
-  const lastGood = initializeLayout ? migration.value.lastGoodSlot : linkedSlot(input.facts, 'lastGood');
+  // Sweeping temps and re-pointing a broken last-good are repairs of a managed layout, shown as
+  // their own steps; anything else means the host is not managed yet and is initialised first.
+  const initializeLayout = actions.some((action) => !isRepair(action));
   const candidateChanged = input.candidateDigest !== input.activeDigest;
   const targetSlot = candidateChanged ? otherSlot(activeSlot) : activeSlot;
 
   const steps: ActivationStep[] = [{ kind: 'verify-candidate' }];
+  let lastGood = initializeLayout ? migration.value.lastGoodSlot : linkedSlot(input.facts, 'lastGood');
   if (initializeLayout) steps.push({ kind: 'initialize-layout', actions });
+  else {
+    const stale = actions.flatMap((action) => (action.kind === 'remove-stale-temp' ? [action.path] : []));
+    if (stale.length > 0) steps.push({ kind: 'remove-stale-temps', paths: stale });
+    if (lastGood === null) {
+      steps.push({ kind: 'point-last-good', slot: activeSlot, why: 'repair' });
+      lastGood = activeSlot;
+    }
+  }
   if (candidateChanged) {
     // The slot about to be overwritten may be last-good's; re-point last-good at the running
     // binary before the write so no moment leaves last-good naming a half-replaced slot.
-    const protect = lastGood === targetSlot;
-    if (protect) steps.push({ kind: 'point-last-good', slot: activeSlot, why: 'protect' });
+    if (lastGood === targetSlot) steps.push({ kind: 'point-last-good', slot: activeSlot, why: 'protect' });
     steps.push({ kind: 'install-candidate', slot: targetSlot });
-    if (!protect && lastGood !== activeSlot) steps.push({ kind: 'point-last-good', slot: activeSlot, why: 'preserve' });
     steps.push({ kind: 'switch-current', slot: targetSlot });
-  } else if (lastGood === null) {
-    steps.push({ kind: 'point-last-good', slot: activeSlot, why: 'repair' });
   }
   if (!input.serviceAssetsCurrent) steps.push({ kind: 'update-service-assets' });
   if (input.serviceActive) {
@@ -76,6 +83,10 @@ export function planActivation(input: ActivationInput): Result<ActivationPlan> {
   return ok({ initializeLayout, activeSlot, targetSlot, candidateChanged, rollbackSlot: activeSlot, steps });
 }
 
+function isRepair(action: LayoutAction): boolean {
+  return action.kind === 'remove-stale-temp' || (action.kind === 'point-link' && action.role === 'lastGood');
+}
+
 /** The lines `--preflight` prints for each step (stable wording; JSON output carries the data). */
 export function describeStep(layout: SlotLayout, step: ActivationStep): string {
   switch (step.kind) {
@@ -83,6 +94,8 @@ export function describeStep(layout: SlotLayout, step: ActivationStep): string {
       return 'verify the candidate binary';
     case 'initialize-layout':
       return `initialise the managed layout (${step.actions.length} change${step.actions.length === 1 ? '' : 's'})`;
+    case 'remove-stale-temps':
+      return `remove ${step.paths.length} temp entr${step.paths.length === 1 ? 'y' : 'ies'} left by an interrupted write`;
     case 'point-last-good':
       return `${step.why} last-good: point ${layout.lastGood} at ${slotPath(layout, step.slot)}`;
     case 'install-candidate':

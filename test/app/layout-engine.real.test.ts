@@ -171,3 +171,23 @@ function sandboxPaths() {
     unitDir: '/etc/systemd/system',
   };
 }
+
+describe('layout engine under a sandbox root reached through a symlink', () => {
+  it('migrates when the root itself is a symlinked directory (like /tmp -> /private/tmp)', async () => {
+    const scratch = makeScratch();
+    try {
+      const real = join(scratch.root, 'real');
+      mkdirSync(real);
+      makeSymlink(join(scratch.root, 'alias'), 'real');
+      const root = join(scratch.root, 'alias');
+      writeExecutable(join(root, P.entry), 'v1');
+
+      const result = await sandboxUpgrader(root).migrate();
+
+      expect(result).toMatchObject({ ok: true, value: { changed: true, currentSlot: 'blue' } });
+      expect(readFileSync(join(real, P.blue), 'utf8')).toBe('v1');
+    } finally {
+      scratch.cleanup();
+    }
+  });
+});

@@ -27,9 +27,8 @@ export class FlockHostLock implements HostLock {
     await mkdir(dirname(this.path), { recursive: true, mode: 0o750 });
     const handle = await open(this.path, 'a', 0o600);
     await handle.close();
-    const child = spawn(this.flockBinary, ['--nonblock', '--exclusive', '--conflict-exit-code', String(BUSY_EXIT_CODE), this.path, 'sh', '-c', 'echo locked; exec cat >/dev/null'], {
-      stdio: ['pipe', 'pipe', 'ignore'],
-    });
+    const { command, args } = flockCommand(this.path, this.flockBinary);
+    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'] });
     const outcome = await waitForLock(child);
     if (outcome === 'busy') return { kind: 'busy', holder: await this.holder() };
     await this.writeHolder({ pid: process.pid, command: this.command, sinceMs: Date.now() });
@@ -74,6 +73,17 @@ export class FlockHostLock implements HostLock {
     }
     return null;
   }
+}
+
+/**
+ * The held child: flock takes the lock without waiting, prints a line once it holds it, then
+ * waits for end-of-file on stdin — which comes when the holder releases or dies.
+ */
+export function flockCommand(path: string, flockBinary = 'flock'): { readonly command: string; readonly args: readonly string[] } {
+  return {
+    command: flockBinary,
+    args: ['--nonblock', '--exclusive', '--conflict-exit-code', String(BUSY_EXIT_CODE), path, 'sh', '-c', 'echo locked; exec cat >/dev/null'],
+  };
 }
 
 class FlockLease implements LockLease {

@@ -10,7 +10,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { ServiceManager } from '../../ports/service-manager.js';
 import { raise, unwrap } from '../failure-signal.js';
 import { LogKeys } from '../log-keys.js';
-import { observeLayout } from './observe-layout.js';
+import { canonicalRoot, observeLayout } from './observe-layout.js';
 import { describeLayoutAction, runLayoutAction } from './run-layout-action.js';
 
 export interface LayoutEngineOptions {
@@ -64,7 +64,7 @@ export class LayoutEngine {
   /** Observes and validates the host: canonical aliases, entry types and (in production) ownership. */
   async inspect(): Promise<LayoutFacts> {
     const facts = await observeLayout(this.fs, this.layout);
-    unwrap(validateCanonicalLayout(this.layout, facts.canonical));
+    unwrap(validateCanonicalLayout(this.layout, facts.canonical, await canonicalRoot(this.fs, this.layout)));
     unwrap(checkLayoutShape(this.layout, facts));
     if (this.isProduction()) unwrap(checkRootOwnership(this.layout, facts));
     return facts;
@@ -116,6 +116,9 @@ export class LayoutEngine {
     );
     for (const step of plan.steps) {
       switch (step.kind) {
+        case 'remove-stale-temps':
+          for (const path of step.paths) await this.apply({ kind: 'remove-stale-temp', path });
+          break;
         case 'point-last-good':
           await this.apply(pointLink(this.layout, 'lastGood', slotPath(this.layout, step.slot)));
           break;

@@ -86,6 +86,13 @@ async function canonicalPaths(fs: FileSystem, layout: SlotLayout): Promise<Canon
   return out;
 }
 
+/** The sandbox root with every symlink resolved (`/` stays `/`). */
+export async function canonicalRoot(fs: FileSystem, layout: SlotLayout): Promise<string> {
+  if (layout.root === '/') return '/';
+  const resolution = await fs.resolve(layout.root);
+  return resolution.kind === 'resolved' ? resolution.path : layout.root;
+}
+
 /**
  * The path with its parent directory resolved through symlinks and the last component kept,
  * so two roles that alias through a symlinked directory get the same canonical path. A missing

@@ -7,7 +7,7 @@ import type { UpgradeRecord } from '../../domain/upgrade-record.js';
 import type { FileSystem } from '../../ports/file-system.js';
 import type { HostLock, LockHolder } from '../../ports/host-lock.js';
 import type { ServiceActivity, ServiceManager } from '../../ports/service-manager.js';
-import { observeLayout } from '../layout/observe-layout.js';
+import { canonicalRoot, observeLayout } from '../layout/observe-layout.js';
 import { RecordStore } from '../record/record-store.js';
 
 export type LayoutCondition = 'managed' | 'needs-migration' | 'invalid';
@@ -55,7 +55,7 @@ export async function readStatus(deps: StatusDependencies): Promise<StatusReport
   const record = await new RecordStore(fs, layout.record).read();
   return {
     root: layout.root,
-    layout: judgeLayout(layout, facts),
+    layout: judgeLayout(layout, facts, await canonicalRoot(fs, layout)),
     links: {
       current: linkStatus(layout.current, facts.current, linkedSlot(facts, 'current')),
       lastGood: linkStatus(layout.lastGood, facts.lastGood, linkedSlot(facts, 'lastGood')),
@@ -75,8 +75,8 @@ export async function readStatus(deps: StatusDependencies): Promise<StatusReport
   };
 }
 
-function judgeLayout(layout: SlotLayout, facts: LayoutFacts): StatusReport['layout'] {
-  const canonical = validateCanonicalLayout(layout, facts.canonical);
+function judgeLayout(layout: SlotLayout, facts: LayoutFacts, root: string): StatusReport['layout'] {
+  const canonical = validateCanonicalLayout(layout, facts.canonical, root);
   if (!canonical.ok) return { condition: 'invalid', problem: canonical.failure, pendingChanges: 0 };
   const shape = checkLayoutShape(layout, facts);
   if (!shape.ok) return { condition: 'invalid', problem: shape.failure, pendingChanges: 0 };

@@ -1,0 +1,75 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { flockCommand, FlockHostLock } from '../../src/adapters/lock/flock-host-lock.js';
+import { makeScratch } from '../support/real-tree.js';
+
+describe('FlockHostLock', () => {
+  let scratch: ReturnType<typeof makeScratch>;
+  let lockPath: string;
+
+  beforeEach(() => {
+    scratch = makeScratch();
+    lockPath = join(scratch.root, 'run/agent-upgrade.lock');
+  });
+  afterEach(() => scratch.cleanup());
+
+  it('is exclusive, reports its holder, and is free again after release', async () => {
+    const lock = new FlockHostLock(lockPath, 'test holder');
+    const first = await lock.tryAcquire();
+    expect(first.kind).toBe('acquired');
+
+    const second = await new FlockHostLock(lockPath, 'second').tryAcquire();
+    expect(second).toMatchObject({ kind: 'busy', holder: { pid: process.pid, command: 'test holder' } });
+    expect(await lock.holder()).toMatchObject({ pid: process.pid });
+
+    if (first.kind === 'acquired') {
+      await first.lease.release();
+      await first.lease.release();
+    }
+    expect(await lock.holder()).toBeNull();
+    const third = await lock.tryAcquire();
+    expect(third.kind).toBe('acquired');
+    if (third.kind === 'acquired') await third.lease.release();
+  });
+
+  it('is released by the kernel when the holding process is killed with SIGKILL', async () => {
+    // A separate Node process holds the lock exactly as the adapter does (same flock command,
+    // stdin a pipe from the holder), then dies without releasing.
+    mkdirSync(dirname(lockPath), { recursive: true });
+    const { command, args } = flockCommand(lockPath);
+    const script = [
+      "const { spawn } = require('node:child_process');",
+      `const child = spawn(${JSON.stringify(command)}, ${JSON.stringify(args)}, { stdio: ['pipe', 'pipe', 'ignore'] });`,
+      "child.stdout.once('data', () => process.stdout.write('ready'));",
+      'child.once(\'exit\', () => process.exit(1));',
+      'setInterval(() => {}, 1000);',
+    ].join('\n');
+    const holder = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const exited = new Promise<void>((resolve) => holder.once('exit', () => resolve()));
+    const lock = new FlockHostLock(lockPath, 'after the kill');
+    try {
+      await Promise.race([
+        new Promise<void>((resolve) => holder.stdout.once('data', () => resolve())),
+        exited.then(() => Promise.reject(new Error('the holder exited before taking the lock'))),
+      ]);
+      expect((await lock.tryAcquire()).kind).toBe('busy');
+    } finally {
+      holder.kill('SIGKILL');
+    }
+    await exited;
+    await waitUntilFree(lock);
+
+    const attempt = await lock.tryAcquire();
+    expect(attempt.kind).toBe('acquired');
+    if (attempt.kind === 'acquired') await attempt.lease.release();
+  });
+});
+
+async function waitUntilFree(lock: FlockHostLock): Promise<void> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    if ((await lock.holder()) === null) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

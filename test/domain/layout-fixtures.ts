@@ -1,0 +1,286 @@
+/**
+ * Shared fixtures for the layout tests: the SPEC §3 flex defaults, and a tiny in-memory host
+ * model (paths → files, links, directories) from which `LayoutFacts` are derived the way the app
+ * observes them, and onto which `LayoutAction`s can be applied to simulate a migration.
+ */
+import { sha256FromHex, type Sha256 } from '../../src/domain/digest.js';
+import type { Result } from '../../src/domain/failure.js';
+import { tempPrefixFor, type LayoutFacts, type PathFact, type ResolvedFact } from '../../src/domain/host-facts.js';
+import type { LayoutAction } from '../../src/domain/migration-plan.js';
+import { basenamePath, dirnamePath, isPathInside, joinPath, resolveLinkTarget } from '../../src/domain/posix-path.js';
+import {
+  deriveLayout,
+  identity,
+  PATH_ROLES,
+  type CanonicalPaths,
+  type LayoutSettings,
+  type PathRole,
+  type SlotLayout,
+} from '../../src/domain/slot-layout.js';
+
+/** The SPEC §3 flex settings (production root). */
+export const FLEX_SETTINGS: LayoutSettings = {
+  root: '/',
+  agentName: 'aks-flex-node',
+  entry: '/usr/local/bin/aks-flex-node',
+  slotDir: '/usr/local/lib/aks-flex-node',
+  record: '/etc/aks-flex-node/agent-upgrade-signal.json',
+  state: '/etc/aks-flex-node/agent-upgrade-state.json',
+  lock: '/run/aks-flex-node-agent-upgrade.lock',
+  daemonState: '/etc/aks-flex-node/daemon-state.json',
+  unitDir: '/etc/systemd/system',
+};
+
+/** The SPEC §3 table, role by role, for the flex profile on `/`. */
+export const FLEX_PATHS: Readonly<Record<PathRole, string>> = {
+  entry: '/usr/local/bin/aks-flex-node',
+  slotDir: '/usr/local/lib/aks-flex-node',
+  blue: '/usr/local/lib/aks-flex-node/aks-flex-node-blue',
+  green: '/usr/local/lib/aks-flex-node/aks-flex-node-green',
+  current: '/usr/local/lib/aks-flex-node/aks-flex-node-current',
+  lastGood: '/usr/local/lib/aks-flex-node/aks-flex-node-last-good',
+  recoveryScript: '/usr/local/lib/aks-flex-node/aks-flex-node-recovery.sh',
+  record: '/etc/aks-flex-node/agent-upgrade-signal.json',
+  state: '/etc/aks-flex-node/agent-upgrade-state.json',
+  lock: '/run/aks-flex-node-agent-upgrade.lock',
+  daemonState: '/etc/aks-flex-node/daemon-state.json',
+  unitDir: '/etc/systemd/system',
+};
+
+/** Link texts as migration stores them (relative to the link's directory). */
+export const TEXT = {
+  blue: 'aks-flex-node-blue',
+  green: 'aks-flex-node-green',
+  current: 'aks-flex-node-current',
+  entryToCurrent: '../lib/aks-flex-node/aks-flex-node-current',
+} as const;
+
+export function unwrap<T>(result: Result<T>): T {
+  if (!result.ok) throw new Error(`expected ok, got ${result.failure.code}: ${result.failure.message}`);
+  return result.value;
+}
+
+export function flexLayout(root = '/', overrides: Partial<LayoutSettings> = {}): SlotLayout {
+  return unwrap(deriveLayout({ ...FLEX_SETTINGS, root, ...overrides }));
+}
+
+export const DIGEST_A: Sha256 = sha256FromHex('a'.repeat(64));
+export const DIGEST_B: Sha256 = sha256FromHex('b'.repeat(64));
+
+// ---------------------------------------------------------------------------------------------
+// Direct PathFact constructors (for shape/ownership tests that need no resolution).
+
+export const missingFact = (): PathFact => ({ kind: 'missing' });
+export const fileFact = (executable = true, uid = 0): PathFact => ({ kind: 'file', uid, executable });
+export const dirFact = (uid = 0): PathFact => ({ kind: 'directory', uid });
+export const otherFact = (uid = 0): PathFact => ({ kind: 'other', uid });
+export const linkFact = (text: string, resolved: ResolvedFact, uid = 0): PathFact => ({ kind: 'symlink', uid, text, resolved });
+
+/** A managed flex host, fact by fact: current → blue, last-good → green, entry → current. */
+export function managedFacts(layout: SlotLayout, overrides: Partial<Omit<LayoutFacts, 'canonical'>> = {}): LayoutFacts {
+  return {
+    canonical: identity(layout),
+    slotDir: dirFact(),
+    entry: linkFact(TEXT.entryToCurrent, { kind: 'file', path: layout.blue, executable: true }),
+    blue: fileFact(),
+    green: fileFact(),
+    current: linkFact(TEXT.blue, { kind: 'file', path: layout.blue, executable: true }),
+    lastGood: linkFact(TEXT.green, { kind: 'file', path: layout.green, executable: true }),
+    record: fileFact(false),
+    state: fileFact(false),
+    staleTemps: [],
+    ...overrides,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// In-memory host model.
+
+export type HostNode =
+  | { readonly type: 'file'; readonly executable: boolean; readonly uid: number; readonly content: string }
+  | { readonly type: 'symlink'; readonly text: string; readonly uid: number }
+  | { readonly type: 'dir'; readonly uid: number }
+  | { readonly type: 'other'; readonly uid: number };
+
+export type Host = ReadonlyMap<string, HostNode>;
+
+export const file = (content = 'legacy', executable = true, uid = 0): HostNode => ({ type: 'file', executable, uid, content });
+export const link = (text: string, uid = 0): HostNode => ({ type: 'symlink', text, uid });
+export const dir = (uid = 0): HostNode => ({ type: 'dir', uid });
+export const special = (uid = 0): HostNode => ({ type: 'other', uid });
+
+export type HostRole = 'slotDir' | 'entry' | 'blue' | 'green' | 'current' | 'lastGood' | 'record' | 'state';
+
+/**
+ * A compact host description: which roles exist and what they are. `slotDir` defaults to a
+ * directory whenever any slot or link is given, else to missing. `extra` places nodes at
+ * arbitrary absolute paths (e.g. an executable outside the slots).
+ */
+export type HostSpec = Partial<Record<HostRole, HostNode | null>> & { readonly extra?: Readonly<Record<string, HostNode>> };
+
+export function buildHost(layout: SlotLayout, spec: HostSpec): Host {
+  const host = new Map<string, HostNode>();
+  const inSlotDir = (['blue', 'green', 'current', 'lastGood'] as const).some((role) => spec[role] != null);
+  const slotDirNode = spec.slotDir === undefined ? (inSlotDir ? dir() : null) : spec.slotDir;
+  if (slotDirNode !== null) host.set(layout.slotDir, slotDirNode);
+  for (const role of ['entry', 'blue', 'green', 'current', 'lastGood', 'record', 'state'] as const) {
+    const node = spec[role];
+    if (node != null) host.set(layout[role], node);
+  }
+  for (const [path, node] of Object.entries(spec.extra ?? {})) host.set(path, node);
+  return host;
+}
+
+const LINK_HOPS_MAX = 40;
+
+/** Follows links from `path` the way `realpath` would (only final components are links here). */
+export function resolveIn(host: Host, path: string): ResolvedFact {
+  let at = path;
+  for (let hop = 0; hop <= LINK_HOPS_MAX; hop += 1) {
+    const node = host.get(at);
+    if (node === undefined) return { kind: 'dangling' };
+    switch (node.type) {
+      case 'symlink':
+        at = resolveLinkTarget(at, node.text);
+        continue;
+      case 'file':
+        return { kind: 'file', path: at, executable: node.executable };
+      case 'dir':
+      case 'other':
+        return { kind: 'not-file', path: at };
+    }
+  }
+  return { kind: 'loop' };
+}
+
+export function factAt(host: Host, path: string): PathFact {
+  const node = host.get(path);
+  if (node === undefined) return { kind: 'missing' };
+  switch (node.type) {
+    case 'file':
+      return { kind: 'file', uid: node.uid, executable: node.executable };
+    case 'symlink':
+      return { kind: 'symlink', uid: node.uid, text: node.text, resolved: resolveIn(host, path) };
+    case 'dir':
+      return { kind: 'directory', uid: node.uid };
+    case 'other':
+      return { kind: 'other', uid: node.uid };
+  }
+}
+
+/** The facts the app would observe on `host` (no symlinked directories: canonical = raw). */
+export function observe(layout: SlotLayout, host: Host): LayoutFacts {
+  return {
+    canonical: identity(layout),
+    slotDir: factAt(host, layout.slotDir),
+    entry: factAt(host, layout.entry),
+    blue: factAt(host, layout.blue),
+    green: factAt(host, layout.green),
+    current: factAt(host, layout.current),
+    lastGood: factAt(host, layout.lastGood),
+    record: factAt(host, layout.record),
+    state: factAt(host, layout.state),
+    staleTemps: staleTempsIn(layout, host),
+  };
+}
+
+/** Roles whose files are written by atomic replacement and may leave `.<name>.tmp-*` behind. */
+export const ATOMICALLY_WRITTEN = ['entry', 'blue', 'green', 'current', 'lastGood', 'recoveryScript', 'record', 'state'] as const;
+
+/** The temp entries next to layout files, sorted, as the app reports them. */
+export function staleTempsIn(layout: SlotLayout, host: Host): string[] {
+  const found = new Set<string>();
+  for (const path of host.keys()) {
+    for (const role of ATOMICALLY_WRITTEN) {
+      if (dirnamePath(path) === dirnamePath(layout[role]) && basenamePath(path).startsWith(tempPrefixFor(basenamePath(layout[role])))) {
+        found.add(path);
+      }
+    }
+  }
+  return [...found].sort();
+}
+
+/** A temp entry name an interrupted atomic write of `path` leaves behind. */
+export function tempNextTo(path: string, suffix = '1234'): string {
+  return joinPath(dirnamePath(path), `${tempPrefixFor(basenamePath(path))}${suffix}`);
+}
+
+export function factsOf(layout: SlotLayout, spec: HostSpec): LayoutFacts {
+  return observe(layout, buildHost(layout, spec));
+}
+
+/** Content of the executable file `path` leads to, or `null` when it leads to none. */
+export function runnableContent(host: Host, path: string): string | null {
+  const resolved = resolveIn(host, path);
+  if (resolved.kind !== 'file' || !resolved.executable) return null;
+  const node = host.get(resolved.path);
+  return node?.type === 'file' ? node.content : null;
+}
+
+/**
+ * Applies one action as the file-system port would, strictly: a write inside the slot
+ * directory needs the directory to exist, a seed needs an executable source, and a link may
+ * not replace a directory (rename(2) cannot).
+ */
+export function applyAction(layout: SlotLayout, host: Host, action: LayoutAction): Host {
+  const next = new Map(host);
+  const requireParent = (path: string): void => {
+    if (dirnamePath(path) === layout.slotDir && host.get(layout.slotDir)?.type !== 'dir') {
+      throw new Error(`${action.kind}: ${path} written before ${layout.slotDir} exists`);
+    }
+  };
+  switch (action.kind) {
+    case 'create-slot-directory':
+      if (host.has(action.path)) throw new Error(`create-slot-directory: ${action.path} already exists`);
+      next.set(action.path, dir());
+      return next;
+    case 'seed-slot': {
+      requireParent(action.target);
+      const content = runnableContent(host, action.source);
+      if (content === null) throw new Error(`seed-slot: ${action.source} is not runnable`);
+      next.set(action.target, file(content, true));
+      return next;
+    }
+    case 'point-link':
+      requireParent(action.link);
+      if (host.get(action.link)?.type === 'dir') throw new Error(`point-link: ${action.link} is a directory`);
+      next.set(action.link, link(action.text));
+      return next;
+    case 'remove-stale-temp':
+      if (!host.has(action.path)) throw new Error(`remove-stale-temp: ${action.path} does not exist`);
+      next.delete(action.path);
+      return next;
+    case 'converge-service-assets':
+      return next;
+  }
+}
+
+export function applyActions(layout: SlotLayout, host: Host, actions: readonly LayoutAction[]): Host {
+  return actions.reduce((state, action) => applyAction(layout, state, action), host);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Canonical paths through symlinked directories.
+
+/**
+ * Canonical paths when some directories are symlinks: `aliases` maps a directory to the real
+ * directory it leads to. Each role keeps its last component and has its parent resolved, like
+ * the app's `canonicalPath`.
+ */
+export function canonicalWith(layout: SlotLayout, aliases: Readonly<Record<string, string>>): CanonicalPaths {
+  const resolveDir = (directory: string): string => {
+    let at = directory;
+    for (let step = 0; step < LINK_HOPS_MAX; step += 1) {
+      const match = Object.keys(aliases)
+        .filter((alias) => isPathInside(alias, at))
+        .sort((a, b) => b.length - a.length)[0];
+      if (match === undefined) return at;
+      const target = aliases[match] ?? match;
+      at = joinPath(target, at.slice(match.length));
+    }
+    throw new Error('alias loop');
+  };
+  const out = {} as Record<PathRole, string>;
+  for (const role of PATH_ROLES) out[role] = joinPath(resolveDir(dirnamePath(layout[role])), basenamePath(layout[role]));
+  return out;
+}
