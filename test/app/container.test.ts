@@ -26,7 +26,19 @@ describe('composition root', () => {
     const container = containerFor('none');
     expect(container.ok).toBe(true);
     if (!container.ok) return;
-    for (const token of Object.values(Tokens)) expect(container.value.get(token)).toBeDefined();
+    const resolved = [
+      container.value.get(Tokens.Config),
+      container.value.get(Tokens.Layout),
+      container.value.get(Tokens.HostIdentity),
+      container.value.get(Tokens.FileSystem),
+      container.value.get(Tokens.Clock),
+      container.value.get(Tokens.Logger),
+      container.value.get(Tokens.HostLock),
+      container.value.get(Tokens.ServiceManager),
+      container.value.get(Tokens.LayoutEngine),
+    ];
+    expect(resolved).toHaveLength(Object.keys(Tokens).length);
+    for (const value of resolved) expect(value).toBeDefined();
   });
 
   it.each(['systemd', 'supervisor'] as const)('refuses the %s platform, not built yet, with E_CONFIG', (manager) => {
