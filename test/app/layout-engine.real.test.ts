@@ -1,9 +1,9 @@
-import { readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { mkdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FLEX_PROFILE } from '../../src/app/config/upgrader-config.js';
 import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader } from '../support/sandbox-upgrader.js';
 import { makeScratch, makeSymlink, snapshotTree, writeExecutable } from '../support/real-tree.js';
-import { mkdirSync, writeFileSync } from 'node:fs';
 
 describe('layout engine on a real filesystem', () => {
   let scratch: ReturnType<typeof makeScratch>;
@@ -98,7 +98,7 @@ describe('layout engine on a real filesystem', () => {
     makeSymlink(at('/etc/alias'), '../usr/local/lib/aks-flex-node');
     const before = snapshotTree(root);
     const upgrader = sandboxUpgrader(root, {
-      paths: { ...sandboxPaths(), state: '/etc/alias/aks-flex-node-blue' },
+      paths: { ...FLEX_PROFILE.paths, state: '/etc/alias/aks-flex-node-blue' },
     });
 
     const result = await upgrader.migrate();
@@ -160,17 +160,6 @@ describe('layout engine on a real filesystem', () => {
   });
 });
 
-function sandboxPaths() {
-  return {
-    entry: '/usr/local/bin/aks-flex-node',
-    slotDir: '/usr/local/lib/aks-flex-node',
-    record: '/etc/aks-flex-node/agent-upgrade-signal.json',
-    state: '/etc/aks-flex-node/agent-upgrade-state.json',
-    lock: '/run/aks-flex-node-agent-upgrade.lock',
-    daemonState: '/etc/aks-flex-node/daemon-state.json',
-    unitDir: '/etc/systemd/system',
-  };
-}
 
 describe('layout engine under a sandbox root reached through a symlink', () => {
   it('migrates when the root itself is a symlinked directory (like /tmp -> /private/tmp)', async () => {

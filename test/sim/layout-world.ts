@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { NoServiceManager } from '../../src/adapters/none/none-service-manager.js';
 import { MemoryFileSystem, type RebootMode, type Snapshot, type TreeSpec } from '../../src/adapters/memory/memory-file-system.js';
+import { FLEX_PROFILE } from '../../src/app/config/upgrader-config.js';
 import { LayoutEngine } from '../../src/app/layout/layout-engine.js';
 import { InvariantViolation } from '../../src/domain/invariant.js';
 import { resolveLinkTarget } from '../../src/domain/posix-path.js';
@@ -9,17 +10,7 @@ import { parseRecord } from '../../src/domain/upgrade-record.js';
 import { RecordingLogger } from '../support/recording-logger.js';
 
 export const LAYOUT: SlotLayout = (() => {
-  const derived = deriveLayout({
-    root: '/',
-    agentName: 'aks-flex-node',
-    entry: '/usr/local/bin/aks-flex-node',
-    slotDir: '/usr/local/lib/aks-flex-node',
-    record: '/etc/aks-flex-node/agent-upgrade-signal.json',
-    state: '/etc/aks-flex-node/agent-upgrade-state.json',
-    lock: '/run/aks-flex-node-agent-upgrade.lock',
-    daemonState: '/etc/aks-flex-node/daemon-state.json',
-    unitDir: '/etc/systemd/system',
-  });
+  const derived = deriveLayout({ root: '/', agentName: FLEX_PROFILE.agent.name, ...FLEX_PROFILE.paths });
   if (!derived.ok) throw new Error(derived.failure.message);
   return derived.value;
 })();

@@ -1,6 +1,6 @@
 import { type Sha256 } from '../../domain/digest.js';
 import { failure } from '../../domain/failure.js';
-import { checkLayoutShape, checkRootOwnership, linkedSlot, type LayoutFacts } from '../../domain/host-facts.js';
+import { checkLayoutShape, checkRootOwnership, type LayoutFacts } from '../../domain/host-facts.js';
 import { planMigration, pointLink, type LayoutAction } from '../../domain/migration-plan.js';
 import { BINARY_MODE, slotPath, validateCanonicalLayout, type SlotLayout } from '../../domain/slot-layout.js';
 import type { SlotName } from '../../domain/slot.js';
@@ -150,11 +150,6 @@ export class LayoutEngine {
     for (const path of facts.staleTemps) await this.apply({ kind: 'remove-stale-temp', path });
     if (from !== to) await this.apply(pointLink(this.layout, 'current', slotPath(this.layout, to)));
     return { changed: from !== to, from, to };
-  }
-
-  /** The slot current names now, or `null` when the host is not in the managed layout. */
-  async currentSlot(): Promise<SlotName | null> {
-    return linkedSlot(await observeLayout(this.fs, this.layout), 'current');
   }
 
   private async apply(action: LayoutAction): Promise<string> {
