@@ -37,6 +37,7 @@ export const ERROR_CODES = [
   'E_RECORD',
   'E_STATE',
   'E_IO',
+  'E_NETWORK',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

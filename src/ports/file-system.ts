@@ -52,6 +52,13 @@ export interface FileSystem {
    */
   replaceSymlink(link: string, target: string): Promise<void>;
 
+  /**
+   * Starts writing a file that will replace `target` only when committed: a temp file in the
+   * target's directory, written chunk by chunk (ETOOBIG past `maxBytes`, nothing kept). Used to
+   * stream a download's member into place after the whole archive has been verified.
+   */
+  stageFile(target: string, options: { readonly mode: number; readonly maxBytes: number }): Promise<StagedFile>;
+
   /** Removes a file or symlink (never a directory) and fsyncs the directory. Absent is success. */
   remove(path: string): Promise<void>;
 
@@ -64,6 +71,18 @@ export interface FileSystem {
 
   /** Names in a directory (not `.`/`..`), sorted; `null` when absent. */
   listDirectory(path: string): Promise<readonly string[] | null>;
+}
+
+/**
+ * A file being written next to its target. `seal` fsyncs it and returns what was written;
+ * `commit` renames it over the target and fsyncs the directory; `discard` removes it. After
+ * `commit` or `discard` the handle is spent; `discard` after `commit` does nothing.
+ */
+export interface StagedFile {
+  write(chunk: Uint8Array): Promise<void>;
+  seal(): Promise<FileDigest>;
+  commit(): Promise<void>;
+  discard(): Promise<void>;
 }
 
 export type EntryKind = 'file' | 'directory' | 'symlink' | 'other';

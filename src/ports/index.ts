@@ -1,3 +1,4 @@
+export type * from './archive-extractor.js';
 export type * from './artifact-source.js';
 export type * from './clock.js';
 export type * from './container-rootfs.js';

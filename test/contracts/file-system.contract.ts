@@ -289,6 +289,54 @@ export function fileSystemContract(name: string, makeFs: () => Promise<FileSyste
       });
     });
 
+    describe('stageFile', () => {
+      const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+      it('writes chunks to a temp, and only commit replaces the target with their content and mode', async () => {
+        await write('target', 'old');
+        const staged = await fs.stageFile(at('target'), { mode: 0o755, maxBytes: 100 });
+        await staged.write(bytes('new '));
+        await staged.write(bytes('content'));
+        expect(new TextDecoder().decode((await fs.readFile(at('target'), 100)) ?? new Uint8Array())).toBe('old');
+        const digest = await staged.seal();
+        expect(digest.bytes).toBe(11);
+        await staged.commit();
+        expect(new TextDecoder().decode((await fs.readFile(at('target'), 100)) ?? new Uint8Array())).toBe('new content');
+        expect(await fs.hashFile(at('target'), 100)).toEqual(digest);
+        expect(await fs.lstat(at('target'))).toMatchObject({ kind: 'file', mode: 0o755 });
+        expect(await tempsIn(root)).toEqual([]);
+      });
+
+      it('discard leaves the target as it was and no temp, before or after seal', async () => {
+        await write('target', 'old');
+        const before = await describeTree(fs, root);
+        const open = await fs.stageFile(at('target'), { mode: 0o755, maxBytes: 100 });
+        await open.write(bytes('partial'));
+        await open.discard();
+        const sealed = await fs.stageFile(at('target'), { mode: 0o755, maxBytes: 100 });
+        await sealed.write(bytes('complete'));
+        await sealed.seal();
+        await sealed.discard();
+        await sealed.discard();
+        expect(await describeTree(fs, root)).toEqual(before);
+      });
+
+      it('refuses bytes past maxBytes with ETOOBIG and keeps nothing', async () => {
+        const staged = await fs.stageFile(at('target'), { mode: 0o755, maxBytes: 4 });
+        await staged.write(bytes('1234'));
+        await expectFailure(staged.write(bytes('5')), 'ETOOBIG');
+        expect(await fs.lstat(at('target'))).toBeNull();
+        expect(await tempsIn(root)).toEqual([]);
+      });
+
+      it('refuses commit before seal', async () => {
+        const staged = await fs.stageFile(at('target'), { mode: 0o755, maxBytes: 4 });
+        await expectFailure(staged.commit(), 'EINVAL');
+        await staged.discard();
+        expect(await tempsIn(root)).toEqual([]);
+      });
+    });
+
     describe('ensureDirectory', () => {
       it('creates the directory with the exact mode and missing parents with 0755, whatever the umask', async () => {
         await fs.ensureDirectory(at('a/b/c'), 0o750);

@@ -11,7 +11,7 @@ const SPEC_CODES = [
   'E_DOWNGRADE_REFUSED', 'E_QUARANTINED', 'E_WRONG_ARCH', 'E_LAYOUT', 'E_NOT_ROOT', 'E_LOCK_BUSY',
   'E_UPGRADE_PENDING', 'E_SERVICE', 'E_UNHEALTHY', 'E_CLUSTER', 'E_DISK_SPACE',
 ] as const;
-const DOMAIN_CODES = ['E_RECORD', 'E_STATE', 'E_IO'] as const;
+const DOMAIN_CODES = ['E_RECORD', 'E_STATE', 'E_IO', 'E_NETWORK'] as const;
 
 describe('ERROR_CODES', () => {
   it('is exactly the specified closed set', () => {
@@ -96,6 +96,7 @@ describe('exitCodeFor', () => {
     E_RECORD: 1,
     E_STATE: 1,
     E_IO: 1,
+    E_NETWORK: 1,
   };
 
   it('the table covers every code', () => {

@@ -1,8 +1,9 @@
 import { basenamePath, dirnamePath } from '../../domain/posix-path.js';
 import { FileSystemError } from '../../domain/port-errors.js';
-import type { EntryStat, FileDigest, FileSystem, Resolution } from '../../ports/file-system.js';
+import type { EntryStat, FileDigest, FileSystem, Resolution, StagedFile } from '../../ports/file-system.js';
 import { asFileSystemError, componentsOf, PARENT_DIRECTORY_MODE, tooBigError } from '../file-system-shared.js';
 import { DurableLayer } from './durable-layer.js';
+import { MemoryStagedFile } from './memory-staged-file.js';
 import {
   OpRunner,
   SimulatedCrash,
@@ -199,6 +200,37 @@ export class MemoryFileSystem implements FileSystem {
       this.step('rename', link, temp, () => this.visible.renameOver(temp, link));
     });
     this.step('fsync-dir', dirnamePath(link), undefined, () => this.syncDirectory(dirnamePath(link)));
+  }
+
+  async stageFile(target: string, options: { readonly mode: number; readonly maxBytes: number }): Promise<StagedFile> {
+    this.ops.assertAlive();
+    return new MemoryStagedFile(
+      {
+        writeTemp: (path, data, mode) => {
+          const temp = this.tempPathFor(path);
+          this.withTempCleanup(temp, () => {
+            this.step('create-temp', temp, `${data.length} bytes`, () => this.visible.createExclusive(temp, data, mode));
+            this.step('fsync-file', temp, undefined, () => this.syncFile(temp));
+          });
+          return temp;
+        },
+        renameIntoPlace: (temp, path) => {
+          this.withTempCleanup(temp, () => this.step('rename', path, temp, () => this.visible.renameOver(temp, path)));
+          this.step('fsync-dir', dirnamePath(path), undefined, () => this.syncDirectory(dirnamePath(path)));
+        },
+        removeTemp: (temp) => {
+          if (this.visible.raw(temp) === null) return;
+          try {
+            this.step('cleanup', temp, undefined, () => this.visible.unlink(temp));
+          } catch (error) {
+            if (error instanceof SimulatedCrash) throw error;
+          }
+        },
+      },
+      target,
+      options.mode,
+      options.maxBytes,
+    );
   }
 
   async remove(path: string): Promise<void> {

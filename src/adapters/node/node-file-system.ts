@@ -1,23 +1,19 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { chmod, lstat, mkdir, open, readdir, readlink, realpath, rename, stat, symlink, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import { sha256FromHex } from '../../domain/digest.js';
 import { FileSystemError } from '../../domain/port-errors.js';
-import type { EntryKind, EntryStat, FileDigest, FileSystem, Resolution } from '../../ports/file-system.js';
+import type { EntryKind, EntryStat, FileDigest, FileSystem, Resolution, StagedFile } from '../../ports/file-system.js';
+import { fsyncDirectory, TEMP_MODE, tempPathFor, writeAll } from './node-fs-primitives.js';
+import { NodeStagedFile } from './node-staged-file.js';
 import { asFileSystemError, componentsOf, errnoCode, PARENT_DIRECTORY_MODE, tooBigError } from '../file-system-shared.js';
 
 const COPY_CHUNK_BYTES = 1024 * 1024;
 const READ_CHUNK_BYTES = 64 * 1024;
-const TEMP_MODE = 0o600;
 
 function hasCode(error: unknown, code: string): boolean {
   return errnoCode(error) === code;
-}
-
-/** A unique sibling name, so the final rename stays inside one directory (and one filesystem). */
-function tempPathFor(path: string): string {
-  return `${dirname(path)}/.${basename(path)}.tmp-${randomBytes(6).toString('hex')}`;
 }
 
 function kindOf(stats: Stats): EntryKind {
@@ -46,25 +42,6 @@ async function statOrNull(path: string): Promise<Stats | null> {
   } catch (error) {
     if (hasCode(error, 'ENOENT')) return null;
     throw error;
-  }
-}
-
-/** Makes the directory's entries durable: open it read-only and fsync that descriptor. */
-async function fsyncDirectory(path: string): Promise<void> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY);
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
-  let offset = 0;
-  while (offset < bytes.length) {
-    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
-    if (bytesWritten <= 0) throw new FileSystemError('EIO', 'write', '', 'no progress');
-    offset += bytesWritten;
   }
 }
 
@@ -233,6 +210,10 @@ export class NodeFileSystem implements FileSystem {
     } catch (error) {
       throw asFileSystemError(error, 'replaceSymlink', link);
     }
+  }
+
+  async stageFile(target: string, options: { readonly mode: number; readonly maxBytes: number }): Promise<StagedFile> {
+    return NodeStagedFile.create(target, options.mode, options.maxBytes);
   }
 
   async remove(path: string): Promise<void> {
