@@ -1,9 +1,12 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { SlotLayout } from '../domain/slot-layout.js';
+import type { ArchiveExtractor } from '../ports/archive-extractor.js';
+import type { ArtifactSource } from '../ports/artifact-source.js';
 import type { Clock } from '../ports/clock.js';
 import type { FileSystem } from '../ports/file-system.js';
 import type { HostLock } from '../ports/host-lock.js';
 import type { Logger } from '../ports/logger.js';
+import type { ProcessRunner } from '../ports/process-runner.js';
 import type { ServiceManager } from '../ports/service-manager.js';
 import type { UpgraderConfig } from './config/upgrader-config.js';
 import type { HostIdentity } from './host-identity.js';
@@ -18,6 +21,9 @@ export const Tokens = Object.freeze({
   Clock: Symbol('Clock') as ServiceIdentifier<Clock>,
   Logger: Symbol('Logger') as ServiceIdentifier<Logger>,
   HostLock: Symbol('HostLock') as ServiceIdentifier<HostLock>,
+  ArtifactSource: Symbol('ArtifactSource') as ServiceIdentifier<ArtifactSource>,
+  ArchiveExtractor: Symbol('ArchiveExtractor') as ServiceIdentifier<ArchiveExtractor>,
+  ProcessRunner: Symbol('ProcessRunner') as ServiceIdentifier<ProcessRunner>,
   ServiceManager: Symbol('ServiceManager') as ServiceIdentifier<ServiceManager>,
   LayoutEngine: Symbol('LayoutEngine') as ServiceIdentifier<LayoutEngine>,
 });

@@ -1,9 +1,12 @@
 import { fail, failure, ok, type Result } from '../domain/failure.js';
 import { deriveLayout, type SlotLayout } from '../domain/slot-layout.js';
+import type { ArchiveExtractor } from '../ports/archive-extractor.js';
+import type { ArtifactSource } from '../ports/artifact-source.js';
 import type { FileSystem } from '../ports/file-system.js';
 import type { HostLock } from '../ports/host-lock.js';
 import type { Logger } from '../ports/logger.js';
 import type { ServiceManager } from '../ports/service-manager.js';
+import { fetchToFile, type FetchReport, type FetchToFileRequest } from './artifact/fetch-to-file.js';
 import { createContainer } from './composition/create-container.js';
 import type { PortOverrides } from './composition/port-overrides.js';
 import type { UpgraderConfig } from './config/upgrader-config.js';
@@ -25,15 +28,46 @@ export interface UpgraderOptions {
  * The use cases an operator, the CLI or an embedding agent calls. Every host-changing use case
  * runs under the host lock; every one returns a Result whose failure carries a stable code.
  */
+export interface UpgraderParts {
+  readonly config: UpgraderConfig;
+  readonly layout: SlotLayout;
+  readonly identity: HostIdentity;
+  readonly logger: Logger;
+  readonly fs: FileSystem;
+  readonly lock: HostLock;
+  readonly services: ServiceManager;
+  readonly engine: LayoutEngine;
+  readonly source: ArtifactSource;
+  readonly extractor: ArchiveExtractor;
+}
+
 export class Upgrader {
-  constructor(
-    readonly config: UpgraderConfig,
-    readonly layout: SlotLayout,
-    private readonly fs: FileSystem,
-    private readonly lock: HostLock,
-    private readonly services: ServiceManager,
-    private readonly engine: LayoutEngine,
-  ) {}
+  readonly config: UpgraderConfig;
+  readonly layout: SlotLayout;
+  private readonly fs: FileSystem;
+  private readonly lock: HostLock;
+  private readonly services: ServiceManager;
+  private readonly engine: LayoutEngine;
+
+  constructor(private readonly parts: UpgraderParts) {
+    this.config = parts.config;
+    this.layout = parts.layout;
+    this.fs = parts.fs;
+    this.lock = parts.lock;
+    this.services = parts.services;
+    this.engine = parts.engine;
+  }
+
+  /** Downloads, verifies and extracts the release's one member to a file (no host change, no lock). */
+  fetch(request: FetchToFileRequest): Promise<Result<FetchReport>> {
+    return runUseCase(() => {
+      const arch = this.parts.identity.arch;
+      if (arch === null && request.member === undefined) {
+        raise(failure('E_WRONG_ARCH', 'releases are built for amd64 and arm64 only; name the member with --member'));
+      }
+      return fetchToFile({ ...this.parts, arch: arch ?? 'amd64' }, request);
+    });
+  }
 
   status(): Promise<Result<StatusReport>> {
     return runUseCase(() =>
@@ -89,16 +123,19 @@ export function createUpgrader(options: UpgraderOptions): Result<Upgrader> {
     logger: options.overrides?.logger ?? options.logger,
     overrides: options.overrides ?? {},
   });
-  if (!container.ok) return container;
-  const get = container.value;
+  const get = container;
   return ok(
-    new Upgrader(
+    new Upgrader({
       config,
-      layout.value,
-      get.get(Tokens.FileSystem),
-      get.get(Tokens.HostLock),
-      get.get(Tokens.ServiceManager),
-      get.get(Tokens.LayoutEngine),
-    ),
+      layout: layout.value,
+      identity: options.identity,
+      logger: get.get(Tokens.Logger),
+      fs: get.get(Tokens.FileSystem),
+      lock: get.get(Tokens.HostLock),
+      services: get.get(Tokens.ServiceManager),
+      engine: get.get(Tokens.LayoutEngine),
+      source: get.get(Tokens.ArtifactSource),
+      extractor: get.get(Tokens.ArchiveExtractor),
+    }),
   );
 }

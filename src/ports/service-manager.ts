@@ -4,7 +4,7 @@ import type { SlotName } from '../domain/slot.js';
  * The service manager that runs the agent (systemd, the built-in supervisor, or none). Every
  * method is idempotent. Failures are thrown as `ServiceError` (src/domain/port-errors.ts).
  */
-export type ServiceActivity = 'active' | 'inactive' | 'failed' | 'absent';
+export type ServiceActivity = 'active' | 'inactive' | 'failed' | 'absent' | 'unknown';
 
 export type HealthVerdict =
   | { readonly kind: 'healthy'; readonly slot: SlotName }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createContainer } from '../../src/app/composition/create-container.js';
 import { FLEX_PROFILE } from '../../src/app/config/upgrader-config.js';
 import { Tokens } from '../../src/app/tokens.js';
+import { ServiceError } from '../../src/domain/port-errors.js';
 import { deriveLayout } from '../../src/domain/slot-layout.js';
 import { RecordingLogger } from '../support/recording-logger.js';
 
@@ -15,33 +16,37 @@ function containerFor(manager: 'systemd' | 'supervisor' | 'none') {
   return createContainer({
     config: { ...FLEX_PROFILE, root: '/sb', service: { ...FLEX_PROFILE.service, manager } },
     layout,
-    identity: { euid: 0, pid: 1, command: 'test' },
+    identity: { euid: 0, arch: 'amd64', pid: 1, command: 'test' },
     logger: new RecordingLogger(),
     overrides: {},
   });
 }
 
 describe('composition root', () => {
-  it('resolves every token with the "none" service platform', () => {
-    const container = containerFor('none');
-    expect(container.ok).toBe(true);
-    if (!container.ok) return;
+  it.each(['none', 'systemd', 'supervisor'] as const)('resolves every token with the "%s" service platform', (manager) => {
+    const container = containerFor(manager);
     const resolved = [
-      container.value.get(Tokens.Config),
-      container.value.get(Tokens.Layout),
-      container.value.get(Tokens.HostIdentity),
-      container.value.get(Tokens.FileSystem),
-      container.value.get(Tokens.Clock),
-      container.value.get(Tokens.Logger),
-      container.value.get(Tokens.HostLock),
-      container.value.get(Tokens.ServiceManager),
-      container.value.get(Tokens.LayoutEngine),
+      container.get(Tokens.Config),
+      container.get(Tokens.Layout),
+      container.get(Tokens.HostIdentity),
+      container.get(Tokens.FileSystem),
+      container.get(Tokens.Clock),
+      container.get(Tokens.Logger),
+      container.get(Tokens.HostLock),
+      container.get(Tokens.ArtifactSource),
+      container.get(Tokens.ArchiveExtractor),
+      container.get(Tokens.ProcessRunner),
+      container.get(Tokens.ServiceManager),
+      container.get(Tokens.LayoutEngine),
     ];
     expect(resolved).toHaveLength(Object.keys(Tokens).length);
     for (const value of resolved) expect(value).toBeDefined();
+    expect(container.get(Tokens.ServiceManager).name).toBe(manager);
   });
 
-  it.each(['systemd', 'supervisor'] as const)('refuses the %s platform, not built yet, with E_CONFIG', (manager) => {
-    expect(containerFor(manager)).toMatchObject({ ok: false, failure: { code: 'E_CONFIG' } });
+  it.each(['systemd', 'supervisor'] as const)('the %s platform, not built yet, refuses every use with not-supported', async (manager) => {
+    const services = containerFor(manager).get(Tokens.ServiceManager);
+    await expect(services.assetsCurrent()).rejects.toMatchObject({ constructor: ServiceError, code: 'not-supported' });
+    await expect(services.convergeAssets()).rejects.toMatchObject({ constructor: ServiceError, code: 'not-supported' });
   });
 });

@@ -289,6 +289,16 @@ export function fileSystemContract(name: string, makeFs: () => Promise<FileSyste
       });
     });
 
+    describe('readPrefix', () => {
+      it('returns the first bytes, fewer for a short file, null when absent, following links', async () => {
+        await write('file', 'abcdef');
+        await fs.replaceSymlink(at('link'), 'file');
+        expect(new TextDecoder().decode((await fs.readPrefix(at('file'), 4)) ?? new Uint8Array())).toBe('abcd');
+        expect(new TextDecoder().decode((await fs.readPrefix(at('link'), 64)) ?? new Uint8Array())).toBe('abcdef');
+        expect(await fs.readPrefix(at('absent'), 4)).toBeNull();
+      });
+    });
+
     describe('stageFile', () => {
       const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 

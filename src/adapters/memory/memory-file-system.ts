@@ -162,6 +162,10 @@ export class MemoryFileSystem implements FileSystem {
     });
   }
 
+  async readPrefix(path: string, bytes: number): Promise<Uint8Array | null> {
+    return this.read('readPrefix', path, () => this.visible.readFile(path)?.slice(0, bytes) ?? null);
+  }
+
   async hashFile(path: string, maxBytes: number): Promise<FileDigest> {
     return this.read('hashFile', path, () => digestOf(this.readExisting('hashFile', path, maxBytes)));
   }

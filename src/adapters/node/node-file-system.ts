@@ -137,6 +137,25 @@ export class NodeFileSystem implements FileSystem {
     }
   }
 
+  async readPrefix(path: string, bytes: number): Promise<Uint8Array | null> {
+    let opened: { handle: FileHandle; size: number };
+    try {
+      opened = await openRegularFile(path, 'readPrefix');
+    } catch (error) {
+      if (hasCode(error, 'ENOENT')) return null;
+      throw asFileSystemError(error, 'readPrefix', path);
+    }
+    try {
+      const buffer = Buffer.alloc(Math.min(bytes, opened.size));
+      const { bytesRead } = await opened.handle.read(buffer, 0, buffer.length, 0);
+      return new Uint8Array(buffer.subarray(0, bytesRead));
+    } catch (error) {
+      throw asFileSystemError(error, 'readPrefix', path);
+    } finally {
+      await opened.handle.close();
+    }
+  }
+
   async hashFile(path: string, maxBytes: number): Promise<FileDigest> {
     try {
       const { handle, size } = await openRegularFile(path, 'hashFile');

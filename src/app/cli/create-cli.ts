@@ -1,7 +1,9 @@
 import { Builtins, Cli, type Command } from 'clipanion';
 import { ExitCode } from '../../domain/error-codes.js';
+import { redactUrlsInText } from '../../domain/redacted-url.js';
 import { AGENT_UPGRADE_VERSION } from '../../version.js';
 import type { CliContext } from './cli-context.js';
+import { FetchCommand } from './fetch-command.js';
 import { MigrateCommand } from './migrate-command.js';
 import { StatusCommand } from './status-command.js';
 import { VersionCommand } from './version-command.js';
@@ -18,6 +20,7 @@ export function createCli(): Cli<CliContext> {
   cli.register(VersionCommand);
   cli.register(StatusCommand);
   cli.register(MigrateCommand);
+  cli.register(FetchCommand);
   return cli;
 }
 
@@ -30,9 +33,10 @@ export async function runCli(cli: Cli<CliContext>, argv: readonly string[], cont
   try {
     command = cli.process([...argv], context);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    // Parse errors quote the command line, which may hold a URL with a credential in it.
+    const message = redactUrlsInText(error instanceof Error ? error.message : String(error));
     if (argv.includes('--json')) context.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'E_USAGE', message } })}\n`);
-    else context.stderr.write(`${cli.error(error instanceof Error ? error : new Error(message), { colored: false })}`);
+    else context.stderr.write(redactUrlsInText(cli.error(error instanceof Error ? error : new Error(message), { colored: false })));
     return ExitCode.usage;
   }
   return cli.run(command, context);

@@ -1,3 +1,4 @@
+import { hostArchitecture } from '../../adapters/node/host-architecture.js';
 import { pino } from 'pino';
 import { NodeFileSystem } from '../../adapters/node/node-file-system.js';
 import { createPinoLogger, type LogLevel } from '../../adapters/logging/pino-logger.js';
@@ -20,7 +21,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       if (!config.ok) return config;
       return createUpgrader({
         config: config.value,
-        identity: { euid: process.geteuid?.() ?? 0, pid: process.pid, command: process.argv.slice(1, 3).join(' ') },
+        identity: { euid: process.geteuid?.() ?? 0, arch: hostArchitecture(), pid: process.pid, command: process.argv.slice(1, 3).join(' ') },
         logger: createPinoLogger(options.logLevel as LogLevel, pino.destination({ dest: 2, sync: true })),
         overrides: { fileSystem: fs },
       });

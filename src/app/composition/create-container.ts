@@ -1,5 +1,4 @@
 import { Container, ContainerModule } from 'inversify';
-import { fail, ok, type Result } from '../../domain/failure.js';
 import type { SlotLayout } from '../../domain/slot-layout.js';
 import type { Logger } from '../../ports/logger.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
@@ -7,7 +6,7 @@ import type { HostIdentity } from '../host-identity.js';
 import { Tokens } from '../tokens.js';
 import { coreModule } from './core.module.js';
 import { hostModule } from './host.module.js';
-import { noneServiceModule } from './none-service.module.js';
+import { noneServiceModule, unavailableServiceModule } from './none-service.module.js';
 import type { PortOverrides } from './port-overrides.js';
 
 export interface ContainerInput {
@@ -22,9 +21,7 @@ export interface ContainerInput {
  * The composition root: core services, the host adapters and exactly one service platform,
  * chosen by `service.manager`. Nothing outside src/app/composition touches the container.
  */
-export function createContainer(input: ContainerInput): Result<Container> {
-  const platform = servicePlatformModule(input);
-  if (!platform.ok) return platform;
+export function createContainer(input: ContainerInput): Container {
   const container = new Container({ defaultScope: 'Singleton' });
   container.load(
     new ContainerModule(({ bind }) => {
@@ -34,25 +31,22 @@ export function createContainer(input: ContainerInput): Result<Container> {
       bind(Tokens.Logger).toConstantValue(input.logger);
     }),
     hostModule(input.overrides),
-    platform.value,
+    servicePlatformModule(input),
     coreModule,
   );
-  return ok(container);
+  return container;
 }
 
-function servicePlatformModule(input: ContainerInput): Result<ContainerModule> {
+function servicePlatformModule(input: ContainerInput): ContainerModule {
   const override = input.overrides.serviceManager;
   if (override !== undefined) {
-    return ok(new ContainerModule(({ bind }) => void bind(Tokens.ServiceManager).toConstantValue(override)));
+    return new ContainerModule(({ bind }) => void bind(Tokens.ServiceManager).toConstantValue(override));
   }
   switch (input.config.service.manager) {
     case 'none':
-      return ok(noneServiceModule);
+      return noneServiceModule;
     case 'systemd':
     case 'supervisor':
-      return fail(
-        'E_CONFIG',
-        `service.manager "${input.config.service.manager}" is not available in this build yet; use "none" (or supply a ServiceManager through the library API)`,
-      );
+      return unavailableServiceModule(input.config.service.manager);
   }
 }

@@ -73,6 +73,8 @@ export class LayoutEngine {
   /** Converges a legacy or half-migrated host into the managed layout (SPEC §3). Idempotent. */
   async migrate(): Promise<MigrationReport> {
     this.requireRoot();
+    // Read-only question first: a service platform that cannot work fails here, before any change.
+    await this.services.assetsCurrent();
     const done: string[] = [];
     for (let pass = 0; pass < MIGRATION_PASSES_MAX; pass += 1) {
       const facts = await this.inspect();

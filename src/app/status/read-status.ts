@@ -71,7 +71,7 @@ export async function readStatus(deps: StatusDependencies): Promise<StatusReport
         ? { present: false }
         : { present: true, valid: true, record: record.value },
     lock: { path: layout.lock, holder: await deps.lock.holder() },
-    service: { manager: deps.services.name, activity: await deps.services.activity() },
+    service: { manager: deps.services.name, activity: await deps.services.activity().catch(() => 'unknown' as const) },
   };
 }
 

@@ -1,0 +1,87 @@
+import type { HostArchitecture } from '../../domain/archive-rules.js';
+import { checkCandidateVersion, checkNotQuarantined, VERSION_OUTPUT_MAX_BYTES, VERSION_TIMEOUT_MS, versionFromOutput } from '../../domain/candidate-policy.js';
+import type { Sha256 } from '../../domain/digest.js';
+import { checkExecutableFormat, ELF_PROBE_BYTES, identifyExecutable } from '../../domain/elf.js';
+import { failure } from '../../domain/failure.js';
+import type { UpgradeState } from '../../domain/upgrade-state.js';
+import type { Version } from '../../domain/version.js';
+import type { Clock } from '../../ports/clock.js';
+import type { FileSystem } from '../../ports/file-system.js';
+import type { ProcessRunner, RunOutcome } from '../../ports/process-runner.js';
+import { raise, unwrap } from '../failure-signal.js';
+
+/** Pause between attempts when the kernel still sees the file open for writing. */
+const TEXT_BUSY_RETRY_MS = 100;
+
+export interface CandidateCheck {
+  readonly path: string;
+  readonly arch: HostArchitecture;
+  readonly allowScripts: boolean;
+  readonly maxBinaryBytes: number;
+  readonly requestedVersion: Version | null;
+  readonly currentVersion: Version | null;
+  readonly allowDowngrade: boolean;
+  readonly state: UpgradeState;
+  readonly force: boolean;
+}
+
+export interface CheckedCandidate {
+  readonly digest: Sha256;
+  readonly bytes: number;
+  readonly version: Version;
+}
+
+export interface CandidateCheckDependencies {
+  readonly fs: FileSystem;
+  readonly runner: ProcessRunner;
+  readonly clock: Clock;
+}
+
+/**
+ * The checks a candidate passes before activation (SPEC §4), cheapest and safest first: a
+ * regular executable, not quarantined, built for this machine — all before it is run — then
+ * `<candidate> version` within 30 s, whose output is parsed for the version and otherwise
+ * dropped, so nothing the candidate prints can reach logs or status.
+ */
+export async function checkCandidate(deps: CandidateCheckDependencies, check: CandidateCheck): Promise<CheckedCandidate> {
+  const resolved = await deps.fs.resolve(check.path);
+  if (resolved.kind !== 'resolved' || resolved.stat.kind !== 'file' || (resolved.stat.mode & 0o111) === 0) {
+    raise(failure('E_CANDIDATE_INVALID', `the candidate ${check.path} is not a regular executable file`));
+  }
+  const digest = await deps.fs.hashFile(check.path, check.maxBinaryBytes);
+  unwrap(checkNotQuarantined(check.state, digest.sha256, check.force));
+  const head = (await deps.fs.readPrefix(check.path, ELF_PROBE_BYTES)) ?? new Uint8Array();
+  unwrap(checkExecutableFormat(identifyExecutable(head), check.arch, check.allowScripts));
+  const outcome = await runVersion(deps, check.path);
+  if (outcome.kind !== 'exited' || outcome.exitCode !== 0) raise(failure('E_CANDIDATE_INVALID', `the candidate's version command ${describe(outcome)}`));
+  const printed = unwrap(versionFromOutput(outcome.stdout));
+  const version = unwrap(
+    checkCandidateVersion({ printed, requested: check.requestedVersion, current: check.currentVersion, allowDowngrade: check.allowDowngrade }),
+  );
+  return { digest: digest.sha256, bytes: digest.bytes, version };
+}
+
+/** Runs `<candidate> version`, retrying ETXTBSY until the one overall deadline. */
+async function runVersion(deps: CandidateCheckDependencies, path: string): Promise<RunOutcome> {
+  const deadlineMs = deps.clock.nowMs() + VERSION_TIMEOUT_MS;
+  for (;;) {
+    const remainingMs = deadlineMs - deps.clock.nowMs();
+    if (remainingMs <= 0) return { kind: 'timed-out' };
+    const outcome = await deps.runner.run({ command: path, args: ['version'], timeoutMs: remainingMs, outputMaxBytes: VERSION_OUTPUT_MAX_BYTES });
+    if (outcome.kind !== 'spawn-failed' || outcome.code !== 'ETXTBSY') return outcome;
+    await deps.clock.sleep(TEXT_BUSY_RETRY_MS);
+  }
+}
+
+function describe(outcome: RunOutcome): string {
+  switch (outcome.kind) {
+    case 'exited':
+      return `exited with status ${outcome.exitCode}`;
+    case 'signalled':
+      return `was killed by ${outcome.signal}`;
+    case 'timed-out':
+      return `did not finish within ${VERSION_TIMEOUT_MS / 1000} s`;
+    case 'spawn-failed':
+      return `could not be started (${outcome.code})`;
+  }
+}

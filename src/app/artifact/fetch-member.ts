@@ -1,0 +1,67 @@
+import type { ArchiveLimits } from '../../domain/archive-rules.js';
+import type { Sha256 } from '../../domain/digest.js';
+import { failure } from '../../domain/failure.js';
+import type { RedactedUrl } from '../../domain/redacted-url.js';
+import type { ArchiveExtractor } from '../../ports/archive-extractor.js';
+import type { ArtifactSource } from '../../ports/artifact-source.js';
+import type { FileDigest, FileSystem } from '../../ports/file-system.js';
+import { raise } from '../failure-signal.js';
+
+export interface FetchDependencies {
+  readonly source: ArtifactSource;
+  readonly extractor: ArchiveExtractor;
+  readonly fs: FileSystem;
+}
+
+export interface FetchMemberRequest {
+  readonly url: RedactedUrl;
+  readonly expectedDigest: Sha256 | null;
+  readonly member: string;
+  readonly target: string;
+  readonly mode: number;
+  readonly limits: ArchiveLimits;
+  readonly timeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly onProgress?: (archiveBytes: number, totalBytes: number | null) => void;
+  readonly signal?: AbortSignal;
+}
+
+export interface FetchedMember {
+  readonly archive: FileDigest;
+  readonly binary: FileDigest;
+}
+
+/**
+ * The one artifact pipeline (SPEC §4): stream the archive, hash it as it arrives, extract its
+ * one member into a temp file next to `target`, and rename it into place only after the whole
+ * archive was read and its digest matched. On any failure the temp is removed and `target` is
+ * untouched. Nothing is re-read from a path after it was verified.
+ */
+export async function fetchMember(deps: FetchDependencies, request: FetchMemberRequest): Promise<FetchedMember> {
+  const stream = await deps.source.open({
+    url: request.url,
+    maxBytes: request.limits.maxArchiveBytes,
+    timeoutMs: request.timeoutMs,
+    idleTimeoutMs: request.idleTimeoutMs,
+    ...(request.signal === undefined ? {} : { signal: request.signal }),
+  });
+  const staged = await deps.fs.stageFile(request.target, { mode: request.mode, maxBytes: request.limits.maxBinaryBytes });
+  try {
+    const extracted = await deps.extractor.extract({
+      body: stream.body,
+      expectedMember: request.member,
+      limits: request.limits,
+      sink: (chunk) => staged.write(chunk),
+      onProgress: (bytes) => request.onProgress?.(bytes, stream.contentLength),
+    });
+    if (request.expectedDigest !== null && extracted.archive.sha256 !== request.expectedDigest) {
+      raise(failure('E_DIGEST_MISMATCH', 'the archive SHA-256 does not match the expected digest'));
+    }
+    const binary = await staged.seal();
+    await staged.commit();
+    return { archive: extracted.archive, binary };
+  } catch (error) {
+    await staged.discard();
+    throw error;
+  }
+}
