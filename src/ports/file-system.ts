@@ -77,13 +77,15 @@ export interface FileSystem {
 }
 
 /**
- * A file being written next to its target. `seal` fsyncs it and returns what was written;
- * `commit` renames it over the target and fsyncs the directory; `discard` removes it. After
- * `commit` or `discard` the handle is spent; `discard` after `commit` does nothing.
+ * A file being written next to its target. `seal` fsyncs it and returns how many bytes were
+ * written (no digest: the caller verified the bytes on their way in, and hashing them again
+ * would cost a second pass on the hot path); `commit` renames it over the target and fsyncs
+ * the directory; `discard` removes it. After `commit` or `discard` the handle is spent;
+ * `discard` after `commit` does nothing.
  */
 export interface StagedFile {
   write(chunk: Uint8Array): Promise<void>;
-  seal(): Promise<FileDigest>;
+  seal(): Promise<{ readonly bytes: number }>;
   commit(): Promise<void>;
   discard(): Promise<void>;
 }

@@ -308,11 +308,9 @@ export function fileSystemContract(name: string, makeFs: () => Promise<FileSyste
         await staged.write(bytes('new '));
         await staged.write(bytes('content'));
         expect(new TextDecoder().decode((await fs.readFile(at('target'), 100)) ?? new Uint8Array())).toBe('old');
-        const digest = await staged.seal();
-        expect(digest.bytes).toBe(11);
+        expect(await staged.seal()).toEqual({ bytes: 11 });
         await staged.commit();
         expect(new TextDecoder().decode((await fs.readFile(at('target'), 100)) ?? new Uint8Array())).toBe('new content');
-        expect(await fs.hashFile(at('target'), 100)).toEqual(digest);
         expect(await fs.lstat(at('target'))).toMatchObject({ kind: 'file', mode: 0o755 });
         expect(await tempsIn(root)).toEqual([]);
       });

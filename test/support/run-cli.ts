@@ -1,3 +1,4 @@
+import { hostArchitecture } from '../../src/adapters/node/host-architecture.js';
 import { PassThrough } from 'node:stream';
 import { loadConfig } from '../../src/app/config/load-config.js';
 import type { CliContext } from '../../src/app/cli/cli-context.js';
@@ -33,7 +34,7 @@ export async function runCliInMemory(argv: readonly string[], options: { euid?: 
       if (!config.ok) return config;
       return createUpgrader({
         config: config.value,
-        identity: { euid: options.euid ?? 0, pid: 4242, command: 'agent-upgrade' },
+        identity: { euid: options.euid ?? 0, arch: hostArchitecture(), pid: 4242, command: 'agent-upgrade' },
         logger: new RecordingLogger(),
         overrides: { fileSystem: fs, ...options.overrides },
       });

@@ -1,3 +1,4 @@
+import { hostArchitecture } from '../../src/adapters/node/host-architecture.js';
 import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/config/upgrader-config.js';
 import type { PortOverrides } from '../../src/app/composition/port-overrides.js';
 import { createUpgrader, type Upgrader } from '../../src/app/upgrader.js';
@@ -12,7 +13,7 @@ export function sandboxConfig(root: string, changes: Partial<UpgraderConfig> = {
 export function sandboxUpgrader(root: string, changes: Partial<UpgraderConfig> = {}, overrides: PortOverrides = {}): Upgrader {
   const created = createUpgrader({
     config: sandboxConfig(root, changes),
-    identity: { euid: 0, pid: process.pid, command: 'vitest' },
+    identity: { euid: 0, arch: hostArchitecture(), pid: process.pid, command: 'vitest' },
     logger: new RecordingLogger(),
     overrides,
   });

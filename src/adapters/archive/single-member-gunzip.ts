@@ -4,6 +4,7 @@ import { ArtifactError } from '../../domain/port-errors.js';
 import { GZIP_HEADER_MAX_BYTES, parseGzipHeader } from './gzip-header.js';
 
 const TRAILER_BYTES = 8;
+const INFLATE_CHUNK_BYTES = 256 * 1024;
 
 /**
  * Decompresses exactly one gzip member and nothing else (SPEC §4). Node's gunzip would quietly
@@ -14,12 +15,14 @@ const TRAILER_BYTES = 8;
  * buffering more than one chunk ahead of the reader.
  */
 export async function* gunzipSingleMember(input: AsyncIterable<Uint8Array>, maxInflatedBytes: number): AsyncGenerator<Uint8Array> {
-  const inflater = createInflateRaw();
+  // Large output chunks: each chunk is one round trip to the zlib thread, the pipeline's pace.
+  const inflater = createInflateRaw({ chunkSize: INFLATE_CHUNK_BYTES });
   let header: Buffer = Buffer.alloc(0);
   let headerDone = false;
   let fedBytes = 0;
-  // The last bytes given to the inflater: the trailer lies among them once it stops consuming.
-  let tail: Buffer = Buffer.alloc(0);
+  // The last chunks given to the inflater: the 8-byte trailer lies at their end once it stops
+  // consuming (more than 8 bytes after the deflate data is an error that needs no bytes).
+  const tail = new RecentBytes(TRAILER_BYTES);
   let inflaterEnded = false;
   inflater.once('end', () => {
     inflaterEnded = true;
@@ -28,7 +31,7 @@ export async function* gunzipSingleMember(input: AsyncIterable<Uint8Array>, maxI
   const feed = async (chunk: Buffer): Promise<void> => {
     if (chunk.length === 0) return;
     fedBytes += chunk.length;
-    tail = Buffer.concat([tail, chunk]).subarray(-64 * 1024);
+    tail.add(chunk);
     if (inflaterEnded || inflater.destroyed) return;
     if (!inflater.write(chunk)) await drainedOrDone(inflater);
   };
@@ -76,10 +79,10 @@ export async function* gunzipSingleMember(input: AsyncIterable<Uint8Array>, maxI
   checkTrailer(tail, fedBytes - inflater.bytesWritten, crc, inflated);
 }
 
-function checkTrailer(tail: Buffer, afterDeflateBytes: number, crc: number, inflated: number): void {
+function checkTrailer(tail: RecentBytes, afterDeflateBytes: number, crc: number, inflated: number): void {
   if (afterDeflateBytes < TRAILER_BYTES) throw new ArtifactError('E_TRUNCATED', 'the archive ends before its gzip trailer');
   if (afterDeflateBytes > TRAILER_BYTES) throw new ArtifactError('E_ARCHIVE_FORMAT', 'the archive has data after its gzip member');
-  const trailer = tail.subarray(tail.length - TRAILER_BYTES);
+  const trailer = tail.last();
   if (trailer.readUInt32LE(0) !== crc >>> 0) throw new ArtifactError('E_ARCHIVE_FORMAT', 'the gzip CRC-32 does not match the data');
   if (trailer.readUInt32LE(4) !== inflated % 2 ** 32) throw new ArtifactError('E_ARCHIVE_FORMAT', 'the gzip length field does not match the data');
 }
@@ -105,4 +108,25 @@ function drainedOrDone(stream: Transform): Promise<void> {
     stream.on('end', done);
     stream.on('close', done);
   });
+}
+
+/** Keeps just enough of the most recent chunks to read their last `size` bytes. */
+class RecentBytes {
+  private chunks: Buffer[] = [];
+  private total = 0;
+
+  constructor(private readonly size: number) {}
+
+  add(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.total += chunk.length;
+    while (this.chunks.length > 1 && this.total - (this.chunks[0]?.length ?? 0) >= this.size) {
+      this.total -= this.chunks.shift()?.length ?? 0;
+    }
+  }
+
+  last(): Buffer {
+    const joined = Buffer.concat(this.chunks);
+    return joined.subarray(Math.max(0, joined.length - this.size));
+  }
 }

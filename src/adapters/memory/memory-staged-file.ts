@@ -1,7 +1,6 @@
 import { FileSystemError } from '../../domain/port-errors.js';
-import type { FileDigest, StagedFile } from '../../ports/file-system.js';
+import type { StagedFile } from '../../ports/file-system.js';
 import { tooBigError } from '../file-system-shared.js';
-import { digestOf } from './memory-tree.js';
 
 /** The steps a staged write needs from the memory file system, each one of its ops. */
 export interface StagingSteps {
@@ -40,7 +39,7 @@ export class MemoryStagedFile implements StagedFile {
     this.bytes += chunk.length;
   }
 
-  async seal(): Promise<FileDigest> {
+  async seal(): Promise<{ readonly bytes: number }> {
     if (this.phase !== 'writing') throw new FileSystemError('EINVAL', 'stageFile', this.target, 'not writing');
     const data = new Uint8Array(this.bytes);
     let offset = 0;
@@ -55,7 +54,7 @@ export class MemoryStagedFile implements StagedFile {
       this.phase = 'done';
       throw error;
     }
-    return digestOf(data);
+    return { bytes: data.length };
   }
 
   async commit(): Promise<void> {

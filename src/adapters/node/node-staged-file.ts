@@ -1,14 +1,14 @@
-import { createHash, type Hash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { sha256FromHex } from '../../domain/digest.js';
 import { FileSystemError } from '../../domain/port-errors.js';
-import type { FileDigest, StagedFile } from '../../ports/file-system.js';
+import type { StagedFile } from '../../ports/file-system.js';
 import { asFileSystemError, tooBigError } from '../file-system-shared.js';
 import { fsyncDirectory, TEMP_MODE, tempPathFor, writeAll } from './node-fs-primitives.js';
 
 type Phase = 'writing' | 'sealed' | 'done';
+
+const WRITE_BATCH_BYTES = 256 * 1024;
 
 /**
  * Protocol W split in two: the bytes stream into a temp file next to the target while the caller
@@ -18,7 +18,9 @@ type Phase = 'writing' | 'sealed' | 'done';
 export class NodeStagedFile implements StagedFile {
   private phase: Phase = 'writing';
   private bytes = 0;
-  private readonly hash: Hash = createHash('sha256');
+  // Small chunks (tar and HTTP hand out tens of KiB) are gathered into large writes.
+  private readonly pending: Uint8Array[] = [];
+  private pendingBytes = 0;
 
   private constructor(
     private readonly target: string,
@@ -44,18 +46,28 @@ export class NodeStagedFile implements StagedFile {
       await this.discard();
       throw tooBigError('stageFile', this.target, this.maxBytes);
     }
+    this.bytes += chunk.length;
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    if (this.pendingBytes >= WRITE_BATCH_BYTES) await this.flush(handle);
+  }
+
+  private async flush(handle: FileHandle): Promise<void> {
+    const batch = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
+    this.pending.length = 0;
+    this.pendingBytes = 0;
+    if (batch === undefined) return;
     try {
-      await writeAll(handle, chunk);
+      await writeAll(handle, batch);
     } catch (error) {
       await this.discard();
       throw asFileSystemError(error, 'stageFile', this.target);
     }
-    this.bytes += chunk.length;
-    this.hash.update(chunk);
   }
 
-  async seal(): Promise<FileDigest> {
+  async seal(): Promise<{ readonly bytes: number }> {
     const handle = this.expect('writing');
+    await this.flush(handle);
     try {
       await handle.chmod(this.mode);
       await handle.sync();
@@ -66,7 +78,7 @@ export class NodeStagedFile implements StagedFile {
       throw asFileSystemError(error, 'stageFile', this.target);
     }
     this.phase = 'sealed';
-    return { sha256: sha256FromHex(this.hash.digest('hex')), bytes: this.bytes };
+    return { bytes: this.bytes };
   }
 
   async commit(): Promise<void> {

@@ -23,6 +23,8 @@ export interface CandidateCheck {
   readonly allowDowngrade: boolean;
   readonly state: UpgradeState;
   readonly force: boolean;
+  /** Defaults to 30 s (SPEC §4); tests shorten it. */
+  readonly versionTimeoutMs?: number;
 }
 
 export interface CheckedCandidate {
@@ -52,8 +54,9 @@ export async function checkCandidate(deps: CandidateCheckDependencies, check: Ca
   unwrap(checkNotQuarantined(check.state, digest.sha256, check.force));
   const head = (await deps.fs.readPrefix(check.path, ELF_PROBE_BYTES)) ?? new Uint8Array();
   unwrap(checkExecutableFormat(identifyExecutable(head), check.arch, check.allowScripts));
-  const outcome = await runVersion(deps, check.path);
-  if (outcome.kind !== 'exited' || outcome.exitCode !== 0) raise(failure('E_CANDIDATE_INVALID', `the candidate's version command ${describe(outcome)}`));
+  const timeoutMs = check.versionTimeoutMs ?? VERSION_TIMEOUT_MS;
+  const outcome = await runVersion(deps, check.path, timeoutMs);
+  if (outcome.kind !== 'exited' || outcome.exitCode !== 0) raise(failure('E_CANDIDATE_INVALID', `the candidate's version command ${describe(outcome, timeoutMs)}`));
   const printed = unwrap(versionFromOutput(outcome.stdout));
   const version = unwrap(
     checkCandidateVersion({ printed, requested: check.requestedVersion, current: check.currentVersion, allowDowngrade: check.allowDowngrade }),
@@ -62,8 +65,8 @@ export async function checkCandidate(deps: CandidateCheckDependencies, check: Ca
 }
 
 /** Runs `<candidate> version`, retrying ETXTBSY until the one overall deadline. */
-async function runVersion(deps: CandidateCheckDependencies, path: string): Promise<RunOutcome> {
-  const deadlineMs = deps.clock.nowMs() + VERSION_TIMEOUT_MS;
+async function runVersion(deps: CandidateCheckDependencies, path: string, timeoutMs: number): Promise<RunOutcome> {
+  const deadlineMs = deps.clock.nowMs() + timeoutMs;
   for (;;) {
     const remainingMs = deadlineMs - deps.clock.nowMs();
     if (remainingMs <= 0) return { kind: 'timed-out' };
@@ -73,14 +76,14 @@ async function runVersion(deps: CandidateCheckDependencies, path: string): Promi
   }
 }
 
-function describe(outcome: RunOutcome): string {
+function describe(outcome: RunOutcome, timeoutMs: number): string {
   switch (outcome.kind) {
     case 'exited':
       return `exited with status ${outcome.exitCode}`;
     case 'signalled':
       return `was killed by ${outcome.signal}`;
     case 'timed-out':
-      return `did not finish within ${VERSION_TIMEOUT_MS / 1000} s`;
+      return `did not finish within ${timeoutMs} ms`;
     case 'spawn-failed':
       return `could not be started (${outcome.code})`;
   }

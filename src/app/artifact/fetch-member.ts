@@ -28,7 +28,7 @@ export interface FetchMemberRequest {
 
 export interface FetchedMember {
   readonly archive: FileDigest;
-  readonly binary: FileDigest;
+  readonly binaryBytes: number;
 }
 
 /**
@@ -57,9 +57,9 @@ export async function fetchMember(deps: FetchDependencies, request: FetchMemberR
     if (request.expectedDigest !== null && extracted.archive.sha256 !== request.expectedDigest) {
       raise(failure('E_DIGEST_MISMATCH', 'the archive SHA-256 does not match the expected digest'));
     }
-    const binary = await staged.seal();
+    const { bytes } = await staged.seal();
     await staged.commit();
-    return { archive: extracted.archive, binary };
+    return { archive: extracted.archive, binaryBytes: bytes };
   } catch (error) {
     await staged.discard();
     throw error;

@@ -27,7 +27,7 @@ export interface FetchReport {
   readonly url: string;
   readonly member: string;
   readonly archive: FileDigest;
-  readonly binary: FileDigest;
+  readonly binaryBytes: number;
   readonly digestVerified: boolean;
 }
 
@@ -66,5 +66,5 @@ export async function fetchToFile(
     ...(request.signal === undefined ? {} : { signal: request.signal }),
   });
   deps.logger.info({ [LogKeys.url]: source.url, [LogKeys.digest]: fetched.archive.sha256, [LogKeys.path]: request.output }, 'Fetched and verified the release archive.');
-  return { output: request.output, url: source.url.toString(), member, archive: fetched.archive, binary: fetched.binary, digestVerified: expectedDigest !== null };
+  return { output: request.output, url: source.url.toString(), member, archive: fetched.archive, binaryBytes: fetched.binaryBytes, digestVerified: expectedDigest !== null };
 }

@@ -49,7 +49,7 @@ export class FetchCommand extends BaseCommand {
     if (!report.ok) return this.failWith(report.failure);
     const { value } = report;
     return this.succeed({ fetch: value }, [
-      `Fetched ${value.member} to ${value.output} (${value.binary.bytes} bytes, sha256:${value.binary.sha256}).`,
+      `Fetched ${value.member} to ${value.output} (${value.binaryBytes} bytes).`,
       `Archive ${value.url}: ${value.archive.bytes} bytes, sha256:${value.archive.sha256}${value.digestVerified ? ' (verified)' : ' (no digest given: not verified)'}.`,
     ]);
   }
