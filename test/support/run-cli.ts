@@ -15,13 +15,15 @@ export interface CliRun {
 }
 
 /** Runs the real Cli over in-memory streams, building use cases the way main.ts does. */
-export async function runCliInMemory(argv: readonly string[], options: { euid?: number; overrides?: PortOverrides } = {}): Promise<CliRun> {
+export async function runCliInMemory(argv: readonly string[], options: { euid?: number; overrides?: PortOverrides; tty?: boolean } = {}): Promise<CliRun> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   stdout.on('data', (chunk: Buffer) => out.push(chunk));
   stderr.on('data', (chunk: Buffer) => err.push(chunk));
+  // A terminal, as far as the command can tell: it only looks at isTTY.
+  if (options.tty === true) Object.assign(stderr, { isTTY: true });
   const fs = options.overrides?.fileSystem ?? new NodeFileSystem();
   const context: CliContext = {
     stdin: new PassThrough(),
