@@ -3,6 +3,7 @@ import type { SlotLayout } from '../domain/slot-layout.js';
 import type { ArchiveExtractor } from '../ports/archive-extractor.js';
 import type { ArtifactSource } from '../ports/artifact-source.js';
 import type { Clock } from '../ports/clock.js';
+import type { ContainerRootfs } from '../ports/container-rootfs.js';
 import type { FileSystem } from '../ports/file-system.js';
 import type { HostLock } from '../ports/host-lock.js';
 import type { Logger } from '../ports/logger.js';
@@ -24,6 +25,7 @@ export const Tokens = Object.freeze({
   ArtifactSource: Symbol('ArtifactSource') as ServiceIdentifier<ArtifactSource>,
   ArchiveExtractor: Symbol('ArchiveExtractor') as ServiceIdentifier<ArchiveExtractor>,
   ProcessRunner: Symbol('ProcessRunner') as ServiceIdentifier<ProcessRunner>,
+  ContainerRootfs: Symbol('ContainerRootfs') as ServiceIdentifier<ContainerRootfs>,
   ServiceManager: Symbol('ServiceManager') as ServiceIdentifier<ServiceManager>,
   LayoutEngine: Symbol('LayoutEngine') as ServiceIdentifier<LayoutEngine>,
 });

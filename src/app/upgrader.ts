@@ -2,18 +2,23 @@ import { fail, failure, ok, type Result } from '../domain/failure.js';
 import { deriveLayout, type SlotLayout } from '../domain/slot-layout.js';
 import type { ArchiveExtractor } from '../ports/archive-extractor.js';
 import type { ArtifactSource } from '../ports/artifact-source.js';
+import type { Clock } from '../ports/clock.js';
+import type { ContainerRootfs } from '../ports/container-rootfs.js';
 import type { FileSystem } from '../ports/file-system.js';
+import type { ProcessRunner } from '../ports/process-runner.js';
 import type { HostLock } from '../ports/host-lock.js';
 import type { Logger } from '../ports/logger.js';
 import type { ServiceManager } from '../ports/service-manager.js';
+import { Activation, type ActivateRequest, type ActivationDependencies } from './activation/activation.js';
+import type { ActivationReport, PreflightReport } from './activation/activation-report.js';
+import { installFromUrl, previewInstall, type InstallDependencies, type InstallRequest } from './activation/install-from-url.js';
 import { fetchToFile, type FetchReport, type FetchToFileRequest } from './artifact/fetch-to-file.js';
 import { createContainer } from './composition/create-container.js';
 import type { PortOverrides } from './composition/port-overrides.js';
 import type { UpgraderConfig } from './config/upgrader-config.js';
 import { raise, runUseCase } from './failure-signal.js';
 import type { HostIdentity } from './host-identity.js';
-import type { LayoutEngine, MigrationReport, RollbackReport, SwitchReport } from './layout/layout-engine.js';
-import { RecordStore } from './record/record-store.js';
+import type { LayoutEngine, MigrationReport, RollbackReport } from './layout/layout-engine.js';
 import { readStatus, type StatusReport } from './status/read-status.js';
 import { Tokens } from './tokens.js';
 
@@ -39,6 +44,9 @@ export interface UpgraderParts {
   readonly engine: LayoutEngine;
   readonly source: ArtifactSource;
   readonly extractor: ArchiveExtractor;
+  readonly container: ContainerRootfs;
+  readonly runner: ProcessRunner;
+  readonly clock: Clock;
 }
 
 export class Upgrader {
@@ -79,20 +87,43 @@ export class Upgrader {
     return this.locked(() => this.engine.migrate());
   }
 
-  rollback(): Promise<Result<RollbackReport>> {
-    return this.locked(() => this.engine.rollback());
+  /** `rollback`: current back to last-good, then restart and health-check the service. */
+  rollback(): Promise<Result<RollbackReport & { readonly restarted: boolean }>> {
+    return this.locked(() => this.activation().rollbackToLastGood());
   }
 
-  /** Installs a staged candidate into the inactive slot and switches to it (no restart). */
-  switchTo(candidatePath: string): Promise<Result<SwitchReport>> {
-    return this.locked(async () => {
-      const record = await new RecordStore(this.fs, this.layout.record).read();
-      if (!record.ok) raise(record.failure);
-      if (record.value !== null) {
-        raise(failure('E_UPGRADE_PENDING', `a managed upgrade record exists at ${this.layout.record}; let the daemon finish it first`));
-      }
-      return this.engine.switchTo(candidatePath);
-    });
+  /** `activate CANDIDATE --preflight`: the plan, with no change and no lock. */
+  preflight(request: ActivateRequest): Promise<Result<PreflightReport>> {
+    return runUseCase(() => this.activation().preflight(request));
+  }
+
+  /** `activate CANDIDATE`: install, switch, restart, wait healthy, roll back on failure. */
+  activate(request: ActivateRequest): Promise<Result<ActivationReport>> {
+    return this.locked(() => this.activation().activate({ ...request, candidateIsPrivate: false }));
+  }
+
+  /** `install --url … --preflight`: validates the request and shows the plan; downloads nothing. */
+  previewInstall(request: InstallRequest): Promise<Result<PreflightReport>> {
+    return runUseCase(() => previewInstall(this.installDependencies(), request));
+  }
+
+  /** `install --url …`: the artifact pipeline feeding the same activation. */
+  install(request: InstallRequest): Promise<Result<ActivationReport>> {
+    return this.locked(() => installFromUrl(this.installDependencies(), request));
+  }
+
+  private installDependencies(): InstallDependencies {
+    return { ...this.activationDependencies(), source: this.parts.source, extractor: this.parts.extractor, activation: this.activation() };
+  }
+
+  private activation(): Activation {
+    return new Activation(this.activationDependencies());
+  }
+
+  private activationDependencies(): ActivationDependencies {
+    const arch = this.parts.identity.arch;
+    if (arch === null) raise(failure('E_WRONG_ARCH', 'releases are built for amd64 and arm64 only'));
+    return { ...this.parts, arch };
   }
 
   private locked<T>(body: () => Promise<T>): Promise<Result<T>> {
@@ -136,6 +167,9 @@ export function createUpgrader(options: UpgraderOptions): Result<Upgrader> {
       engine: get.get(Tokens.LayoutEngine),
       source: get.get(Tokens.ArtifactSource),
       extractor: get.get(Tokens.ArchiveExtractor),
+      container: get.get(Tokens.ContainerRootfs),
+      runner: get.get(Tokens.ProcessRunner),
+      clock: get.get(Tokens.Clock),
     }),
   );
 }

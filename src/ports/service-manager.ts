@@ -1,5 +1,3 @@
-import type { SlotName } from '../domain/slot.js';
-
 /**
  * The service manager that runs the agent (systemd, the built-in supervisor, or none). Every
  * method is idempotent. Failures are thrown as `ServiceError` (src/domain/port-errors.ts).
@@ -7,9 +5,15 @@ import type { SlotName } from '../domain/slot.js';
 export type ServiceActivity = 'active' | 'inactive' | 'failed' | 'absent' | 'unknown';
 
 export type HealthVerdict =
-  | { readonly kind: 'healthy'; readonly slot: SlotName }
+  | { readonly kind: 'healthy' }
   | { readonly kind: 'unhealthy'; readonly reason: string }
   | { readonly kind: 'not-running' };
+
+export interface HealthLimits {
+  readonly timeoutMs: number;
+  readonly stableMs: number;
+  readonly pollMs: number;
+}
 
 export interface ServiceManager {
   /** Which platform this is, for status output. */
@@ -26,12 +30,26 @@ export interface ServiceManager {
 
   activity(): Promise<ServiceActivity>;
 
-  /** Restarts and returns once the manager accepted the restart. Inactive services stay stopped. */
-  restart(): Promise<{ readonly restarted: boolean }>;
+  /**
+   * Restarts the agent and returns once the manager accepted the restart (the direct path's
+   * synchronous restart). `resetFailed` first clears a failed state and its start counter (the
+   * recovery path). An inactive or absent service stays stopped: `restarted` is false then.
+   */
+  restart(options?: { readonly resetFailed?: boolean }): Promise<{ readonly restarted: boolean }>;
 
   /**
-   * Waits until the main process runs `slot` continuously for `stableMs`, polling every
-   * `pollMs`, for at most `timeoutMs`.
+   * Asks the manager to restart the agent a moment from now, from outside the agent's own
+   * process tree (a transient unit), and returns at once: the managed path's hand-over, so the
+   * calling process — possibly the agent itself — can return cleanly first.
    */
-  waitHealthy(slot: SlotName, limits: { readonly timeoutMs: number; readonly stableMs: number; readonly pollMs: number }): Promise<HealthVerdict>;
+  scheduleRestart(): Promise<void>;
+
+  /** The real path of the executable the agent's main process runs, or `null` when none runs. */
+  mainExecutable(): Promise<string | null>;
+
+  /**
+   * Waits until the main process runs `expectedPath` (a real path) continuously for
+   * `stableMs`, polling every `pollMs`, for at most `timeoutMs`.
+   */
+  waitHealthy(expectedPath: string, limits: HealthLimits): Promise<HealthVerdict>;
 }

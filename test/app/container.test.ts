@@ -36,6 +36,7 @@ describe('composition root', () => {
       container.get(Tokens.ArtifactSource),
       container.get(Tokens.ArchiveExtractor),
       container.get(Tokens.ProcessRunner),
+      container.get(Tokens.ContainerRootfs),
       container.get(Tokens.ServiceManager),
       container.get(Tokens.LayoutEngine),
     ];

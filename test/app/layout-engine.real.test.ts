@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } fr
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FLEX_PROFILE } from '../../src/app/config/upgrader-config.js';
-import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader } from '../support/sandbox-upgrader.js';
+import { FLEX_SANDBOX_PATHS as P, sandboxEngine, sandboxUpgrader } from '../support/sandbox-upgrader.js';
 import { makeScratch, makeSymlink, snapshotTree, writeExecutable } from '../support/real-tree.js';
 
 describe('layout engine on a real filesystem', () => {
@@ -54,9 +54,9 @@ describe('layout engine on a real filesystem', () => {
     makeSymlink(at(P.entry), '../lib/aks-flex-node/aks-flex-node-current');
     writeExecutable(at('/staging/candidate'), 'v2');
 
-    const result = await sandboxUpgrader(root).switchTo(at('/staging/candidate'));
+    const result = await sandboxEngine(root).switchTo(at('/staging/candidate'));
 
-    expect(result).toMatchObject({ ok: true, value: { changed: true, from: 'blue', to: 'green' } });
+    expect(result).toMatchObject({ changed: true, from: 'blue', to: 'green' });
     expect(readlinkSync(at(P.current))).toBe('aks-flex-node-green');
     expect(readlinkSync(at(P.lastGood))).toBe('aks-flex-node-blue');
     expect(readFileSync(at(P.green), 'utf8')).toBe('v2');
@@ -66,15 +66,15 @@ describe('layout engine on a real filesystem', () => {
   it('rolls back to last-good, and a second rollback changes nothing', async () => {
     writeExecutable(at(P.entry), 'v1');
     writeExecutable(at('/staging/candidate'), 'v2');
-    const upgrader = sandboxUpgrader(root);
-    expect((await upgrader.switchTo(at('/staging/candidate'))).ok).toBe(true);
+    const engine = sandboxEngine(root);
+    await engine.switchTo(at('/staging/candidate'));
 
-    const first = await upgrader.rollback();
+    const first = await engine.rollback();
     const afterFirst = snapshotTree(root);
-    const second = await upgrader.rollback();
+    const second = await engine.rollback();
 
-    expect(first).toMatchObject({ ok: true, value: { changed: true, from: 'green', to: 'blue' } });
-    expect(second).toMatchObject({ ok: true, value: { changed: false, from: 'blue', to: 'blue' } });
+    expect(first).toMatchObject({ changed: true, from: 'green', to: 'blue' });
+    expect(second).toMatchObject({ changed: false, from: 'blue', to: 'blue' });
     expect(snapshotTree(root)).toEqual(afterFirst);
     expect(readFileSync(at(P.entry), 'utf8')).toBe('v1');
   });
@@ -82,13 +82,13 @@ describe('layout engine on a real filesystem', () => {
   it('treats an identical candidate as no change', async () => {
     writeExecutable(at(P.entry), 'same');
     writeExecutable(at('/staging/candidate'), 'same');
-    const upgrader = sandboxUpgrader(root);
-    await upgrader.migrate();
+    const engine = sandboxEngine(root);
+    await engine.migrate();
     const before = snapshotTree(root);
 
-    const result = await upgrader.switchTo(at('/staging/candidate'));
+    const result = await engine.switchTo(at('/staging/candidate'));
 
-    expect(result).toMatchObject({ ok: true, value: { changed: false, from: 'blue', to: 'blue' } });
+    expect(result).toMatchObject({ changed: false, from: 'blue', to: 'blue' });
     expect(snapshotTree(root)).toEqual(before);
   });
 
@@ -142,7 +142,7 @@ describe('layout engine on a real filesystem', () => {
     expect(snapshotTree(root)).toEqual(before);
   });
 
-  it('refuses a direct switch while the record is corrupt (E_RECORD) or present (E_UPGRADE_PENDING)', async () => {
+  it('refuses a direct activation while the record is corrupt (E_RECORD), and status reports it', async () => {
     writeExecutable(at(P.entry), 'v1');
     writeExecutable(at('/staging/candidate'), 'v2');
     const upgrader = sandboxUpgrader(root);
@@ -151,7 +151,7 @@ describe('layout engine on a real filesystem', () => {
     writeFileSync(at(P.record), '{"kind":"AgentUpgradeRecord","schemaVersion":99}');
     const before = snapshotTree(root);
 
-    const corrupt = await upgrader.switchTo(at('/staging/candidate'));
+    const corrupt = await upgrader.activate({ candidatePath: at('/staging/candidate') });
     const status = await upgrader.status();
 
     expect(corrupt).toMatchObject({ ok: false, failure: { code: 'E_RECORD' } });

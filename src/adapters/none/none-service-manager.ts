@@ -1,4 +1,3 @@
-import type { SlotName } from '../../domain/slot.js';
 import type { HealthVerdict, ServiceActivity, ServiceManager } from '../../ports/service-manager.js';
 
 /**
@@ -25,7 +24,15 @@ export class NoServiceManager implements ServiceManager {
     return { restarted: false };
   }
 
-  async waitHealthy(_slot: SlotName): Promise<HealthVerdict> {
+  async scheduleRestart(): Promise<void> {
+    // Nothing runs, so there is nothing to restart.
+  }
+
+  async mainExecutable(): Promise<string | null> {
+    return null;
+  }
+
+  async waitHealthy(): Promise<HealthVerdict> {
     return { kind: 'not-running' };
   }
 }

@@ -29,6 +29,14 @@ export class UnavailableServiceManager implements ServiceManager {
     return this.refuse();
   }
 
+  scheduleRestart(): Promise<void> {
+    return this.refuse();
+  }
+
+  mainExecutable(): Promise<string | null> {
+    return this.refuse();
+  }
+
   waitHealthy(): Promise<HealthVerdict> {
     return this.refuse();
   }

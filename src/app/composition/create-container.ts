@@ -1,4 +1,6 @@
 import { Container, ContainerModule } from 'inversify';
+import { NoContainerRootfs } from '../../adapters/none/no-container-rootfs.js';
+import { UnavailableContainerRootfs } from '../../adapters/none/unavailable-container-rootfs.js';
 import type { SlotLayout } from '../../domain/slot-layout.js';
 import type { Logger } from '../../ports/logger.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
@@ -18,8 +20,9 @@ export interface ContainerInput {
 }
 
 /**
- * The composition root: core services, the host adapters and exactly one service platform,
- * chosen by `service.manager`. Nothing outside src/app/composition touches the container.
+ * The composition root: core services, the host adapters, exactly one service platform chosen
+ * by `service.manager` and one container platform chosen by `container.manager`. Nothing
+ * outside src/app/composition touches the container.
  */
 export function createContainer(input: ContainerInput): Container {
   const container = new Container({ defaultScope: 'Singleton' });
@@ -32,6 +35,7 @@ export function createContainer(input: ContainerInput): Container {
     }),
     hostModule(input.overrides),
     servicePlatformModule(input),
+    containerPlatformModule(input),
     coreModule,
   );
   return container;
@@ -49,4 +53,10 @@ function servicePlatformModule(input: ContainerInput): ContainerModule {
     case 'supervisor':
       return unavailableServiceModule(input.config.service.manager);
   }
+}
+
+function containerPlatformModule(input: ContainerInput): ContainerModule {
+  const container =
+    input.overrides.containerRootfs ?? (input.config.container.manager === 'none' ? new NoContainerRootfs() : new UnavailableContainerRootfs());
+  return new ContainerModule(({ bind }) => void bind(Tokens.ContainerRootfs).toConstantValue(container));
 }

@@ -1,6 +1,7 @@
 import type { ArchiveExtractor } from '../../ports/archive-extractor.js';
 import type { ArtifactSource } from '../../ports/artifact-source.js';
 import type { Clock } from '../../ports/clock.js';
+import type { ContainerRootfs } from '../../ports/container-rootfs.js';
 import type { FileSystem } from '../../ports/file-system.js';
 import type { HostLock } from '../../ports/host-lock.js';
 import type { Logger } from '../../ports/logger.js';
@@ -12,6 +13,7 @@ export interface PortOverrides {
   readonly artifactSource?: ArtifactSource;
   readonly archiveExtractor?: ArchiveExtractor;
   readonly processRunner?: ProcessRunner;
+  readonly containerRootfs?: ContainerRootfs;
   readonly fileSystem?: FileSystem;
   readonly clock?: Clock;
   readonly hostLock?: HostLock;

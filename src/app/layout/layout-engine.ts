@@ -4,7 +4,7 @@ import { checkLayoutShape, checkRootOwnership, type LayoutFacts } from '../../do
 import { planMigration, pointLink, type LayoutAction } from '../../domain/migration-plan.js';
 import { BINARY_MODE, slotPath, validateCanonicalLayout, type SlotLayout } from '../../domain/slot-layout.js';
 import type { SlotName } from '../../domain/slot.js';
-import { planActivation, planRollback } from '../../domain/upgrade-plan.js';
+import { planActivation, planRollback, type ActivationStep } from '../../domain/upgrade-plan.js';
 import type { FileSystem } from '../../ports/file-system.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ServiceManager } from '../../ports/service-manager.js';
@@ -116,32 +116,46 @@ export class LayoutEngine {
         containerPresent: false,
       }),
     );
-    for (const step of plan.steps) {
-      switch (step.kind) {
-        case 'remove-stale-temps':
-          for (const path of step.paths) await this.apply({ kind: 'remove-stale-temp', path });
-          break;
-        case 'point-last-good':
-          await this.apply(pointLink(this.layout, 'lastGood', slotPath(this.layout, step.slot)));
-          break;
-        case 'install-candidate': {
-          const written = await this.fs.copyFileAtomic(candidatePath, slotPath(this.layout, step.slot), {
-            mode: BINARY_MODE,
-            maxBytes: this.options.binaryMaxBytes,
-          });
-          if (written.sha256 !== candidateDigest) {
-            raise(failure('E_CANDIDATE_INVALID', `the candidate ${candidatePath} changed while it was being installed`));
-          }
-          break;
-        }
-        case 'switch-current':
-          await this.apply(pointLink(this.layout, 'current', slotPath(this.layout, step.slot)));
-          break;
-        default:
-          break;
-      }
-    }
+    for (const step of plan.steps) await this.applyLayoutStep(step, candidatePath, candidateDigest);
     return { changed: plan.candidateChanged, from: plan.activeSlot, to: plan.targetSlot, candidateDigest };
+  }
+
+  /**
+   * Runs one activation step that changes the layout (links, slots, temps); service and
+   * container steps are not the layout's and are left to the caller. One step, one crash point.
+   */
+  async applyLayoutStep(step: ActivationStep, candidatePath: string, candidateDigest: Sha256): Promise<void> {
+    switch (step.kind) {
+      case 'initialize-layout':
+        for (const action of step.actions) await this.apply(action);
+        return;
+      case 'remove-stale-temps':
+        for (const path of step.paths) await this.apply({ kind: 'remove-stale-temp', path });
+        return;
+      case 'point-last-good':
+        await this.apply(pointLink(this.layout, 'lastGood', slotPath(this.layout, step.slot)));
+        return;
+      case 'install-candidate': {
+        const written = await this.fs.copyFileAtomic(candidatePath, slotPath(this.layout, step.slot), {
+          mode: BINARY_MODE,
+          maxBytes: this.options.binaryMaxBytes,
+        });
+        if (written.sha256 !== candidateDigest) {
+          raise(failure('E_CANDIDATE_INVALID', `the candidate ${candidatePath} changed while it was being installed`));
+        }
+        return;
+      }
+      case 'switch-current':
+        await this.apply(pointLink(this.layout, 'current', slotPath(this.layout, step.slot)));
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Points current at `slot` (a rollback's first and only layout step). */
+  async pointCurrentAt(slot: SlotName): Promise<void> {
+    await this.apply(pointLink(this.layout, 'current', slotPath(this.layout, slot)));
   }
 
   /** Points current back at last-good's slot. Running it again changes nothing (I11). */

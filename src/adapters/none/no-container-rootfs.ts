@@ -1,0 +1,17 @@
+import type { ContainerRootfs } from '../../ports/container-rootfs.js';
+import type { FileDigest } from '../../ports/file-system.js';
+
+/** `container.manager: "none"`: the host runs no nspawn machine, so there is no copy to keep. */
+export class NoContainerRootfs implements ContainerRootfs {
+  async activeMachine(): Promise<string | null> {
+    return null;
+  }
+
+  async install(machine: string): Promise<FileDigest> {
+    throw new Error(`no container platform is configured; cannot install into ${machine}`);
+  }
+
+  async digest(): Promise<FileDigest | null> {
+    return null;
+  }
+}

@@ -1,0 +1,27 @@
+import type { Failure } from '../../domain/failure.js';
+import type { SlotName } from '../../domain/slot.js';
+
+export interface ActivationReport {
+  /** `unchanged`: an identical candidate; nothing was installed or switched. */
+  readonly outcome: 'activated' | 'unchanged' | 'rolled-back';
+  readonly from: SlotName;
+  readonly to: SlotName;
+  readonly candidateSha256: string;
+  readonly candidateVersion: string;
+  /** Whether the service was restarted and its health checked (an inactive one stays stopped). */
+  readonly restarted: boolean;
+  /** Why the activation was rolled back, when it was. */
+  readonly failure: Failure | null;
+}
+
+export interface PreflightReport {
+  readonly candidate: string;
+  readonly candidateSha256: string;
+  readonly activeBinary: string | null;
+  readonly installTarget: string;
+  readonly currentLink: string;
+  readonly lastGoodLink: string;
+  readonly initializeLayout: boolean;
+  readonly candidateChanged: boolean;
+  readonly actions: readonly string[];
+}
