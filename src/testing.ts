@@ -4,3 +4,4 @@
  */
 export { MemoryFileSystem, SimulatedCrash, type RebootMode, type Snapshot, type TreeSpec } from './adapters/memory/memory-file-system.js';
 export { NoServiceManager } from './adapters/none/none-service-manager.js';
+export { MemoryServiceManager, type AgentBehaviour, type MemoryServiceOptions, type StartRecord } from './adapters/memory/memory-service-manager.js';

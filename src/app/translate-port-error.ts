@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../domain/error-codes.js';
 import { failure, type Failure } from '../domain/failure.js';
 import { ArtifactError, ClusterError, ContainerError, FileSystemError, ServiceError } from '../domain/port-errors.js';
 import { redactUrlsInText } from '../domain/redacted-url.js';
@@ -26,9 +27,23 @@ export function translatePortError(error: unknown): Failure | null {
         return failure('E_IO', `filesystem error: ${message}`);
     }
   }
-  if (error instanceof ServiceError) return failure('E_SERVICE', redactUrlsInText(error.message));
-  if (error instanceof ContainerError) return failure(error.code === 'too-large' ? 'E_TOO_LARGE' : 'E_LAYOUT', redactUrlsInText(error.message));
+  if (error instanceof ServiceError) return failure(error.code === 'not-supported' ? 'E_CONFIG' : 'E_SERVICE', redactUrlsInText(error.message));
+  if (error instanceof ContainerError) return failure(containerCode(error), redactUrlsInText(error.message));
   if (error instanceof ClusterError) return failure('E_CLUSTER', redactUrlsInText(error.message));
   if (error instanceof ArtifactError) return failure(error.code, redactUrlsInText(error.message));
   return null;
+}
+
+function containerCode(error: ContainerError): ErrorCode {
+  switch (error.code) {
+    case 'not-supported':
+      return 'E_CONFIG';
+    case 'too-large':
+      return 'E_TOO_LARGE';
+    case 'io':
+      return 'E_IO';
+    case 'invalid-machine':
+    case 'symlink-refused':
+      return 'E_LAYOUT';
+  }
 }

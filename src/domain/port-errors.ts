@@ -53,7 +53,7 @@ export class ServiceError extends Error {
   }
 }
 
-export type ContainerErrorCode = 'invalid-machine' | 'symlink-refused' | 'too-large' | 'io';
+export type ContainerErrorCode = 'invalid-machine' | 'symlink-refused' | 'too-large' | 'io' | 'not-supported';
 
 /** Thrown by ContainerRootfs implementations. */
 export class ContainerError extends Error {

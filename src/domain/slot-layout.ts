@@ -47,6 +47,8 @@ export interface LayoutSettings {
 export const SLOT_DIR_MODE = 0o750;
 export const BINARY_MODE = 0o755;
 export const RECORD_MODE = 0o600;
+/** The directory holding the record and the state file (`/etc/aks-flex-node`). */
+export const STATE_DIRECTORY_MODE = 0o750;
 export const RECOVERY_SCRIPT_MODE = 0o750;
 
 /**

@@ -99,7 +99,7 @@ describe('cli', () => {
 });
 
 describe('cli with a service platform this build cannot drive', () => {
-  it('refuses to migrate with E_SERVICE and changes nothing', async () => {
+  it('refuses to migrate with E_CONFIG (exit 2) and changes nothing', async () => {
     const scratch = makeScratch();
     try {
       mkdirSync(join(scratch.root, 'etc/aks-flex-node'), { recursive: true });
@@ -109,8 +109,8 @@ describe('cli with a service platform this build cannot drive', () => {
 
       const run = await runCliInMemory(['migrate', '--root', scratch.root, '--json']);
 
-      expect(run.exitCode).toBe(1);
-      expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code: 'E_SERVICE' } });
+      expect(run.exitCode).toBe(2);
+      expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code: 'E_CONFIG' } });
       expect(snapshotTree(scratch.root)).toEqual(before);
     } finally {
       scratch.cleanup();

@@ -8,9 +8,15 @@ import type { PortOverrides } from '../../src/app/composition/port-overrides.js'
 import { createUpgrader, type Upgrader } from '../../src/app/upgrader.js';
 import { RecordingLogger } from './recording-logger.js';
 
-/** The flex profile re-rooted under `root`, with no service manager. */
+/** The flex profile re-rooted under `root`, with no service manager and no container. */
 export function sandboxConfig(root: string, changes: Partial<UpgraderConfig> = {}): UpgraderConfig {
-  return { ...FLEX_PROFILE, root, service: { ...FLEX_PROFILE.service, manager: 'none' }, ...changes };
+  return {
+    ...FLEX_PROFILE,
+    root,
+    service: { ...FLEX_PROFILE.service, manager: 'none' },
+    container: { ...FLEX_PROFILE.container, manager: 'none' },
+    ...changes,
+  };
 }
 
 /** An Upgrader over the real host adapters (node:fs, flock) confined to `root`. */

@@ -21,7 +21,7 @@ export class UnavailableContainerRootfs implements ContainerRootfs {
 
   private refuse(): Promise<never> {
     return Promise.reject(
-      new ContainerError('io', 'the nspawn container platform is not available in this build; set container.manager to "none" or supply a ContainerRootfs through the library API'),
+      new ContainerError('not-supported', 'the nspawn container platform is not available in this build; set container.manager to "none" or supply a ContainerRootfs through the library API'),
     );
   }
 }

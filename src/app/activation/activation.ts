@@ -47,9 +47,10 @@ export interface ActivateRequest {
 
 /**
  * The direct (host-driven) activation of a staged candidate (SPEC §1, notes/protocol.md "Direct
- * path"). The caller holds the host lock throughout. The candidate is snapshotted first, so
- * replacing its path later cannot change what is activated; after the switch, any failure to
- * restart, become healthy or sync the container rolls back to the previous binary.
+ * path"). The caller holds the host lock throughout. The candidate is checked before anything
+ * changes, then snapshotted and compared with what was checked, so replacing its path later
+ * cannot change what is activated; after the switch, any failure to restart, become healthy or
+ * sync the container rolls back to the previous binary.
  */
 export class Activation {
   private readonly records: RecordStore;
@@ -84,16 +85,18 @@ export class Activation {
   async activate(request: ActivateRequest): Promise<ActivationReport> {
     await this.refuseWhilePending();
     const serviceActive = await this.serviceActive();
+    const state = unwrap(await this.states.read());
+    // Everything that can refuse the candidate runs before the first change to the host.
+    const before = await this.deps.engine.inspect();
+    const checked = await this.check(request.candidatePath, request, state, linkedSlot(before, 'current'));
     await this.deps.engine.migrate();
-    const snapshot = request.candidateIsPrivate === true ? request.candidatePath : await this.snapshot(request.candidatePath);
+    const snapshot = request.candidateIsPrivate === true ? request.candidatePath : await this.snapshot(request.candidatePath, checked.digest);
     try {
-      const state = unwrap(await this.states.read());
       const observed = await this.deps.engine.inspect();
       // The snapshot is ours, not a stale temp of an interrupted write.
       const facts = { ...observed, staleTemps: observed.staleTemps.filter((path) => path !== snapshot) };
       const activeSlot = linkedSlot(facts, 'current');
       if (activeSlot === null) raise(failure('E_LAYOUT', 'the current link does not name a slot after migration'));
-      const checked = await this.check(snapshot, request, state, activeSlot);
       const activeDigest = (await this.deps.fs.hashFile(slotPath(this.deps.engine.layout, activeSlot), this.deps.config.artifact.maxBinaryBytes)).sha256;
       const plan = await this.plan(facts, checked.digest, activeDigest, serviceActive, true);
       return await this.execute(plan, snapshot, checked, state, facts);
@@ -181,15 +184,15 @@ export class Activation {
     if (copy === null || copy.sha256 !== written.sha256) raise(failure('E_DIGEST_MISMATCH', `the copy in machine ${machine} does not match the host binary`));
   }
 
-  private async check(snapshot: string, request: ActivateRequest, state: UpgradeState, activeSlot: SlotName): Promise<CheckedCandidate> {
+  private async check(path: string, request: ActivateRequest, state: UpgradeState, activeSlot: SlotName | null): Promise<CheckedCandidate> {
     const { config } = this.deps;
     return checkCandidate(this.deps, {
-      path: snapshot,
+      path,
       arch: this.deps.arch,
       allowScripts: config.agent.allowScripts,
       maxBinaryBytes: config.artifact.maxBinaryBytes,
       requestedVersion: request.requestedVersion === undefined ? null : unwrap(parseRequestedVersion(request.requestedVersion)),
-      currentVersion: storedVersion(state, activeSlot),
+      currentVersion: activeSlot === null ? null : storedVersion(state, activeSlot),
       allowDowngrade: request.allowDowngrade === true,
       state,
       force: request.force === true,
@@ -210,11 +213,19 @@ export class Activation {
     );
   }
 
-  /** A private copy inside the slot directory, named like a temp of the blue slot so a crash leaves nothing a sweep would miss. */
-  private async snapshot(candidatePath: string): Promise<string> {
+  /**
+   * A private copy inside the slot directory (named like a temp of the blue slot, so a crash
+   * leaves nothing a sweep would miss). It must hold exactly the bytes that were checked: a
+   * candidate replaced since then is refused.
+   */
+  private async snapshot(candidatePath: string, checkedDigest: Sha256): Promise<string> {
     const { layout } = this.deps.engine;
     const path = `${layout.slotDir}/.${layout.blue.slice(layout.slotDir.length + 1)}.tmp-candidate`;
-    await this.deps.fs.copyFileAtomic(candidatePath, path, { mode: 0o700, maxBytes: this.deps.config.artifact.maxBinaryBytes });
+    const copied = await this.deps.fs.copyFileAtomic(candidatePath, path, { mode: 0o700, maxBytes: this.deps.config.artifact.maxBinaryBytes });
+    if (copied.sha256 !== checkedDigest) {
+      await this.deps.fs.remove(path);
+      raise(failure('E_CANDIDATE_INVALID', `the candidate ${candidatePath} changed while it was being checked`));
+    }
     return path;
   }
 

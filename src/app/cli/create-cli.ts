@@ -3,7 +3,10 @@ import { ExitCode } from '../../domain/error-codes.js';
 import { redactUrlsInText } from '../../domain/redacted-url.js';
 import { AGENT_UPGRADE_VERSION } from '../../version.js';
 import type { CliContext } from './cli-context.js';
+import { ActivateCommand } from './activate-command.js';
 import { FetchCommand } from './fetch-command.js';
+import { InstallCommand } from './install-command.js';
+import { RollbackCommand } from './rollback-command.js';
 import { MigrateCommand } from './migrate-command.js';
 import { StatusCommand } from './status-command.js';
 import { VersionCommand } from './version-command.js';
@@ -21,6 +24,9 @@ export function createCli(): Cli<CliContext> {
   cli.register(StatusCommand);
   cli.register(MigrateCommand);
   cli.register(FetchCommand);
+  cli.register(InstallCommand);
+  cli.register(ActivateCommand);
+  cli.register(RollbackCommand);
   return cli;
 }
 

@@ -1,5 +1,6 @@
 import { fail, ok, type Result } from '../../domain/failure.js';
-import { RECORD_MODE } from '../../domain/slot-layout.js';
+import { dirnamePath } from '../../domain/posix-path.js';
+import { RECORD_MODE, STATE_DIRECTORY_MODE } from '../../domain/slot-layout.js';
 import { parseRecord, RECORD_TEXT_MAX_BYTES, serializeRecord, type UpgradeRecord } from '../../domain/upgrade-record.js';
 import type { FileSystem } from '../../ports/file-system.js';
 
@@ -27,6 +28,7 @@ export class RecordStore {
   }
 
   async write(record: UpgradeRecord): Promise<void> {
+    await this.fs.ensureDirectory(dirnamePath(this.path), STATE_DIRECTORY_MODE);
     await this.fs.writeFileAtomic(this.path, new TextEncoder().encode(serializeRecord(record)), { mode: RECORD_MODE });
   }
 

@@ -1,5 +1,6 @@
 import { fail, ok, type Result } from '../../domain/failure.js';
-import { RECORD_MODE } from '../../domain/slot-layout.js';
+import { dirnamePath } from '../../domain/posix-path.js';
+import { RECORD_MODE, STATE_DIRECTORY_MODE } from '../../domain/slot-layout.js';
 import { emptyUpgradeState, parseUpgradeState, serializeUpgradeState, STATE_TEXT_MAX_BYTES, type UpgradeState } from '../../domain/upgrade-state.js';
 import type { FileSystem } from '../../ports/file-system.js';
 
@@ -21,6 +22,7 @@ export class StateStore {
   }
 
   async write(state: UpgradeState): Promise<void> {
+    await this.fs.ensureDirectory(dirnamePath(this.path), STATE_DIRECTORY_MODE);
     await this.fs.writeFileAtomic(this.path, new TextEncoder().encode(serializeUpgradeState(state)), { mode: RECORD_MODE });
   }
 }

@@ -1,0 +1,134 @@
+import type { Sha256 } from '../../domain/digest.js';
+import { ServiceError } from '../../domain/port-errors.js';
+import type { FileSystem } from '../../ports/file-system.js';
+import type { HealthVerdict, ServiceActivity, ServiceManager } from '../../ports/service-manager.js';
+
+/** How a binary behaves when the service manager starts it, keyed by its digest. */
+export type AgentBehaviour =
+  /** Starts and keeps running. */
+  | 'healthy'
+  /** Exits at once on every start: the manager gives up after the start limit (failed). */
+  | 'crash-on-start'
+  /** Starts, then dies before the stability interval ends. */
+  | 'crash-after-start';
+
+export interface MemoryServiceOptions {
+  readonly fs: FileSystem;
+  /** The link the unit's ExecStart names: resolved at every start, as systemd does. */
+  readonly execStart: string;
+  readonly behaviourOf: (digest: Sha256) => AgentBehaviour;
+  readonly initialActivity?: ServiceActivity;
+  readonly binaryMaxBytes?: number;
+}
+
+export interface StartRecord {
+  readonly path: string;
+  readonly digest: Sha256;
+  readonly behaviour: AgentBehaviour;
+}
+
+/**
+ * A model of the agent's unit for tests and simulations: which binary each start runs (ExecStart
+ * resolved through the current link, at start time), what that binary does, and the unit's
+ * state. Scheduled restarts wait until the test performs them, as a transient unit would run
+ * them after the caller returned. Faults: `failNext(method)` makes the next call fail.
+ */
+export class MemoryServiceManager implements ServiceManager {
+  readonly name = 'memory' as const;
+  private state: ServiceActivity;
+  private running: StartRecord | null = null;
+  private converged = false;
+  private scheduled = 0;
+  private readonly failures = new Set<string>();
+  readonly starts: StartRecord[] = [];
+
+  constructor(private readonly options: MemoryServiceOptions) {
+    this.state = options.initialActivity ?? 'active';
+  }
+
+  /** Makes the next call of `method` throw a ServiceError (command-failed). */
+  failNext(method: 'convergeAssets' | 'restart' | 'scheduleRestart' | 'waitHealthy'): void {
+    this.failures.add(method);
+  }
+
+  get scheduledRestarts(): number {
+    return this.scheduled;
+  }
+
+  /** Runs the restarts a transient unit would run; returns how many ran. */
+  async performScheduledRestarts(): Promise<number> {
+    const count = this.scheduled;
+    this.scheduled = 0;
+    for (let index = 0; index < count; index += 1) await this.start();
+    return count;
+  }
+
+  async convergeAssets(): Promise<{ readonly changed: boolean }> {
+    this.maybeFail('convergeAssets');
+    const changed = !this.converged;
+    this.converged = true;
+    return { changed };
+  }
+
+  async assetsCurrent(): Promise<boolean> {
+    return this.converged;
+  }
+
+  async activity(): Promise<ServiceActivity> {
+    return this.state;
+  }
+
+  async restart(_options: { readonly resetFailed?: boolean } = {}): Promise<{ readonly restarted: boolean }> {
+    this.maybeFail('restart');
+    // A failed unit restarts too: `systemctl restart` starts it again whether or not the
+    // failure was reset first (`resetFailed` only clears the start-limit counter).
+    if (this.state === 'inactive' || this.state === 'absent') return { restarted: false };
+    await this.start();
+    return { restarted: true };
+  }
+
+  async scheduleRestart(): Promise<void> {
+    this.maybeFail('scheduleRestart');
+    this.scheduled += 1;
+  }
+
+  async mainExecutable(): Promise<string | null> {
+    return this.running?.path ?? null;
+  }
+
+  async waitHealthy(expectedPath: string): Promise<HealthVerdict> {
+    this.maybeFail('waitHealthy');
+    if (this.running === null) return { kind: 'not-running' };
+    if (this.running.path !== expectedPath) return { kind: 'unhealthy', reason: `the agent runs ${this.running.path}` };
+    if (this.running.behaviour === 'crash-after-start') {
+      this.running = null;
+      this.state = 'failed';
+      return { kind: 'unhealthy', reason: 'the agent exited before it was stable' };
+    }
+    return { kind: 'healthy' };
+  }
+
+  private async start(): Promise<void> {
+    const resolution = await this.options.fs.resolve(this.options.execStart);
+    if (resolution.kind !== 'resolved' || resolution.stat.kind !== 'file') {
+      this.running = null;
+      this.state = 'failed';
+      return;
+    }
+    const digest = (await this.options.fs.hashFile(resolution.path, this.options.binaryMaxBytes ?? 256 * 1024 * 1024)).sha256;
+    const record: StartRecord = { path: resolution.path, digest, behaviour: this.options.behaviourOf(digest) };
+    this.starts.push(record);
+    if (record.behaviour === 'crash-on-start') {
+      this.running = null;
+      this.state = 'failed';
+      return;
+    }
+    this.running = record;
+    this.state = 'active';
+  }
+
+  private maybeFail(method: string): void {
+    if (!this.failures.delete(method)) return;
+    throw new ServiceError('command-failed', `${method} failed (injected)`);
+  }
+}

@@ -1,0 +1,129 @@
+import { readFileSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/memory/memory-service-manager.js';
+import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
+import { FLEX_PROFILE } from '../../src/app/config/upgrader-config.js';
+import type { Upgrader } from '../../src/app/upgrader.js';
+import { makeScratch, snapshotTree, writeExecutable } from '../support/real-tree.js';
+import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader } from '../support/sandbox-upgrader.js';
+import { createHash } from 'node:crypto';
+
+const agent = (version: string): string => `#!/bin/sh\ncase "$1" in version) echo "aks-flex-node version v${version}";; *) exec sleep 30;; esac\n`;
+const digestOf = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+describe('direct activation (real files, modelled service)', () => {
+  let scratch: ReturnType<typeof makeScratch>;
+  let root: string;
+  let behaviours: Map<string, AgentBehaviour>;
+  let services: MemoryServiceManager;
+  let upgrader: Upgrader;
+  const at = (path: string): string => join(root, path);
+
+  beforeEach(() => {
+    scratch = makeScratch();
+    root = scratch.root;
+    behaviours = new Map();
+    services = new MemoryServiceManager({ fs: new NodeFileSystem(), execStart: at(P.current), behaviourOf: (digest) => behaviours.get(digest) ?? 'healthy' });
+    upgrader = sandboxUpgrader(root, { agent: { ...FLEX_PROFILE.agent, allowScripts: true } }, { serviceManager: services });
+    writeExecutable(at(P.entry), agent('1.0.0'));
+  });
+  afterEach(() => scratch.cleanup());
+
+  it('activates a candidate on a legacy host: migrates, installs into green, restarts, records the state', async () => {
+    writeExecutable(at('/staging/candidate'), agent('2.0.0'));
+
+    const result = await upgrader.activate({ candidatePath: at('/staging/candidate') });
+
+    expect(result).toMatchObject({ ok: true, value: { outcome: 'activated', from: 'blue', to: 'green', candidateVersion: '2.0.0', restarted: true } });
+    expect(readlinkSync(at(P.current))).toBe('aks-flex-node-green');
+    expect(readlinkSync(at(P.lastGood))).toBe('aks-flex-node-blue');
+    expect(readFileSync(at(P.green), 'utf8')).toBe(agent('2.0.0'));
+    expect(services.starts.map((start) => start.digest)).toEqual([digestOf(agent('2.0.0'))]);
+    const state = JSON.parse(readFileSync(at('/etc/aks-flex-node/agent-upgrade-state.json'), 'utf8')) as { slots: { green: { version: string } }; highestCommittedVersion: string };
+    expect(state.slots.green.version).toBe('2.0.0');
+    expect(state.highestCommittedVersion).toBe('2.0.0');
+  });
+
+  it('rolls back a candidate that dies after starting (exit 3 data), then refuses it as quarantined unless forced', async () => {
+    writeExecutable(at('/staging/candidate'), agent('2.0.0'));
+    behaviours.set(digestOf(agent('2.0.0')), 'crash-after-start');
+
+    const first = await upgrader.activate({ candidatePath: at('/staging/candidate') });
+
+    expect(first).toMatchObject({ ok: true, value: { outcome: 'rolled-back', from: 'blue', to: 'green', failure: { code: 'E_UNHEALTHY' } } });
+    expect(readlinkSync(at(P.current))).toBe('aks-flex-node-blue');
+    expect(services.starts.map((start) => start.digest)).toEqual([digestOf(agent('2.0.0')), digestOf(agent('1.0.0'))]);
+    expect(await services.mainExecutable()).toBe(at(P.blue));
+
+    const again = await upgrader.activate({ candidatePath: at('/staging/candidate') });
+    expect(again).toMatchObject({ ok: false, failure: { code: 'E_QUARANTINED' } });
+    const forced = await upgrader.activate({ candidatePath: at('/staging/candidate'), force: true });
+    expect(forced).toMatchObject({ ok: true, value: { outcome: 'rolled-back' } });
+  });
+
+  it.each([
+    ['older than current', agent('0.9.0'), {}, 'E_DOWNGRADE_REFUSED'],
+    ['not the requested version', agent('2.0.0'), { requestedVersion: '2.0.1' }, 'E_VERSION_MISMATCH'],
+    ['printing no version', '#!/bin/sh\necho hello\n', {}, 'E_CANDIDATE_VERSION'],
+    ['failing its version command', '#!/bin/sh\nexit 7\n', {}, 'E_CANDIDATE_INVALID'],
+  ])('refuses a candidate %s and changes nothing', async (_name, content, extra, code) => {
+    writeExecutable(at('/staging/candidate'), content);
+    // Make 1.0.0 the recorded current version, as a previous activation would have.
+    writeExecutable(at('/staging/first'), agent('1.0.0'));
+    expect((await upgrader.activate({ candidatePath: at('/staging/first') })).ok).toBe(true);
+    const before = snapshotTree(root);
+
+    const result = await upgrader.activate({ candidatePath: at('/staging/candidate'), ...extra });
+
+    expect(result).toMatchObject({ ok: false, failure: { code } });
+    expect(snapshotTree(root)).toEqual(before);
+  });
+
+  it('refuses a bad candidate on a legacy host before migrating anything', async () => {
+    writeExecutable(at('/staging/candidate'), '#!/bin/sh\nexit 1\n');
+    const before = snapshotTree(root);
+    const result = await upgrader.activate({ candidatePath: at('/staging/candidate') });
+    expect(result).toMatchObject({ ok: false, failure: { code: 'E_CANDIDATE_INVALID' } });
+    expect(snapshotTree(root)).toEqual(before);
+  });
+
+  it('prints the plan with --preflight and changes nothing', async () => {
+    writeExecutable(at('/staging/candidate'), agent('2.0.0'));
+    const before = snapshotTree(root);
+
+    const plan = await upgrader.preflight({ candidatePath: at('/staging/candidate') });
+
+    expect(plan).toMatchObject({ ok: true, value: { initializeLayout: true, candidateChanged: true, installTarget: at(P.green), activeBinary: at(P.entry) } });
+    expect(snapshotTree(root)).toEqual(before);
+    expect(services.starts).toEqual([]);
+  });
+
+  it('treats an identical candidate as unchanged but still restarts the running service', async () => {
+    writeExecutable(at('/staging/candidate'), agent('1.0.0'));
+    const result = await upgrader.activate({ candidatePath: at('/staging/candidate') });
+    expect(result).toMatchObject({ ok: true, value: { outcome: 'unchanged', from: 'blue', to: 'blue' } });
+    expect(readlinkSync(at(P.current))).toBe('aks-flex-node-blue');
+  });
+
+  it('leaves an inactive service stopped', async () => {
+    services = new MemoryServiceManager({ fs: new NodeFileSystem(), execStart: at(P.current), behaviourOf: () => 'healthy', initialActivity: 'inactive' });
+    upgrader = sandboxUpgrader(root, { agent: { ...FLEX_PROFILE.agent, allowScripts: true } }, { serviceManager: services });
+    writeExecutable(at('/staging/candidate'), agent('2.0.0'));
+    const result = await upgrader.activate({ candidatePath: at('/staging/candidate') });
+    expect(result).toMatchObject({ ok: true, value: { outcome: 'activated', restarted: false } });
+    expect(services.starts).toEqual([]);
+  });
+
+  it('rolls back to last-good with a restart, and a second rollback changes nothing', async () => {
+    writeExecutable(at('/staging/candidate'), agent('2.0.0'));
+    await upgrader.activate({ candidatePath: at('/staging/candidate') });
+
+    const first = await upgrader.rollback();
+    const second = await upgrader.rollback();
+
+    expect(first).toMatchObject({ ok: true, value: { changed: true, from: 'green', to: 'blue', restarted: true } });
+    expect(second).toMatchObject({ ok: true, value: { changed: false } });
+    expect(await services.mainExecutable()).toBe(at(P.blue));
+  });
+});
