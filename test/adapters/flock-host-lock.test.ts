@@ -34,6 +34,29 @@ describe('FlockHostLock', () => {
     if (third.kind === 'acquired') await third.lease.release();
   });
 
+  it('lets exactly one of 20 racing processes win, round after round', async () => {
+    mkdirSync(dirname(lockPath), { recursive: true });
+    const { command, args } = flockCommand(lockPath);
+    // Each contender takes the lock the way the adapter does; a winner holds it until the test
+    // closes the contender's stdin, which happens only after every contender has answered.
+    const contender = [
+      "const { spawn } = require('node:child_process');",
+      `const child = spawn(${JSON.stringify(command)}, ${JSON.stringify(args)}, { stdio: ['pipe', 'pipe', 'ignore'] });`,
+      "child.stdout.once('data', () => process.stdout.write('won'));",
+      "child.once('exit', (code) => { if (code === 75) process.stdout.write('busy'); });",
+      "process.stdin.on('data', () => {}).once('end', () => child.stdin.end());",
+    ].join('\n');
+    for (let round = 0; round < 3; round += 1) {
+      const racers = Array.from({ length: 20 }, () => spawn(process.execPath, ['-e', contender], { stdio: ['pipe', 'pipe', 'ignore'] }));
+      const answers = await Promise.all(racers.map((racer) => new Promise<string>((resolve) => racer.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString())))));
+      const exited = racers.map((racer) => new Promise<void>((resolve) => racer.once('exit', () => resolve())));
+      for (const racer of racers) racer.stdin.end();
+      await Promise.all(exited);
+      expect(answers.filter((answer) => answer === 'won')).toHaveLength(1);
+      expect(answers.filter((answer) => answer === 'busy')).toHaveLength(19);
+    }
+  }, 60_000);
+
   it('is released by the kernel when the holding process is killed with SIGKILL', async () => {
     // A separate Node process holds the lock exactly as the adapter does (same flock command,
     // stdin a pipe from the holder), then dies without releasing.
