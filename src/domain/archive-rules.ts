@@ -14,10 +14,13 @@ export interface ArchiveLimits {
 
 export const MIB = 1024 * 1024;
 
+/** Room for the tar's own blocks besides the member: headers, PAX records, end blocks, padding. */
+export const TAR_OVERHEAD_BYTES = 64 * 1024;
+
 export function limitsFor(maxArchiveBytes: number, maxBinaryBytes: number): ArchiveLimits {
-  // A tar of one member needs its size plus a few blocks; twice the binary cap leaves room for
-  // headers and padding while still stopping a decompression bomb early.
-  return { maxArchiveBytes, maxBinaryBytes, maxInflatedBytes: 2 * maxBinaryBytes };
+  // A tar of one member needs its size plus a few blocks; twice the binary cap (plus the tar's
+  // own overhead) leaves room for that while still stopping a decompression bomb early.
+  return { maxArchiveBytes, maxBinaryBytes, maxInflatedBytes: 2 * maxBinaryBytes + TAR_OVERHEAD_BYTES };
 }
 
 /** The entry types tar readers report; anything not `file` is refused for the member. */

@@ -1,28 +1,68 @@
 import { fail, ok, type Result } from './failure.js';
 import type { HostArchitecture } from './archive-rules.js';
 
-/** How many leading bytes of a candidate the ELF check reads. */
-export const ELF_PROBE_BYTES = 64;
+/** How many leading bytes of a candidate the ELF check reads: the header and program headers. */
+export const ELF_PROBE_BYTES = 4096;
 
 const EM_X86_64 = 62;
 const EM_AARCH64 = 183;
+const ET_EXEC = 2;
+const ET_DYN = 3;
+const PT_LOAD = 1;
+const ELF64_HEADER_BYTES = 64;
+const ELF64_PROGRAM_HEADER_BYTES = 56;
 
 export type ExecutableFormat =
-  | { readonly kind: 'elf'; readonly machine: number; readonly bits: 32 | 64 }
+  /**
+   * `problem`: why the kernel would refuse this ELF — and exec would then run the file with
+   * /bin/sh — or `null` when it passes the loader's checks.
+   */
+  | { readonly kind: 'elf'; readonly machine: number; readonly bits: 32 | 64; readonly problem: string | null }
   | { readonly kind: 'script' }
   | { readonly kind: 'unknown' };
 
-/** Identifies an executable from its first bytes (ELF header fields e_ident and e_machine). */
-export function identifyExecutable(head: Uint8Array): ExecutableFormat {
+/**
+ * Identifies an executable from its first bytes. An ELF is checked as far as the kernel's ELF
+ * loader checks it before running anything — header fields, and a program header table that
+ * lies inside the file and has a loadable segment — because exec falls back to `/bin/sh` for a
+ * file the kernel refuses, so a half-valid ELF with shell text after it would run as a script.
+ */
+export function identifyExecutable(head: Uint8Array, fileBytes: number = head.length): ExecutableFormat {
   if (head.length >= 2 && head[0] === 0x23 && head[1] === 0x21) return { kind: 'script' };
   if (head.length < 20 || head[0] !== 0x7f || head[1] !== 0x45 || head[2] !== 0x4c || head[3] !== 0x46) return { kind: 'unknown' };
   const elfClass = head[4];
   const dataEncoding = head[5];
   if ((elfClass !== 1 && elfClass !== 2) || (dataEncoding !== 1 && dataEncoding !== 2)) return { kind: 'unknown' };
-  const low = head[18] ?? 0;
-  const high = head[19] ?? 0;
-  const machine = dataEncoding === 1 ? low | (high << 8) : (low << 8) | high;
-  return { kind: 'elf', machine, bits: elfClass === 1 ? 32 : 64 };
+  const read = (offset: number, bytes: number): number => readInteger(head, offset, bytes, dataEncoding === 1);
+  const machine = read(18, 2);
+  const bits = elfClass === 1 ? 32 : 64;
+  return { kind: 'elf', machine, bits, problem: bits === 64 ? elf64Problem(head, fileBytes, read) : null };
+}
+
+function elf64Problem(head: Uint8Array, fileBytes: number, read: (offset: number, bytes: number) => number): string | null {
+  if (head.length < ELF64_HEADER_BYTES) return 'the ELF header is truncated';
+  if (head[6] !== 1 || read(20, 4) !== 1) return 'the ELF version is not 1';
+  const type = read(16, 2);
+  if (type !== ET_EXEC && type !== ET_DYN) return 'the ELF file is not an executable';
+  if (read(52, 2) !== ELF64_HEADER_BYTES || read(54, 2) !== ELF64_PROGRAM_HEADER_BYTES) return 'the ELF header sizes are wrong';
+  const phoff = read(32, 8);
+  const phnum = read(56, 2);
+  const tableEnd = phoff + phnum * ELF64_PROGRAM_HEADER_BYTES;
+  if (phnum < 1 || phoff < ELF64_HEADER_BYTES || tableEnd > fileBytes) return 'the ELF program headers are missing or outside the file';
+  if (tableEnd > head.length) return 'the ELF program headers lie beyond the probed bytes';
+  for (let index = 0; index < phnum; index += 1) {
+    if (read(phoff + index * ELF64_PROGRAM_HEADER_BYTES, 4) === PT_LOAD) return null;
+  }
+  return 'the ELF file has no loadable segment';
+}
+
+function readInteger(bytes: Uint8Array, offset: number, length: number, littleEndian: boolean): number {
+  let value = 0;
+  for (let index = 0; index < length; index += 1) {
+    const byte = bytes[littleEndian ? offset + length - 1 - index : offset + index] ?? 0;
+    value = value * 256 + byte;
+  }
+  return value;
 }
 
 export function elfMachineFor(arch: HostArchitecture): number {
@@ -43,6 +83,7 @@ export function checkExecutableFormat(format: ExecutableFormat, arch: HostArchit
       if (format.bits !== 64 || format.machine !== elfMachineFor(arch)) {
         return fail('E_WRONG_ARCH', `the candidate is built for ELF machine ${format.machine} (${format.bits}-bit), not this ${arch} host`);
       }
+      if (format.problem !== null) return fail('E_CANDIDATE_INVALID', `the candidate is not a valid ELF executable: ${format.problem}`);
       return ok(format);
   }
 }

@@ -81,6 +81,6 @@ describe('member names', () => {
   });
 
   it('derives the decompressed cap from the binary cap', () => {
-    expect(limitsFor(5, 7)).toEqual({ maxArchiveBytes: 5, maxBinaryBytes: 7, maxInflatedBytes: 14 });
+    expect(limitsFor(5, 7)).toEqual({ maxArchiveBytes: 5, maxBinaryBytes: 7, maxInflatedBytes: 14 + 64 * 1024 });
   });
 });

@@ -1,20 +1,35 @@
 import { describe, expect, it } from 'vitest';
 import { checkExecutableFormat, elfMachineFor, identifyExecutable } from '../../src/domain/elf.js';
 
+/** A minimal but loadable 64-bit ELF header with one PT_LOAD program header (little endian by default). */
 function elf(machine: number, bits: 1 | 2 = 2, encoding: 1 | 2 = 1): Uint8Array {
-  const head = new Uint8Array(64);
+  const head = new Uint8Array(64 + 56);
+  const view = new DataView(head.buffer);
+  const little = encoding === 1;
   head.set([0x7f, 0x45, 0x4c, 0x46, bits, encoding, 1]);
-  if (encoding === 1) head.set([machine & 0xff, machine >> 8], 18);
-  else head.set([machine >> 8, machine & 0xff], 18);
+  view.setUint16(16, 2, little);
+  view.setUint16(18, machine, little);
+  view.setUint32(20, 1, little);
+  view.setBigUint64(32, 64n, little);
+  view.setUint16(52, 64, little);
+  view.setUint16(54, 56, little);
+  view.setUint16(56, 1, little);
+  view.setUint32(64, 1, little);
   return head;
+}
+
+function patched(head: Uint8Array, offset: number, bytes: readonly number[]): Uint8Array {
+  const copy = Uint8Array.from(head);
+  copy.set(bytes, offset);
+  return copy;
 }
 
 describe('identifyExecutable', () => {
   it.each([
-    ['x86-64 little endian', elf(62), { kind: 'elf', machine: 62, bits: 64 }],
-    ['aarch64', elf(183), { kind: 'elf', machine: 183, bits: 64 }],
-    ['big endian', elf(183, 2, 2), { kind: 'elf', machine: 183, bits: 64 }],
-    ['32-bit', elf(3, 1), { kind: 'elf', machine: 3, bits: 32 }],
+    ['x86-64 little endian', elf(62), { kind: 'elf', machine: 62, bits: 64, problem: null }],
+    ['aarch64', elf(183), { kind: 'elf', machine: 183, bits: 64, problem: null }],
+    ['big endian', elf(183, 2, 2), { kind: 'elf', machine: 183, bits: 64, problem: null }],
+    ['32-bit', elf(3, 1), { kind: 'elf', machine: 3, bits: 32, problem: null }],
     ['a script', new TextEncoder().encode('#!/bin/sh\n'), { kind: 'script' }],
     ['a zip', Uint8Array.from([0x50, 0x4b, 3, 4]), { kind: 'unknown' }],
     ['a truncated ELF header', elf(62).subarray(0, 10), { kind: 'unknown' }],
@@ -35,6 +50,14 @@ describe('checkExecutableFormat', () => {
     ['a script when scripts are not allowed', new TextEncoder().encode('#!/bin/sh'), 'amd64', false, 'E_WRONG_ARCH'],
     ['a script when scripts are allowed', new TextEncoder().encode('#!/bin/sh'), 'amd64', true, null],
     ['garbage even when scripts are allowed', new TextEncoder().encode('MZ'), 'amd64', true, 'E_WRONG_ARCH'],
+    ['a relocatable object, not an executable', patched(elf(62), 16, [1, 0]), 'amd64', false, 'E_CANDIDATE_INVALID'],
+    ['a wrong ELF version', patched(elf(62), 20, [2, 0, 0, 0]), 'amd64', false, 'E_CANDIDATE_INVALID'],
+    ['a wrong program header size', patched(elf(62), 54, [32, 0]), 'amd64', false, 'E_CANDIDATE_INVALID'],
+    ['no program headers', patched(elf(62), 56, [0, 0]), 'amd64', false, 'E_CANDIDATE_INVALID'],
+    ['program headers past the end of the file', patched(elf(62), 56, [9, 0]), 'amd64', false, 'E_CANDIDATE_INVALID'],
+    ['no loadable segment', patched(elf(62), 64, [6, 0, 0, 0]), 'amd64', false, 'E_CANDIDATE_INVALID'],
+    ['only the ELF ident and machine (a shell polyglot)', elf(62).subarray(0, 20), 'amd64', false, 'E_CANDIDATE_INVALID'],
+    ['a polyglot for another machine is still a wrong-architecture file', elf(183).subarray(0, 20), 'amd64', false, 'E_WRONG_ARCH'],
   ] as const)('%s', (_name, head, arch, allowScripts, code) => {
     const verdict = checkExecutableFormat(identifyExecutable(head), arch, allowScripts);
     expect(verdict.ok ? null : verdict.failure.code).toBe(code);

@@ -36,6 +36,9 @@ export async function* gunzipSingleMember(input: AsyncIterable<Uint8Array>, maxI
     if (!inflater.write(chunk)) await drainedOrDone(inflater);
   };
 
+  // A failure of the input (a dropped connection, a timeout) after the deflate data ended is
+  // still a failure: it is kept here and rethrown once the inflated data was read.
+  let inputFailure: unknown = null;
   const feeding = (async () => {
     try {
       for await (const piece of input) {
@@ -57,6 +60,7 @@ export async function* gunzipSingleMember(input: AsyncIterable<Uint8Array>, maxI
       if (!headerDone) throw new ArtifactError(header.length === 0 ? 'E_TRUNCATED' : 'E_ARCHIVE_FORMAT', 'the archive ended inside its gzip header');
       inflater.end();
     } catch (error) {
+      inputFailure = error;
       inflater.destroy(error instanceof Error ? error : new Error(String(error)));
     }
   })();
@@ -76,6 +80,7 @@ export async function* gunzipSingleMember(input: AsyncIterable<Uint8Array>, maxI
     inflater.destroy();
   }
   await feeding;
+  if (inputFailure !== null) throw asGzipError(inputFailure);
   checkTrailer(tail, fedBytes - inflater.bytesWritten, crc, inflated);
 }
 

@@ -7,6 +7,7 @@ import { sha256FromHex } from '../../domain/digest.js';
 import { ArtifactError } from '../../domain/port-errors.js';
 import type { ArchiveExtractor, ExtractRequest, ExtractResult } from '../../ports/archive-extractor.js';
 import { gunzipSingleMember } from './single-member-gunzip.js';
+import { strictTarShape } from './strict-tar-shape.js';
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set<TarEntryType>([
   'file', 'link', 'symlink', 'character-device', 'block-device', 'directory', 'fifo', 'contiguous-file',
@@ -34,7 +35,7 @@ export class TarGzExtractor implements ArchiveExtractor {
     };
     // tar-stream's types omit the option; the default is already strict, stated here on purpose.
     const extract = tar.extract({ allowUnknownFormat: false } as Parameters<typeof tar.extract>[0]);
-    const feeding = pipeline(Readable.from(gunzipSingleMember(metered(), limits.maxInflatedBytes)), extract);
+    const feeding = pipeline(Readable.from(strictTarShape(gunzipSingleMember(metered(), limits.maxInflatedBytes))), extract);
     // Keeps the pipeline's rejection handled while the entries are read; rethrown below.
     feeding.catch(() => undefined);
     let memberBytes = 0;

@@ -107,6 +107,8 @@ export class AxiosArtifactSource implements ArtifactSource {
 function parseContentLength(value: unknown): number | null | 'invalid' {
   if (value === undefined || value === null || value === '') return null;
   const text = String(value).trim();
-  if (!/^\d{1,16}$/.test(text)) return 'invalid';
-  return Number(text);
+  if (!/^\d{1,40}$/.test(text)) return 'invalid';
+  // Beyond 2^53 the exact value does not matter: it is far above any cap.
+  const length = Number(text);
+  return Number.isSafeInteger(length) ? length : Number.MAX_SAFE_INTEGER;
 }

@@ -34,8 +34,10 @@ export async function* guardedBody(stream: Readable, guard: BodyGuard): AsyncGen
   } catch (error) {
     if (error instanceof ArtifactError) throw error;
     const cause = guard.abortCause();
-    if (cause === null && guard.contentLength !== null && received < guard.contentLength) {
-      throw failure('E_TRUNCATED', guard.url, `the connection closed after ${received} of ${guard.contentLength} bytes`);
+    // Once the body started, a connection that fails is a body that ended early.
+    if (cause === null) {
+      const declared = guard.contentLength === null ? '' : ` of ${guard.contentLength}`;
+      throw failure('E_TRUNCATED', guard.url, `the connection failed after ${received}${declared} bytes`);
     }
     throw transportError(error, guard.url, cause);
   } finally {

@@ -1,13 +1,21 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { ProcessRunner, RunOutcome, RunRequest } from '../../ports/process-runner.js';
 
 /** After the program exits, how long its inherited pipes may stay open before the group dies. */
 const PIPE_GRACE_MS = 200;
 
+/** Marks every process a run starts, so descendants that left the process group are found. */
+const RUN_TAG_VARIABLE = 'AGENT_UPGRADE_RUN_ID';
+
 /**
  * Runs a program in its own process group, without a shell. On timeout, abort or exit the
- * whole group is killed, so a candidate that forks a daemon or holds its output pipes open
- * cannot outlive or stall the check. Captured output is cut at `outputMaxBytes` per stream.
+ * whole tree is killed — the process group, and every process that still carries this run's
+ * tag in its environment (a daemon that called setsid, even after a double fork) — so a
+ * candidate cannot outlive or stall the check. Captured output is cut at `outputMaxBytes` per
+ * stream. (A descendant that also clears its environment escapes; only a cgroup, as a systemd
+ * scope gives, contains that.)
  */
 export class NodeProcessRunner implements ProcessRunner {
   run(request: RunRequest): Promise<RunOutcome> {
@@ -15,18 +23,15 @@ export class NodeProcessRunner implements ProcessRunner {
       let settled = false;
       const stdout = new BoundedText(request.outputMaxBytes);
       const stderr = new BoundedText(request.outputMaxBytes);
+      const tag = randomBytes(12).toString('hex');
       const child = spawn(request.command, [...request.args], {
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
-        env: request.env === undefined ? process.env : { ...request.env },
+        env: { ...(request.env ?? process.env), [RUN_TAG_VARIABLE]: tag },
       });
       const killGroup = (): void => {
-        if (child.pid === undefined) return;
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // The group is already gone.
-        }
+        if (child.pid !== undefined) signal(-child.pid);
+        for (const pid of taggedProcesses(tag)) signal(pid);
       };
       const finish = (outcome: RunOutcome): void => {
         if (settled) return;
@@ -75,4 +80,33 @@ class BoundedText {
   text(): string {
     return Buffer.concat(this.chunks).toString('utf8');
   }
+}
+
+function signal(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Processes whose environment carries the run's tag (readable to root, and to their owner). */
+function taggedProcesses(tag: string): number[] {
+  const marker = `${RUN_TAG_VARIABLE}=${tag}\0`;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(marker)) found.push(Number(entry));
+    } catch {
+      // Exited meanwhile, or not ours to read.
+    }
+  }
+  return found;
 }

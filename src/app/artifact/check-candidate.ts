@@ -53,7 +53,7 @@ export async function checkCandidate(deps: CandidateCheckDependencies, check: Ca
   const digest = await deps.fs.hashFile(check.path, check.maxBinaryBytes);
   unwrap(checkNotQuarantined(check.state, digest.sha256, check.force));
   const head = (await deps.fs.readPrefix(check.path, ELF_PROBE_BYTES)) ?? new Uint8Array();
-  unwrap(checkExecutableFormat(identifyExecutable(head), check.arch, check.allowScripts));
+  unwrap(checkExecutableFormat(identifyExecutable(head, digest.bytes), check.arch, check.allowScripts));
   const timeoutMs = check.versionTimeoutMs ?? VERSION_TIMEOUT_MS;
   const outcome = await runVersion(deps, check.path, timeoutMs);
   if (outcome.kind !== 'exited' || outcome.exitCode !== 0) raise(failure('E_CANDIDATE_INVALID', `the candidate's version command ${describe(outcome, timeoutMs)}`));
