@@ -33,22 +33,34 @@ class TarShape {
   private paxRemaining = 0;
   private ended = false;
 
+  /** Walks the chunk in place; only a header split across chunks is copied (at most 511 bytes). */
   push(chunk: Uint8Array): void {
-    this.pending = this.pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.pending, chunk]);
+    const data = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     let offset = 0;
-    while (this.pending.length - offset >= BLOCK || (this.skipBytes > 0 && this.pending.length > offset)) {
+    while (offset < data.length) {
       if (this.skipBytes > 0) {
-        const take = Math.min(this.skipBytes, this.pending.length - offset);
-        this.collectPax(this.pending.subarray(offset, offset + take));
+        const take = Math.min(this.skipBytes, data.length - offset);
+        this.collectPax(data.subarray(offset, offset + take));
         this.skipBytes -= take;
         offset += take;
         if (this.skipBytes === 0) this.checkPax();
         continue;
       }
-      this.header(this.pending.subarray(offset, offset + BLOCK));
-      offset += BLOCK;
+      const need = BLOCK - this.pending.length;
+      if (this.pending.length === 0 && data.length - offset >= BLOCK) {
+        this.header(data.subarray(offset, offset + BLOCK));
+        offset += BLOCK;
+        continue;
+      }
+      const take = Math.min(need, data.length - offset);
+      this.pending = Buffer.concat([this.pending, data.subarray(offset, offset + take)]);
+      offset += take;
+      if (this.pending.length === BLOCK) {
+        const block = this.pending;
+        this.pending = Buffer.alloc(0);
+        this.header(block);
+      }
     }
-    this.pending = Buffer.from(this.pending.subarray(offset));
   }
 
   finish(): void {
