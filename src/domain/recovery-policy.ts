@@ -143,6 +143,8 @@ export type StartupDecision =
   | { readonly kind: 'wait'; readonly rule: StartupRule; readonly reason: 'restart-scheduled' }
   /** Add the failed candidate's digest to the state file's quarantine (bounded list). */
   | { readonly kind: 'quarantine'; readonly rule: StartupRule; readonly digest: Sha256 }
+  /** S4: write `completed` into the record — Complete becomes the decided outcome — before publishing it. */
+  | { readonly kind: 'record-completion'; readonly rule: StartupRule }
   /** Publish the terminal status (bounded retries in the app; 404 counts as published). */
   | { readonly kind: 'publish'; readonly rule: StartupRule; readonly status: TerminalOutcome }
   /** Delete the record. Only ever returned after `progress.published`. */
@@ -272,6 +274,10 @@ function undecided(input: StartupInput, record: UpgradeRecord): StartupDecision 
   // own upgrade after restarting the agent unit (row 8), in the same process.
   if (input.mode === 'self-hosted' && record.instanceId === input.instanceId) return { kind: 'ignore-own-record', rule: 'own-record' };
 
+  // Complete was decided by an earlier process: publish it again (a no-op at the store) and
+  // delete; never judge the candidate a second time, or Failed could follow Complete.
+  if (record.completed) return progress.published ? { kind: 'delete-record', rule: 'S4' } : { kind: 'publish', rule: 'S4', status: COMPLETE_OUTCOME };
+
   const candidate = record.candidate;
   if (candidate === null) return recordFailure('S2', POLICY_FAILURES.interruptedBeforeSlot, false);
   if (observed.current !== candidate) {
@@ -308,8 +314,7 @@ function undecided(input: StartupInput, record: UpgradeRecord): StartupDecision 
         : { kind: 'sync-container', rule: 'S4', from: candidate };
   }
   if (!observed.stateCommitted) return { kind: 'commit-state', rule: 'S4', slot: candidate, digest: record.candidateDigest };
-  if (!progress.published) return { kind: 'publish', rule: 'S4', status: COMPLETE_OUTCOME };
-  return { kind: 'delete-record', rule: 'S4' };
+  return { kind: 'record-completion', rule: 'S4' };
 }
 
 /** A record with a failure: S6–S8. */
@@ -385,10 +390,13 @@ export function checkStartupDecision(input: StartupInput, decision: StartupDecis
       if (decision.kind === 'commit-state') invariant(containerInSync(observed.container), `${what}: only after the nspawn copy is proven equal`);
       return;
     }
+    case 'record-completion':
+      invariant(proven && containerInSync(observed.container) && observed.stateCommitted, `${what}: Complete needs current == candidate, healthy, nspawn equal, state committed`);
+      return;
     case 'publish':
       invariant(!progress.published, `${what}: published twice in one run`);
       if (decision.status.phase === 'Complete') {
-        invariant(proven && containerInSync(observed.container) && observed.stateCommitted, `${what}: Complete needs current == candidate, healthy, nspawn equal, state committed`);
+        invariant(record.completed, `${what}: Complete is published only once recorded as the outcome`);
       } else {
         invariant(record.failure !== null, `${what}: Failed needs a recorded failure`);
         invariant(decision.status.reason === record.failure.reason && decision.status.message === record.failure.message, `${what}: the recorded reason and message are published`);
@@ -481,6 +489,9 @@ export function decideRecoverCommand(input: RecoverInput): RecoverDecision {
 function recoverDecision(input: RecoverInput): RecoverDecision {
   const { record, observed, progress } = input;
   if (record === null) return { kind: 'done', rule: 'R1', exitCode: 0 };
+  // Complete was already decided: the upgrade is over, and a failure now is an ordinary agent
+  // failure that must not change the selected binary (the record is about to be deleted).
+  if (record.completed) return { kind: 'done', rule: 'R1', exitCode: 0 };
   const mayRun = rollbackAllowed(record, observed.current);
   if (record.failure === null || (mayRun && !record.recoveryRequired)) {
     return { kind: 'record-failure', rule: 'R3', failure: record.failure ?? recoverFailure(input.message), recoveryRequired: mayRun };
@@ -500,8 +511,8 @@ export function recoverFailure(message: string): RecordedFailure {
 export function checkRecoverDecision(input: RecoverInput, decision: RecoverDecision): void {
   const { record, observed, progress } = input;
   const what = `recover: ${decision.kind}`;
-  if (record === null) {
-    invariant(decision.kind === 'done', `${what}: without a record recover changes nothing`);
+  if (record === null || record.completed) {
+    invariant(decision.kind === 'done', `${what}: without an open record recover changes nothing`);
     return;
   }
   switch (decision.kind) {

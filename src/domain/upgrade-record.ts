@@ -38,6 +38,12 @@ export interface UpgradeRecord {
   readonly switchCommitted: boolean;
   readonly recoveryRequired: boolean;
   readonly failure: RecordedFailure | null;
+  /**
+   * The candidate was proven (healthy, nspawn equal, state committed): Complete is the decided
+   * outcome. Written before Complete is published, so a process that restarts between the
+   * publication and the record's deletion publishes Complete again instead of re-judging.
+   */
+  readonly completed: boolean;
 }
 
 export interface NewRecordInput {
@@ -60,6 +66,7 @@ export function newUpgradeRecord(input: NewRecordInput): Result<UpgradeRecord> {
     switchCommitted: false,
     recoveryRequired: false,
     failure: null,
+    completed: false,
   };
   const problem = validateRecord(record);
   return problem === null ? ok(record) : fail('E_RECORD', problem);
@@ -77,6 +84,11 @@ export function withCandidateDigest(record: UpgradeRecord, digest: Sha256): Upgr
 
 export function withSwitchCommitted(record: UpgradeRecord): UpgradeRecord {
   return { ...record, switchCommitted: true };
+}
+
+export function withCompleted(record: UpgradeRecord): UpgradeRecord {
+  invariant(record.failure === null && record.candidate !== null, 'only a record with a candidate and without a failure completes');
+  return { ...record, completed: true };
 }
 
 /**
@@ -105,6 +117,7 @@ export function serializeRecord(record: UpgradeRecord): string {
     switchCommitted: record.switchCommitted,
     recoveryRequired: record.recoveryRequired,
     failure: record.failure === null ? null : { reason: record.failure.reason, code: record.failure.code, message: record.failure.message },
+    completed: record.completed,
   };
   return `${JSON.stringify(canonical, null, 2)}\n`;
 }
@@ -132,7 +145,7 @@ export function parseRecord(text: string): Result<UpgradeRecord> {
 
 const RECORD_KEYS = [
   'kind', 'schemaVersion', 'operation', 'instanceId', 'activeMachine', 'candidate', 'previous',
-  'candidateDigest', 'switchCommitted', 'recoveryRequired', 'failure',
+  'candidateDigest', 'switchCommitted', 'recoveryRequired', 'failure', 'completed',
 ] as const;
 
 function checkShape(value: Record<string, unknown>): string | null {
@@ -148,7 +161,7 @@ function checkShape(value: Record<string, unknown>): string | null {
     if (value[key] !== null && !isSlotName(value[key])) return `record.${key} must be "blue", "green" or null`;
   }
   if (value.candidateDigest !== null && !isSha256(value.candidateDigest)) return 'record.candidateDigest must be a SHA-256 digest or null';
-  for (const key of ['switchCommitted', 'recoveryRequired'] as const) {
+  for (const key of ['switchCommitted', 'recoveryRequired', 'completed'] as const) {
     if (typeof value[key] !== 'boolean') return `record.${key} must be a boolean`;
   }
   const failureValue = value.failure;
@@ -173,6 +186,7 @@ function validateRecord(record: UpgradeRecord): string | null {
   if ((record.candidate === null) !== (record.previous === null)) return 'record.candidate and record.previous are set together';
   if (record.candidate !== null && record.candidate === record.previous) return 'record.candidate and record.previous must differ';
   if (record.switchCommitted && record.candidate === null) return 'record.switchCommitted requires a candidate';
+  if (record.completed && (record.failure !== null || record.candidate === null)) return 'record.completed requires a candidate and no failure';
   if (record.failure !== null && record.failure.message.length > RECORD_MESSAGE_MAX_LENGTH) return 'record.failure.message is too long';
   return null;
 }

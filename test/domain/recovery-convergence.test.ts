@@ -1,3 +1,4 @@
+import { withCompleted } from '../../src/domain/upgrade-record.js';
 import { describe, expect, it } from 'vitest';
 import type { Sha256 } from '../../src/domain/digest.js';
 import {
@@ -305,6 +306,10 @@ function apply(world: World, scenario: Scenario, proc: Proc, d: StartupDecision,
     case 'commit-state':
       world.stateCommitted = true;
       return;
+    case 'record-completion':
+      if (world.record === null) throw new Error('record-completion without a record');
+      world.record = withCompleted(world.record);
+      return;
     case 'roll-back':
       world.lastGood = d.to;
       world.current = d.to;
@@ -462,7 +467,7 @@ describe('RecoveryPolicy convergence (model interpreter)', () => {
       lastGoodInitial: 'blue', recoveryCrashes: new Set(),
     });
     expect(trace).toEqual([
-      'managed:8', 'S4:measure-health', 'S4:sync-container', 'S4:check-container', 'S4:commit-state', 'S4:publish', 'S4:delete-record', 'S1:open-gate',
+      'managed:8', 'S4:measure-health', 'S4:sync-container', 'S4:check-container', 'S4:commit-state', 'S4:record-completion', 'S4:publish', 'S4:delete-record', 'S1:open-gate',
     ]);
   });
 
@@ -483,7 +488,7 @@ describe('RecoveryPolicy convergence (model interpreter)', () => {
       lastGoodInitial: 'blue', recoveryCrashes: new Set(),
     });
     expect(trace).toEqual([
-      'managed:7 crash', 'S4:restart-agent', 'S4:measure-health', 'S4:commit-state', 'S4:publish', 'S4:delete-record', 'S1:open-gate',
+      'managed:7 crash', 'S4:restart-agent', 'S4:measure-health', 'S4:commit-state', 'S4:record-completion', 'S4:publish', 'S4:delete-record', 'S1:open-gate',
     ]);
   });
 

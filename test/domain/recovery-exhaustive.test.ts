@@ -41,6 +41,7 @@ function allRecords(): Array<UpgradeRecord | null> {
         for (const recoveryRequired of BOOLS) {
           for (const failure of [null, EXEC, DAEMON]) {
             for (const instanceId of [SELF, OTHER]) {
+              for (const completed of failure === null && pair !== null ? BOOLS : [false]) {
               records.push({
                 kind: UPGRADE_RECORD_KIND,
                 schemaVersion: UPGRADE_RECORD_SCHEMA_VERSION,
@@ -53,7 +54,9 @@ function allRecords(): Array<UpgradeRecord | null> {
                 switchCommitted,
                 recoveryRequired,
                 failure,
+                completed,
               });
+              }
             }
           }
         }
@@ -80,12 +83,19 @@ function assertStartupRules(input: StartupInput, d: StartupDecision): void {
   if (ROLLBACK_KINDS.has(d.kind) && !mayRollBack(record, observed.current)) fail('never downgrade');
   if (d.kind === 'roll-back' && d.to !== record.previous) fail('rollback target is previous / last-good');
   if (d.kind === 'restore-container' && observed.current !== d.from) fail('host link before nspawn copy');
+  if (d.kind === 'record-completion') {
+    const proven = record.failure === null && observed.current === record.candidate && observed.candidateHealth === 'healthy'
+      && (observed.container === 'equal' || observed.container === 'not-applicable') && observed.stateCommitted
+      && (input.mode === 'sidecar' || observed.self === record.candidate);
+    if (!proven) fail('Complete is decided only for the healthy, synced, committed candidate');
+  }
   if (d.kind === 'publish') {
     if (d.status.phase === 'Complete') {
-      const ok = record.failure === null && observed.current === record.candidate && observed.candidateHealth === 'healthy'
-        && (observed.container === 'equal' || observed.container === 'not-applicable')
-        && (input.mode === 'sidecar' || observed.self === record.candidate);
-      if (!ok) fail('Complete only for the healthy, synced candidate');
+      // Complete is published only once it was recorded as the outcome (record-completion is
+      // returned only for the proven candidate; checked below).
+      if (!record.completed) fail('Complete only once recorded as the outcome');
+    } else if (d.kind === 'publish' && record.completed) {
+      fail('never Failed for a record whose outcome is Complete');
     } else {
       const failure = record.failure;
       if (failure === null) return fail('Failed only with a recorded failure');
@@ -146,7 +156,7 @@ describe('decideStartup: exhaustive', () => {
     // Every decision kind is reachable.
     expect([...kinds.keys()].sort()).toEqual([
       'check-container', 'commit-state', 'delete-record', 'ignore-own-record', 'measure-health', 'open-gate', 'publish',
-      'quarantine', 'record-failure', 'restart-agent', 'restart-into-last-good', 'restore-container', 'roll-back', 'sync-container', 'wait',
+      'quarantine', 'record-completion', 'record-failure', 'restart-agent', 'restart-into-last-good', 'restore-container', 'roll-back', 'sync-container', 'wait',
     ]);
   });
 });
@@ -164,7 +174,7 @@ describe('decideRecoverCommand: exhaustive', () => {
                   const input: RecoverInput = { record, message, observed: { current, lastGood, container }, progress: { containerCopiedFrom, agentRestarted } };
                   const d: RecoverDecision = decideRecoverCommand(input);
                   count += 1;
-                  if (record === null) {
+                  if (record === null || record.completed) {
                     expect(d).toEqual({ kind: 'done', rule: 'R1', exitCode: 0 });
                     continue;
                   }

@@ -29,6 +29,7 @@ import {
   type RecordedFailure,
   type UpgradeRecord,
 } from '../../src/domain/upgrade-record.js';
+import { withCompleted } from '../../src/domain/upgrade-record.js';
 import type { TerminalStatus } from '../../src/ports/operation-store.js';
 
 const SELF = '0123456789abcdef0123456789abcdef';
@@ -103,10 +104,14 @@ describe('decideStartup: protocol.md S1–S8', () => {
       { kind: 'check-container', rule: 'S4', slot: 'green' }],
     ['S4 healthy, nspawn equal: commit the state', start(switched, { ...onCandidate, candidateHealth: 'healthy', container: 'equal' }),
       { kind: 'commit-state', rule: 'S4', slot: 'green', digest: DIGEST }],
-    ['S4 committed: publish Complete', start(switched, { ...onCandidate, candidateHealth: 'healthy', container: 'equal', stateCommitted: true }),
+    ['S4 committed: record Complete as the outcome', start(switched, { ...onCandidate, candidateHealth: 'healthy', container: 'equal', stateCommitted: true }),
+      { kind: 'record-completion', rule: 'S4' }],
+    ['S4 completed: publish Complete', start(withCompleted(switched), onCandidate),
       { kind: 'publish', rule: 'S4', status: COMPLETE_OUTCOME }],
-    ['S4 published: delete the record', start(switched, { ...onCandidate, candidateHealth: 'healthy', container: 'equal', stateCommitted: true }, { published: true }),
+    ['S4 completed and published: delete the record', start(withCompleted(switched), onCandidate, { published: true }),
       { kind: 'delete-record', rule: 'S4' }],
+    ['S4 completed, then the candidate looks unhealthy: Complete again, never Failed after Complete', start(withCompleted(switched), { ...onCandidate, candidateHealth: 'unhealthy', current: 'blue' }),
+      { kind: 'publish', rule: 'S4', status: COMPLETE_OUTCOME }],
     ['S5 not healthy within the timeout', start(switched, { ...onCandidate, candidateHealth: 'unhealthy' }),
       { kind: 'record-failure', rule: 'S5', recoveryRequired: true, failure: expect.objectContaining({ reason: 'DaemonFailed', code: 'E_UNHEALTHY' }) }],
     ['S5 nspawn still differs after the sync', start(switched, { ...onCandidate, candidateHealth: 'healthy', container: 'differs' }, { containerCopiedFrom: 'green' }),
@@ -232,8 +237,8 @@ describe('decideStartup: branches', () => {
 
   it('publishes again after a crash (published=false) before deleting', () => {
     const done = { ...onCandidate, candidateHealth: 'healthy', container: 'equal', stateCommitted: true } as const;
-    expect(decideStartup(start(switched, done, { published: false })).kind).toBe('publish');
-    expect(decideStartup(start(switched, done, { published: true })).kind).toBe('delete-record');
+    expect(decideStartup(start(withCompleted(switched), done, { published: false })).kind).toBe('publish');
+    expect(decideStartup(start(withCompleted(switched), done, { published: true })).kind).toBe('delete-record');
     const failedDone = { ...rolledBack, quarantined: true };
     expect(decideStartup(start(recovering, failedDone, { published: false })).kind).toBe('publish');
     expect(decideStartup(start(recovering, failedDone, { published: true })).kind).toBe('delete-record');

@@ -78,6 +78,7 @@ describe('newUpgradeRecord', () => {
       switchCommitted: false,
       recoveryRequired: false,
       failure: null,
+      completed: false,
     });
   });
 
