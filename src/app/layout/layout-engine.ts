@@ -153,9 +153,13 @@ export class LayoutEngine {
     }
   }
 
-  /** Points current at `slot` (a rollback's first and only layout step). */
+  /** Points current at `slot` (a rollback's layout step). */
   async pointCurrentAt(slot: SlotName): Promise<void> {
     await this.apply(pointLink(this.layout, 'current', slotPath(this.layout, slot)));
+  }
+
+  async pointLastGoodAt(slot: SlotName): Promise<void> {
+    await this.apply(pointLink(this.layout, 'lastGood', slotPath(this.layout, slot)));
   }
 
   /** Points current back at last-good's slot. Running it again changes nothing (I11). */

@@ -1,0 +1,201 @@
+import type { HostArchitecture } from '../../domain/archive-rules.js';
+import { parseOptionalSha256 } from '../../domain/digest.js';
+import { failure, type Failure } from '../../domain/failure.js';
+import { linkedSlot } from '../../domain/host-facts.js';
+import { redactUrlsInText } from '../../domain/redacted-url.js';
+import { otherSlot } from '../../domain/slot.js';
+import { parseDownloadUrl } from '../../domain/url-policy.js';
+import {
+  newUpgradeRecord,
+  withCandidate,
+  withCandidateDigest,
+  withFailure,
+  withSwitchCommitted,
+  type UpgradeRecord,
+} from '../../domain/upgrade-record.js';
+import type { HostLock } from '../../ports/host-lock.js';
+import type { AgentUpgradeRequest, OperationStore } from '../../ports/operation-store.js';
+import type { ActivationDependencies } from '../activation/activation.js';
+import { checkCandidate } from '../artifact/check-candidate.js';
+import { fetchToFile } from '../artifact/fetch-to-file.js';
+import { FailureSignal, raise, unwrap } from '../failure-signal.js';
+import { LogKeys } from '../log-keys.js';
+import type { RecordStore } from '../record/record-store.js';
+import type { StateStore } from '../state/state-store.js';
+import { translatePortError } from '../translate-port-error.js';
+import type { ArchiveExtractor } from '../../ports/archive-extractor.js';
+import type { ArtifactSource } from '../../ports/artifact-source.js';
+
+/** A busy host lock (a direct activation) is retried after this long, status untouched. */
+export const LOCK_BUSY_REQUEUE_MS = 5000;
+export const IN_PROGRESS_MESSAGE = 'staging upgraded agent binary';
+
+export type HandleOutcome =
+  /** Try again later; nothing was changed. */
+  | { readonly kind: 'requeue'; readonly afterMs: number }
+  /** A terminal status was published for the operation (or it is gone). */
+  | { readonly kind: 'finished' }
+  /** The switch is done and the restart scheduled: the restarted process publishes (self-hosted). */
+  | { readonly kind: 'handed-over' }
+  /** The record is left for the startup gate (sidecar after its restart, or a failure to publish). */
+  | { readonly kind: 'gate' };
+
+export interface HandlerDependencies extends ActivationDependencies {
+  readonly lock: HostLock;
+  readonly store: OperationStore;
+  readonly records: RecordStore;
+  readonly states: StateStore;
+  readonly source: ArtifactSource;
+  readonly extractor: ArchiveExtractor;
+  readonly arch: HostArchitecture;
+  readonly instanceId: string;
+}
+
+/**
+ * The managed path before the restart (notes/protocol.md rows 1–8): validate, lock, record,
+ * InProgress, stage, switch, record the commit, hand over. Each row is durable before the next;
+ * a crash between rows is resolved by the startup gate of the next process.
+ */
+export class AgentUpgradeHandler {
+  constructor(private readonly deps: HandlerDependencies) {}
+
+  async handle(request: AgentUpgradeRequest): Promise<HandleOutcome> {
+    const { deps } = this;
+    const invalid = validate(request, deps);
+    if (invalid !== null) {
+      await deps.store.publish(request.operation, { phase: 'Failed', reason: 'InvalidParameters', message: invalid.message });
+      return { kind: 'finished' };
+    }
+    const attempt = await deps.lock.tryAcquire();
+    if (attempt.kind === 'busy') return { kind: 'requeue', afterMs: LOCK_BUSY_REQUEUE_MS };
+    try {
+      return await this.underLock(request);
+    } finally {
+      await attempt.lease.release();
+    }
+  }
+
+  private async underLock(request: AgentUpgradeRequest): Promise<HandleOutcome> {
+    const { deps } = this;
+    const existing = unwrap(await deps.records.read());
+    // One upgrade at a time: the gate of this process resolves the existing record first.
+    if (existing !== null) return existing.operation.name === request.operation.name ? { kind: 'gate' } : { kind: 'requeue', afterMs: LOCK_BUSY_REQUEUE_MS };
+    // Row 3: the record exists before InProgress, which reconcilers do not re-queue.
+    let record = unwrap(
+      newUpgradeRecord({ operationName: request.operation.name, operationUid: request.operation.uid, instanceId: deps.instanceId, activeMachine: await deps.container.activeMachine() }),
+    );
+    await deps.records.write(record);
+    try {
+      await deps.store.markInProgress(request.operation, IN_PROGRESS_MESSAGE);
+    } catch (error) {
+      await deps.records.delete();
+      throw error;
+    }
+    try {
+      record = await this.stageAndSwitch(request, record);
+    } catch (error) {
+      return this.failBeforeHandOver(record, asFailure(error));
+    }
+    try {
+      if (deps.config.agent.mode === 'self-hosted') {
+        await deps.services.scheduleRestart();
+        return { kind: 'handed-over' };
+      }
+      await deps.services.restart();
+      return { kind: 'gate' };
+    } catch (error) {
+      // Row 8: the candidate may be what runs next; the gate rolls back and restarts.
+      const current = unwrap(await deps.records.read()) ?? record;
+      await deps.records.write(withFailure(current, { reason: 'ExecutionFailed', ...asFailure(error) }, true));
+      return { kind: 'gate' };
+    }
+  }
+
+  /** Rows 5–7. Returns the record as written after the switch was committed. */
+  private async stageAndSwitch(request: AgentUpgradeRequest, initial: UpgradeRecord): Promise<UpgradeRecord> {
+    const { deps } = this;
+    const { engine } = deps;
+    await engine.migrate();
+    const facts = await engine.inspect();
+    const previous = linkedSlot(facts, 'current');
+    if (previous === null) raise(failure('E_LAYOUT', 'the current link does not name a slot after migration'));
+    const candidate = otherSlot(previous);
+    let record = withCandidate(initial, candidate, previous);
+    await deps.records.write(record);
+
+    const staging = `${engine.layout.slotDir}/.${engine.layout.blue.slice(engine.layout.slotDir.length + 1)}.tmp-download`;
+    try {
+      const parameters = request.parameters;
+      await fetchToFile(deps, { url: parameters.downloadURL ?? '', sha256: parameters.sha256, output: staging });
+      const state = unwrap(await deps.states.read());
+      const checked = await checkCandidate(deps, {
+        path: staging,
+        arch: deps.arch,
+        allowScripts: deps.config.agent.allowScripts,
+        maxBinaryBytes: deps.config.artifact.maxBinaryBytes,
+        requestedVersion: null,
+        currentVersion: null,
+        allowDowngrade: true,
+        state,
+        force: false,
+      });
+      // Last-good moves to the running slot before the other slot is overwritten (protect).
+      if (linkedSlot(facts, 'lastGood') !== previous) await engine.pointLastGoodAt(previous);
+      await engine.applyLayoutStep({ kind: 'install-candidate', slot: candidate }, staging, checked.digest);
+      record = withCandidateDigest(record, checked.digest);
+      await deps.records.write(record);
+    } finally {
+      await deps.fs.remove(staging);
+    }
+    // Row 7: the switch, then its commit in the record; a failure in between rolls back.
+    try {
+      await engine.pointCurrentAt(candidate);
+      record = withSwitchCommitted(record);
+      await deps.records.write(record);
+    } catch (error) {
+      await engine.pointCurrentAt(previous);
+      throw error;
+    }
+    deps.logger.info({ [LogKeys.operation]: request.operation.name, [LogKeys.from]: previous, [LogKeys.to]: candidate }, 'Switched to the candidate; handing over.');
+    return record;
+  }
+
+  /**
+   * Rows 5–7 failed: binaries are untouched (or rolled back). Publish Failed/ExecutionFailed,
+   * then delete the record — publish before delete; if publishing fails the record stays with
+   * its failure and the startup gate publishes it later.
+   */
+  private async failBeforeHandOver(record: UpgradeRecord, cause: Failure): Promise<HandleOutcome> {
+    const { deps } = this;
+    const latest = unwrap(await deps.records.read()) ?? record;
+    const failed = withFailure(latest, { reason: 'ExecutionFailed', code: cause.code, message: redactUrlsInText(cause.message) }, false);
+    await deps.records.write(failed);
+    deps.logger.warn({ [LogKeys.operation]: record.operation.name, [LogKeys.code]: cause.code }, 'The upgrade failed before the switch was handed over.');
+    try {
+      await deps.store.publish(failed.operation, { phase: 'Failed', reason: 'ExecutionFailed', message: failed.failure?.message ?? cause.message });
+    } catch (error) {
+      if (translatePortError(error) === null) throw error;
+      return { kind: 'gate' };
+    }
+    await deps.records.delete();
+    return { kind: 'finished' };
+  }
+}
+
+/** Row 1: parameters, checked before the lock; nothing is touched for an invalid request. */
+function validate(request: AgentUpgradeRequest, deps: HandlerDependencies): Failure | null {
+  const url = request.parameters.downloadURL;
+  if (url === undefined || url.trim() === '') return failure('E_INVALID_URL', 'missing required parameter "downloadURL"');
+  const digest = parseOptionalSha256(request.parameters.sha256);
+  if (!digest.ok) return digest.failure;
+  const source = parseDownloadUrl(url, deps.config.artifact, digest.value !== null);
+  return source.ok ? null : source.failure;
+}
+
+function asFailure(error: unknown): Failure {
+  if (error instanceof FailureSignal) return error.failure;
+  const translated = translatePortError(error);
+  if (translated !== null) return translated;
+  throw error;
+}
+

@@ -1,0 +1,96 @@
+import { failure } from '../../domain/failure.js';
+import { decideRecoverCommand, type ContainerVerdict } from '../../domain/recovery-policy.js';
+import type { SlotName } from '../../domain/slot.js';
+import { withFailure } from '../../domain/upgrade-record.js';
+import type { Clock } from '../../ports/clock.js';
+import type { HostLock, LockLease } from '../../ports/host-lock.js';
+import type { Logger } from '../../ports/logger.js';
+import type { ServiceManager } from '../../ports/service-manager.js';
+import type { UpgraderConfig } from '../config/upgrader-config.js';
+import { raise, unwrap } from '../failure-signal.js';
+import { LogKeys } from '../log-keys.js';
+import type { RecordStore } from '../record/record-store.js';
+import type { HostEffects } from './host-effects.js';
+
+/** Decisions one `recover` may take (I10); the longest path takes five. */
+const RECOVER_STEPS_MAX = 16;
+const LOCK_POLL_MS = 1000;
+
+export interface RecoverDependencies {
+  readonly lock: HostLock;
+  readonly records: RecordStore;
+  readonly effects: HostEffects;
+  readonly services: ServiceManager;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly config: UpgraderConfig;
+}
+
+export interface RecoverReport {
+  readonly recovered: boolean;
+  readonly rolledBackTo: SlotName | null;
+}
+
+/**
+ * `recover --message M`, run by the OnFailure unit's script through the last-good binary
+ * (notes/protocol.md "Recovery command"). Without a record it changes nothing: an ordinary agent
+ * failure must not change the selected binary. With one it records the failure, rolls back when
+ * allowed, and restarts the agent unit; the next daemon publishes. Idempotent (I11).
+ */
+export async function recover(deps: RecoverDependencies, message: string): Promise<RecoverReport> {
+  if (unwrap(await deps.records.read()) === null) return { recovered: false, rolledBackTo: null };
+  const lease = await acquireWithin(deps, 2 * deps.config.health.timeoutMs);
+  try {
+    return await recoverUnderLock(deps, message);
+  } finally {
+    await lease.release();
+  }
+}
+
+async function recoverUnderLock(deps: RecoverDependencies, message: string): Promise<RecoverReport> {
+  let progress = { containerCopiedFrom: null as SlotName | null, agentRestarted: false };
+  let rolledBackTo: SlotName | null = null;
+  let container: ContainerVerdict = 'unknown';
+  for (let step = 0; step < RECOVER_STEPS_MAX; step += 1) {
+    const record = unwrap(await deps.records.read());
+    const links = await deps.effects.links();
+    if ((await deps.effects.activeMachine()) === null) container = 'not-applicable';
+    const decision = decideRecoverCommand({ record, message, observed: { ...links, container }, progress });
+    deps.logger.info({ [LogKeys.action]: decision.kind, [LogKeys.operation]: record?.operation.name }, `Recover: ${decision.kind}.`);
+    switch (decision.kind) {
+      case 'done':
+        return { recovered: record !== null, rolledBackTo };
+      case 'record-failure':
+        if (record !== null) await deps.records.write(withFailure(record, decision.failure, decision.recoveryRequired));
+        break;
+      case 'roll-back':
+        await deps.effects.rollBackLinks(decision.to);
+        rolledBackTo = decision.to;
+        container = 'unknown';
+        break;
+      case 'restore-container':
+        await deps.effects.copyIntoContainer(decision.from);
+        progress = { ...progress, containerCopiedFrom: decision.from };
+        break;
+      case 'restart-agent':
+        await deps.services.restart({ resetFailed: true });
+        progress = { ...progress, agentRestarted: true };
+        break;
+    }
+  }
+  return raise(failure('E_SERVICE', `recover did not settle within ${RECOVER_STEPS_MAX} steps`));
+}
+
+/**
+ * The lock may be held by a live upgrader whose own bounded health wait will roll back; wait for
+ * it at most `waitMs`, then give up without changes.
+ */
+async function acquireWithin(deps: RecoverDependencies, waitMs: number): Promise<LockLease> {
+  const deadlineMs = deps.clock.nowMs() + waitMs;
+  for (;;) {
+    const attempt = await deps.lock.tryAcquire();
+    if (attempt.kind === 'acquired') return attempt.lease;
+    if (deps.clock.nowMs() >= deadlineMs) raise(failure('E_LOCK_BUSY', 'the host lock stayed busy; the upgrader holding it rolls back on its own'));
+    await deps.clock.sleep(LOCK_POLL_MS);
+  }
+}

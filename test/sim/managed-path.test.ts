@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { LAYOUT, ManagedWorld, CANARY, agentScript, digestOf } from './managed-world.js';
+import { resolveInSnapshot } from './layout-world.js';
+
+async function currentSlot(world: ManagedWorld): Promise<string | null> {
+  return resolveInSnapshot(world.fs.snapshot(), LAYOUT.current);
+}
+
+function statusOf(world: ManagedWorld, name: string) {
+  return world.store.get(name);
+}
+
+describe('managed path (self-hosted) in a simulated world', () => {
+  it('upgrades: the old daemon hands over, the restarted candidate publishes Complete once and deletes the record', async () => {
+    const world = new ManagedWorld();
+    const release = world.publishRelease('2.0.0');
+    const operation = world.store.create({ name: 'upgrade-1', parameters: { downloadURL: release.url, sha256: release.sha256 } });
+
+    const old = world.daemon();
+    expect(await old.handler.handle({ operation, phase: null, parameters: { downloadURL: release.url, sha256: release.sha256 } })).toEqual({ kind: 'handed-over' });
+    expect(statusOf(world, 'upgrade-1')?.phase).toBe('InProgress');
+    expect(await world.services.performScheduledRestarts()).toBe(1);
+
+    const restarted = world.daemon(await world.services.mainExecutable());
+    expect(await restarted.gate.run()).toEqual({ kind: 'open' });
+
+    expect(statusOf(world, 'upgrade-1')).toMatchObject({ phase: 'Complete', reason: 'Succeeded' });
+    expect(world.store.terminalWrites('upgrade-1')).toBe(1);
+    expect(world.store.violations).toEqual([]);
+    expect(await world.fs.lstat(LAYOUT.record)).toBeNull();
+    expect(await currentSlot(world)).toBe(LAYOUT.green);
+    expect((await world.container.digest('kube1'))?.sha256).toBe(digestOf(agentScript('2.0.0')));
+    expect(JSON.stringify(world.logger.lines) + JSON.stringify(world.store.history('upgrade-1'))).not.toContain(CANARY);
+  });
+
+  it('a candidate that crash-loops is recovered through `recover`; last-good publishes Failed/DaemonFailed once', async () => {
+    const world = new ManagedWorld();
+    const release = world.publishRelease('2.0.0');
+    world.behaviours.set(digestOf(agentScript('2.0.0')), 'crash-on-start');
+    const parameters = { downloadURL: release.url, sha256: release.sha256 };
+    const operation = world.store.create({ name: 'upgrade-2', parameters });
+
+    expect(await world.daemon().handler.handle({ operation, phase: null, parameters })).toEqual({ kind: 'handed-over' });
+    await world.services.performScheduledRestarts();
+    expect(await world.services.activity()).toBe('failed');
+
+    // OnFailure: the recovery script runs `<last-good> recover`, which restarts the unit.
+    expect(await world.daemon().recover('upgraded daemon failed repeatedly')).toMatchObject({ recovered: true, rolledBackTo: 'blue' });
+    const lastGood = world.daemon(await world.services.mainExecutable());
+    expect(await lastGood.gate.run()).toEqual({ kind: 'open' });
+
+    expect(statusOf(world, 'upgrade-2')).toMatchObject({ phase: 'Failed', reason: 'DaemonFailed' });
+    expect(world.store.terminalWrites('upgrade-2')).toBe(1);
+    expect(await currentSlot(world)).toBe(LAYOUT.blue);
+    expect((await world.container.digest('kube1'))?.sha256).toBe(digestOf(agentScript('1.0.0')));
+    expect(await world.fs.lstat(LAYOUT.record)).toBeNull();
+  });
+
+  it('invalid parameters: Failed/InvalidParameters and the host untouched', async () => {
+    const world = new ManagedWorld();
+    const before = world.fs.snapshot();
+    const parameters = { downloadURL: `ftp://releases.example/agent.tar.gz?sig=${CANARY}` };
+    const operation = world.store.create({ name: 'bad', parameters });
+
+    expect(await world.daemon().handler.handle({ operation, phase: null, parameters })).toEqual({ kind: 'finished' });
+
+    expect(statusOf(world, 'bad')).toMatchObject({ phase: 'Failed', reason: 'InvalidParameters' });
+    expect(world.fs.snapshot()).toEqual(before);
+    expect(JSON.stringify(world.store.history('bad'))).not.toContain(CANARY);
+  });
+
+  it('a busy host lock (a direct activation) requeues after 5 s with the status untouched', async () => {
+    const world = new ManagedWorld();
+    const release = world.publishRelease('2.0.0');
+    const parameters = { downloadURL: release.url };
+    const operation = world.store.create({ name: 'later', parameters });
+    await world.lock.tryAcquire();
+
+    expect(await world.daemon().handler.handle({ operation, phase: null, parameters })).toEqual({ kind: 'requeue', afterMs: 5000 });
+    expect(statusOf(world, 'later')?.phase).toBeNull();
+  });
+
+  it('a digest mismatch fails before the switch: Failed/ExecutionFailed, binaries untouched, record gone', async () => {
+    const world = new ManagedWorld();
+    const release = world.publishRelease('2.0.0');
+    const parameters = { downloadURL: release.url, sha256: '0'.repeat(64) };
+    const operation = world.store.create({ name: 'mismatch', parameters });
+
+    expect(await world.daemon().handler.handle({ operation, phase: null, parameters })).toEqual({ kind: 'finished' });
+
+    expect(statusOf(world, 'mismatch')).toMatchObject({ phase: 'Failed', reason: 'ExecutionFailed' });
+    expect(await currentSlot(world)).toBe(LAYOUT.blue);
+    expect(await world.fs.lstat(LAYOUT.record)).toBeNull();
+    expect(await world.fs.lstat(LAYOUT.green)).toBeNull();
+  });
+});
