@@ -97,10 +97,17 @@ export class ManagedWorld {
       fs: this.fs, services: this.services, container: this.container, runner: this.runner, clock: this.clock, logger: this.logger,
       engine, config: CONFIG, arch: 'amd64' as const,
     };
+    const gate = new StartupGate({ effects, records, states, store: this.store, services: this.services, clock: this.clock, logger: this.logger, config: CONFIG, mode: 'self-hosted', instanceId, selfExecutable });
     return {
       instanceId,
+      gate,
+      /** A daemon's start: the gate first, then (once open) the layout converged, as every start does. */
+      start: async () => {
+        const outcome = await gate.run();
+        if (outcome.kind === 'open') await engine.migrate();
+        return outcome;
+      },
       handler: new AgentUpgradeHandler({ ...base, lock: this.lock, store: this.store, records, states, source: this.source, extractor: new TarGzExtractor(), instanceId }),
-      gate: new StartupGate({ effects, records, states, store: this.store, services: this.services, clock: this.clock, logger: this.logger, config: CONFIG, mode: 'self-hosted', instanceId, selfExecutable }),
       recover: (message: string) => recover({ lock: this.lock, records, effects, services: this.services, clock: this.clock, logger: this.logger, config: CONFIG }, message),
     };
   }
@@ -115,7 +122,12 @@ export class ManagedWorld {
   }
 
   private newServices(): MemoryServiceManager {
-    return new MemoryServiceManager({ fs: this.fs, execStart: LAYOUT.current, behaviourOf: (digest) => this.behaviours.get(digest) ?? 'healthy' });
+    return new MemoryServiceManager({
+      fs: this.fs,
+      execStart: LAYOUT.current,
+      legacyExecStart: LAYOUT.entry,
+      behaviourOf: (digest) => this.behaviours.get(digest) ?? 'healthy',
+    });
   }
 
   private newContainer(): MemoryContainerRootfs {

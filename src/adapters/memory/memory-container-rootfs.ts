@@ -1,6 +1,6 @@
 import type { Sha256 } from '../../domain/digest.js';
 import { ContainerError, FileSystemError } from '../../domain/port-errors.js';
-import { isCleanAbsolutePath, joinPath } from '../../domain/posix-path.js';
+import { basenamePath, dirnamePath, isCleanAbsolutePath, joinPath } from '../../domain/posix-path.js';
 import { isMachineName } from '../../domain/upgrade-record.js';
 import type { ContainerRootfs } from '../../ports/container-rootfs.js';
 import type { FileDigest, FileSystem } from '../../ports/file-system.js';
@@ -45,6 +45,7 @@ export class MemoryContainerRootfs implements ContainerRootfs {
     this.maybeFail('install');
     const path = await this.walk(machine, true);
     if (path === null) throw new ContainerError('io', `cannot prepare the binary's directory in ${machine}`);
+    await this.sweepTemps(path);
     const digest = await translated(() => this.options.fs.copyFileAtomic(sourcePath, path, { mode: 0o755, maxBytes: this.options.maxBytes }));
     this.installs.push({ machine, sha256: digest.sha256 });
     return digest;
@@ -60,6 +61,15 @@ export class MemoryContainerRootfs implements ContainerRootfs {
       // Gone between the walk and the read: absent, as the contract says.
       if (error instanceof FileSystemError && error.code === 'ENOENT') return null;
       throw asContainerError(error);
+    }
+  }
+
+  /** Temps an interrupted copy left next to the binary (ours by name) go before the next copy. */
+  private async sweepTemps(path: string): Promise<void> {
+    const directory = dirnamePath(path);
+    const prefix = `.${basenamePath(path)}.tmp-`;
+    for (const name of (await translated(() => this.options.fs.listDirectory(directory))) ?? []) {
+      if (name.startsWith(prefix)) await translated(() => this.options.fs.remove(joinPath(directory, name)));
     }
   }
 

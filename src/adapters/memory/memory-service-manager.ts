@@ -16,6 +16,11 @@ export interface MemoryServiceOptions {
   readonly fs: FileSystem;
   /** The link the unit's ExecStart names: resolved at every start, as systemd does. */
   readonly execStart: string;
+  /**
+   * What the unit runs while `execStart` does not exist: on a host not yet migrated the unit
+   * still names the legacy binary, until migration rewrites it.
+   */
+  readonly legacyExecStart?: string;
   readonly behaviourOf: (digest: Sha256) => AgentBehaviour;
   readonly initialActivity?: ServiceActivity;
   readonly binaryMaxBytes?: number;
@@ -109,7 +114,9 @@ export class MemoryServiceManager implements ServiceManager {
   }
 
   private async start(): Promise<void> {
-    const resolution = await this.options.fs.resolve(this.options.execStart);
+    const { fs, execStart, legacyExecStart } = this.options;
+    const legacy = legacyExecStart !== undefined && (await fs.lstat(execStart)) === null;
+    const resolution = await fs.resolve(legacy ? legacyExecStart : execStart);
     if (resolution.kind !== 'resolved' || resolution.stat.kind !== 'file') {
       this.running = null;
       this.state = 'failed';

@@ -26,18 +26,29 @@ export async function observeLayout(fs: FileSystem, layout: SlotLayout): Promise
 /** Roles whose files are written by atomic replacement, and so may leave a temp after a crash. */
 const ATOMICALLY_WRITTEN = ['entry', 'blue', 'green', 'current', 'lastGood', 'recoveryScript', 'record', 'state'] as const;
 
+/**
+ * Temp entries an interrupted write left behind. The slot directory belongs to the upgrader,
+ * so every dot-named `.tmp-` entry in it is one (including the temps of private staging files);
+ * elsewhere only the temps of the layout's own files are.
+ */
 async function staleTemps(fs: FileSystem, layout: SlotLayout): Promise<string[]> {
-  const found: string[] = [];
+  const found = new Set<string>();
   const listings = new Map<string, readonly string[] | null>();
+  const list = async (directory: string): Promise<readonly string[]> => {
+    if (!listings.has(directory)) listings.set(directory, await listIfDirectory(fs, directory));
+    return listings.get(directory) ?? [];
+  };
+  for (const name of await list(layout.slotDir)) {
+    if (name.startsWith('.') && name.includes('.tmp-')) found.add(joinPath(layout.slotDir, name));
+  }
   for (const role of ATOMICALLY_WRITTEN) {
     const directory = dirnamePath(layout[role]);
-    if (!listings.has(directory)) listings.set(directory, await listIfDirectory(fs, directory));
     const prefix = tempPrefixFor(basenamePath(layout[role]));
-    for (const name of listings.get(directory) ?? []) {
-      if (name.startsWith(prefix)) found.push(joinPath(directory, name));
+    for (const name of await list(directory)) {
+      if (name.startsWith(prefix)) found.add(joinPath(directory, name));
     }
   }
-  return found.sort();
+  return [...found].sort();
 }
 
 async function listIfDirectory(fs: FileSystem, directory: string): Promise<readonly string[] | null> {
