@@ -14,6 +14,9 @@ import type { ActivationReport, PreflightReport } from './activation/activation-
 import { installFromUrl, previewInstall, type InstallDependencies, type InstallRequest } from './activation/install-from-url.js';
 import { fetchToFile, type FetchReport, type FetchToFileRequest } from './artifact/fetch-to-file.js';
 import { createContainer } from './composition/create-container.js';
+import { HostEffects } from './managed/host-effects.js';
+import { recover, type RecoverReport } from './managed/recover.js';
+import { RecordStore } from './record/record-store.js';
 import type { PortOverrides } from './composition/port-overrides.js';
 import type { UpgraderConfig } from './config/upgrader-config.js';
 import { raise, runUseCase } from './failure-signal.js';
@@ -110,6 +113,22 @@ export class Upgrader {
   /** `install --url …`: the artifact pipeline feeding the same activation. */
   install(request: InstallRequest): Promise<Result<ActivationReport>> {
     return this.locked(() => installFromUrl(this.installDependencies(), request));
+  }
+
+  /**
+   * `recover [--message]`: the OnFailure unit's entry point. Without a pending managed upgrade it
+   * changes nothing; with one it records the failure, rolls back when allowed and restarts the
+   * agent (it takes the lock itself, waiting a bounded time for a live upgrader).
+   */
+  recover(message: string): Promise<Result<RecoverReport>> {
+    return runUseCase(() => {
+      const records = new RecordStore(this.fs, this.layout.record);
+      const effects = new HostEffects({ fs: this.fs, services: this.services, container: this.parts.container, engine: this.engine, config: this.config });
+      return recover(
+        { lock: this.lock, records, effects, services: this.services, clock: this.parts.clock, logger: this.parts.logger, config: this.config },
+        message,
+      );
+    });
   }
 
   private installDependencies(): InstallDependencies {

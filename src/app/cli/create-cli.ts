@@ -6,6 +6,7 @@ import type { CliContext } from './cli-context.js';
 import { ActivateCommand } from './activate-command.js';
 import { FetchCommand } from './fetch-command.js';
 import { InstallCommand } from './install-command.js';
+import { RecoverCommand } from './recover-command.js';
 import { RollbackCommand } from './rollback-command.js';
 import { MigrateCommand } from './migrate-command.js';
 import { StatusCommand } from './status-command.js';
@@ -27,6 +28,7 @@ export function createCli(): Cli<CliContext> {
   cli.register(InstallCommand);
   cli.register(ActivateCommand);
   cli.register(RollbackCommand);
+  cli.register(RecoverCommand);
   return cli;
 }
 
