@@ -135,6 +135,12 @@ export class MemoryOperationStore implements OperationStore {
     this.faults.set(method, queue);
   }
 
+  /** The cluster recovers: pending injected faults are dropped. */
+  clearFaults(method?: OperationStoreMethod): void {
+    if (method === undefined) this.faults.clear();
+    else this.faults.delete(method);
+  }
+
   // ---- the port ----
 
   async markInProgress(ref: OperationRef, message: string): Promise<StatusWrite> {
