@@ -127,3 +127,34 @@ describe('direct activation (real files, modelled service)', () => {
     expect(await services.mainExecutable()).toBe(at(P.blue));
   });
 });
+
+describe('install from a URL (real files and HTTP, modelled service)', () => {
+  it('downloads, verifies, checks and activates the release; a bad digest changes nothing', async () => {
+    const { releaseArchive, sha256Hex } = await import('../support/archive/index.js');
+    const { serve, startHostileServer } = await import('../support/http/hostile-server.js');
+    const scratch = makeScratch();
+    const server = await startHostileServer();
+    try {
+      const at = (path: string): string => join(scratch.root, path);
+      writeExecutable(at(P.entry), agent('1.0.0'));
+      const archive = releaseArchive(process.arch === 'arm64' ? 'aks-flex-node-linux-arm64' : 'aks-flex-node-linux-amd64', agent('2.0.0'));
+      server.route('/release.tar.gz', serve(archive));
+      const services = new MemoryServiceManager({ fs: new NodeFileSystem(), execStart: at(P.current), behaviourOf: () => 'healthy' });
+      const upgrader = sandboxUpgrader(scratch.root, { agent: { ...FLEX_PROFILE.agent, allowScripts: true } }, { serviceManager: services });
+      const url = `${server.url('/release.tar.gz')}?sig=CANARY-install`;
+
+      const refused = await upgrader.install({ url, sha256: '0'.repeat(64) });
+      expect(refused).toMatchObject({ ok: false, failure: { code: 'E_DIGEST_MISMATCH' } });
+      // Only the layout was migrated: no slot holds the release and no staging file is left.
+      expect(Object.keys(snapshotTree(scratch.root)).filter((path) => path.includes('.tmp-') || path.endsWith('-green'))).toEqual([]);
+
+      const installed = await upgrader.install({ url, sha256: sha256Hex(archive), requestedVersion: '2.0.0' });
+      expect(installed).toMatchObject({ ok: true, value: { outcome: 'activated', from: 'blue', to: 'green', candidateVersion: '2.0.0' } });
+      expect(readFileSync(at(P.green), 'utf8')).toBe(agent('2.0.0'));
+      expect(JSON.stringify(installed)).not.toContain('CANARY');
+    } finally {
+      await server.close();
+      scratch.cleanup();
+    }
+  });
+});

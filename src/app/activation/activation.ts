@@ -37,7 +37,11 @@ export interface ActivationDependencies {
 
 export interface ActivateRequest {
   readonly candidatePath: string;
-  /** The candidate is already a private copy (a verified download): no snapshot is taken. */
+  /**
+   * The candidate is already a private copy in the slot directory (a verified download) and the
+   * caller migrated the layout first: no snapshot is taken and no migration runs (its temp sweep
+   * would remove the candidate).
+   */
   readonly candidateIsPrivate?: boolean;
   readonly requestedVersion?: string | undefined;
   readonly allowDowngrade?: boolean | undefined;
@@ -89,7 +93,7 @@ export class Activation {
     // Everything that can refuse the candidate runs before the first change to the host.
     const before = await this.deps.engine.inspect();
     const checked = await this.check(request.candidatePath, request, state, linkedSlot(before, 'current'));
-    await this.deps.engine.migrate();
+    if (request.candidateIsPrivate !== true) await this.deps.engine.migrate();
     const snapshot = request.candidateIsPrivate === true ? request.candidatePath : await this.snapshot(request.candidatePath, checked.digest);
     try {
       const observed = await this.deps.engine.inspect();
