@@ -103,6 +103,12 @@ export interface StartupInput {
   readonly mode: AgentMode;
   /** This daemon's instance id (new per process start). */
   readonly instanceId: string;
+  /**
+   * Whether this process handed the record over (scheduled its own restart). Only then is an
+   * own undecided record left to the restarted process; a process whose upgrade stopped short of
+   * the hand-over resolves its own record like any other. Absent means handed over.
+   */
+  readonly handedOver?: boolean;
   readonly observed: StartupObservation;
   readonly progress: RunProgress;
 }
@@ -272,7 +278,7 @@ function undecided(input: StartupInput, record: UpgradeRecord): StartupDecision 
   const { observed, progress } = input;
   // The reference guard. Only in self-hosted mode: a sidecar daemon legitimately continues its
   // own upgrade after restarting the agent unit (row 8), in the same process.
-  if (input.mode === 'self-hosted' && record.instanceId === input.instanceId) return { kind: 'ignore-own-record', rule: 'own-record' };
+  if (input.mode === 'self-hosted' && record.instanceId === input.instanceId && input.handedOver !== false) return { kind: 'ignore-own-record', rule: 'own-record' };
 
   // Complete was decided by an earlier process: publish it again (a no-op at the store) and
   // delete; never judge the candidate a second time, or Failed could follow Complete.
@@ -373,7 +379,7 @@ export function checkStartupDecision(input: StartupInput, decision: StartupDecis
     && observed.candidateHealth === 'healthy' && (mode === 'sidecar' || observed.self === candidate);
   switch (decision.kind) {
     case 'ignore-own-record':
-      invariant(mode === 'self-hosted' && record.failure === null && record.instanceId === input.instanceId, `${what}: not an own undecided record`);
+      invariant(mode === 'self-hosted' && record.failure === null && record.instanceId === input.instanceId && input.handedOver !== false, `${what}: not an own, handed-over, undecided record`);
       return;
     case 'record-failure':
       invariant(record.failure === null || decision.failure === record.failure, `${what}: an existing failure is kept`);

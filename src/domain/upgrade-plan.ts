@@ -42,6 +42,7 @@ export interface ActivationPlan {
   readonly targetSlot: SlotName;
   /** False for an identical candidate (same SHA-256): it targets the current slot, installs nothing. */
   readonly candidateChanged: boolean;
+  /** Where a failed activation returns: the active slot, or last-good's for an identical candidate. */
   readonly rollbackSlot: SlotName;
   readonly steps: readonly ActivationStep[];
 }
@@ -80,7 +81,10 @@ export function planActivation(input: ActivationInput): Result<ActivationPlan> {
     steps.push({ kind: 'wait-healthy', slot: targetSlot });
   }
   if (input.containerPresent) steps.push({ kind: 'sync-container', slot: targetSlot });
-  return ok({ initializeLayout, activeSlot, targetSlot, candidateChanged, rollbackSlot: activeSlot, steps });
+  // An identical candidate is already current (say, after a crash between a switch and its
+  // rollback): if it proves unhealthy, last-good is where to go back to.
+  const rollbackSlot = candidateChanged ? activeSlot : (lastGood ?? activeSlot);
+  return ok({ initializeLayout, activeSlot, targetSlot, candidateChanged, rollbackSlot, steps });
 }
 
 function isRepair(action: LayoutAction): boolean {

@@ -197,10 +197,10 @@ const CASES: readonly Case[] = [
 
   // ---- identical candidate
   [
-    'identical candidate on blue, last-good green: nothing installed, target = active',
+    'identical candidate on blue, last-good green: nothing installed, target = active, rollback to last-good',
     () => managedOn('blue', lgGreen),
     IDENTICAL,
-    () => plan(false, 'blue', 'blue', false, [V, restart, wait('blue')]),
+    () => plan(false, 'blue', 'blue', false, [V, restart, wait('blue')], 'green'),
   ],
   [
     'identical candidate on green, last-good green',
@@ -244,13 +244,13 @@ const CASES: readonly Case[] = [
     'identical candidate, assets stale, inactive, container present',
     () => managedOn('green', lgBlue),
     { ...IDENTICAL, serviceAssetsCurrent: false, serviceActive: false, containerPresent: true },
-    () => plan(false, 'green', 'green', false, [V, assets, sync('green')]),
+    () => plan(false, 'green', 'green', false, [V, assets, sync('green')], 'blue'),
   ],
   [
     'identical candidate, every option on',
     () => managedOn('blue', lgGreen),
     { ...IDENTICAL, serviceAssetsCurrent: false, containerPresent: true },
-    () => plan(false, 'blue', 'blue', false, [V, assets, restart, wait('blue'), sync('blue')]),
+    () => plan(false, 'blue', 'blue', false, [V, assets, restart, wait('blue'), sync('blue')], 'green'),
   ],
 ];
 
@@ -413,7 +413,7 @@ describe('planActivation: executing the plan', () => {
     expect(switches).toEqual(result.candidateChanged ? [sw(result.targetSlot)] : []);
     if (result.candidateChanged) expect(result.targetSlot).not.toBe(result.activeSlot);
     else expect(result.targetSlot).toBe(result.activeSlot);
-    expect(result.rollbackSlot).toBe(result.activeSlot);
+    if (result.candidateChanged) expect(result.rollbackSlot).toBe(result.activeSlot);
   });
 });
 

@@ -97,7 +97,12 @@ export class ManagedWorld {
       fs: this.fs, services: this.services, container: this.container, runner: this.runner, clock: this.clock, logger: this.logger,
       engine, config: CONFIG, arch: 'amd64' as const,
     };
-    const gate = new StartupGate({ effects, records, states, store: this.store, services: this.services, clock: this.clock, logger: this.logger, config: CONFIG, mode: 'self-hosted', instanceId, selfExecutable });
+    let handedOver = false;
+    const gate = new StartupGate({
+      effects, records, states, store: this.store, services: this.services, clock: this.clock, logger: this.logger, config: CONFIG,
+      mode: 'self-hosted', instanceId, selfExecutable, handedOver: () => handedOver,
+    });
+    const handler = new AgentUpgradeHandler({ ...base, lock: this.lock, store: this.store, records, states, source: this.source, extractor: new TarGzExtractor(), instanceId });
     return {
       instanceId,
       gate,
@@ -107,7 +112,13 @@ export class ManagedWorld {
         if (outcome.kind === 'open') await engine.migrate();
         return outcome;
       },
-      handler: new AgentUpgradeHandler({ ...base, lock: this.lock, store: this.store, records, states, source: this.source, extractor: new TarGzExtractor(), instanceId }),
+      handler: {
+        handle: async (request: Parameters<AgentUpgradeHandler['handle']>[0]) => {
+          const outcome = await handler.handle(request);
+          if (outcome.kind === 'handed-over') handedOver = true;
+          return outcome;
+        },
+      },
       recover: (message: string) => recover({ lock: this.lock, records, effects, services: this.services, clock: this.clock, logger: this.logger, config: CONFIG }, message),
     };
   }

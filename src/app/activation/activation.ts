@@ -88,6 +88,8 @@ export class Activation {
 
   async activate(request: ActivateRequest): Promise<ActivationReport> {
     await this.refuseWhilePending();
+    // A snapshot an interrupted activation left behind is ours: gone before anything else.
+    if ((await this.deps.fs.lstat(this.snapshotPath())) !== null) await this.deps.fs.remove(this.snapshotPath());
     const serviceActive = await this.serviceActive();
     const state = unwrap(await this.states.read());
     // Everything that can refuse the candidate runs before the first change to the host.
@@ -122,7 +124,7 @@ export class Activation {
   private async execute(plan: ActivationPlan, snapshot: string, checked: CheckedCandidate, state: UpgradeState, facts: LayoutFacts): Promise<ActivationReport> {
     const { engine, services, logger } = this.deps;
     const report = {
-      from: plan.activeSlot,
+      from: plan.rollbackSlot === plan.targetSlot ? plan.activeSlot : plan.rollbackSlot,
       to: plan.targetSlot,
       candidateSha256: checked.digest,
       candidateVersion: formatVersion(checked.version),
@@ -147,7 +149,10 @@ export class Activation {
         }
       } catch (error) {
         const cause = asFailure(error);
-        if (!switched) throw error;
+        const serviceStep = step.kind === 'restart-service' || step.kind === 'wait-healthy' || step.kind === 'sync-container';
+        // Before the switch and the service steps nothing runs the candidate; with nowhere else
+        // to go (an identical candidate and last-good on the same slot) there is nothing to undo.
+        if ((!switched && !serviceStep) || plan.rollbackSlot === plan.targetSlot) throw error;
         logger.error({ [LogKeys.code]: cause.code, [LogKeys.slot]: plan.targetSlot }, `Activation failed after the switch; rolling back to ${plan.rollbackSlot}.`);
         await this.rollBack(plan.rollbackSlot, facts, report.restarted);
         await this.states.write(withQuarantined(state, checked.digest));
@@ -222,9 +227,13 @@ export class Activation {
    * leaves nothing a sweep would miss). It must hold exactly the bytes that were checked: a
    * candidate replaced since then is refused.
    */
-  private async snapshot(candidatePath: string, checkedDigest: Sha256): Promise<string> {
+  private snapshotPath(): string {
     const { layout } = this.deps.engine;
-    const path = `${layout.slotDir}/.${layout.blue.slice(layout.slotDir.length + 1)}.tmp-candidate`;
+    return `${layout.slotDir}/.${layout.blue.slice(layout.slotDir.length + 1)}.tmp-candidate`;
+  }
+
+  private async snapshot(candidatePath: string, checkedDigest: Sha256): Promise<string> {
+    const path = this.snapshotPath();
     const copied = await this.deps.fs.copyFileAtomic(candidatePath, path, { mode: 0o700, maxBytes: this.deps.config.artifact.maxBinaryBytes });
     if (copied.sha256 !== checkedDigest) {
       await this.deps.fs.remove(path);

@@ -61,6 +61,8 @@ export class AgentUpgradeHandler {
 
   async handle(request: AgentUpgradeRequest): Promise<HandleOutcome> {
     const { deps } = this;
+    // A queued request for an operation that meanwhile became terminal must not start again.
+    if (request.phase === 'Complete' || request.phase === 'Failed') return { kind: 'finished' };
     const invalid = validate(request, deps);
     if (invalid !== null) {
       await deps.store.publish(request.operation, { phase: 'Failed', reason: 'InvalidParameters', message: invalid.message });
@@ -85,12 +87,10 @@ export class AgentUpgradeHandler {
       newUpgradeRecord({ operationName: request.operation.name, operationUid: request.operation.uid, instanceId: deps.instanceId, activeMachine: await deps.container.activeMachine() }),
     );
     await deps.records.write(record);
-    try {
-      await deps.store.markInProgress(request.operation, IN_PROGRESS_MESSAGE);
-    } catch (error) {
-      await deps.records.delete();
-      throw error;
-    }
+    // Row 4. When marking InProgress fails the record is kept, not deleted: the write may have
+    // been applied with its response lost, and an InProgress operation without a record would
+    // never be finished. The startup gate resolves the record (Failed, binaries untouched).
+    await deps.store.markInProgress(request.operation, IN_PROGRESS_MESSAGE);
     try {
       record = await this.stageAndSwitch(request, record);
     } catch (error) {

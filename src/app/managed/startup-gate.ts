@@ -8,6 +8,7 @@ import {
   type RunProgress,
   type StartupDecision,
 } from '../../domain/recovery-policy.js';
+import type { SlotName } from '../../domain/slot.js';
 import { withCompleted, withFailure, type UpgradeRecord } from '../../domain/upgrade-record.js';
 import { isQuarantined, withQuarantined, withSlotInfo } from '../../domain/upgrade-state.js';
 import type { Clock } from '../../ports/clock.js';
@@ -50,6 +51,8 @@ export interface StartupGateDependencies {
   readonly instanceId: string;
   /** The real path of this process's own executable (self-hosted mode). */
   readonly selfExecutable: string | null;
+  /** Whether this process's handler handed an upgrade over (scheduled its own restart). */
+  readonly handedOver?: () => boolean;
 }
 
 /**
@@ -60,6 +63,12 @@ export interface StartupGateDependencies {
  */
 export class StartupGate {
   private progress: RunProgress = NO_PROGRESS;
+  /**
+   * The slot this process's executable was when the gate first ran (at process start). Resolved
+   * once: a process started from the legacy file keeps running that file even after migration
+   * turns its path into a link to the candidate.
+   */
+  private selfSlot: Promise<SlotName | null> | null = null;
   private health: HealthVerdict = 'unknown';
   private container: ContainerVerdict = 'unknown';
 
@@ -72,6 +81,7 @@ export class StartupGate {
         record,
         mode: this.deps.mode,
         instanceId: this.deps.instanceId,
+        handedOver: this.deps.handedOver?.() ?? false,
         observed: await this.observe(record),
         progress: this.progress,
       });
@@ -91,7 +101,7 @@ export class StartupGate {
     return {
       current: links.current,
       lastGood: links.lastGood,
-      self: this.deps.mode === 'self-hosted' ? await effects.slotOfExecutable(this.deps.selfExecutable) : null,
+      self: this.deps.mode === 'self-hosted' ? await (this.selfSlot ??= effects.slotOfExecutable(this.deps.selfExecutable)) : null,
       agent: this.deps.mode === 'sidecar' ? await effects.slotOfExecutable(await this.deps.services.mainExecutable()) : null,
       candidateHealth: this.health,
       container: machine === null ? ('not-applicable' as const) : this.container,
@@ -168,7 +178,7 @@ export class StartupGate {
    * Self-hosted: this process is the candidate (the policy checked `self`); it must stay up for
    * the stability interval. Sidecar: the agent's main process must run the candidate stably.
    */
-  private async measureHealth(slot: UpgradeRecord['candidate'] & string): Promise<HealthVerdict> {
+  private async measureHealth(slot: SlotName): Promise<HealthVerdict> {
     const { health } = this.deps.config;
     if (this.deps.mode === 'self-hosted') {
       await this.deps.clock.sleep(health.stableMs);

@@ -1,0 +1,16 @@
+import type { MemoryFileSystem } from '../../src/adapters/memory/memory-file-system.js';
+import { InvariantViolation } from '../../src/domain/invariant.js';
+import { LAYOUT, resolveInSnapshot } from './layout-world.js';
+
+/**
+ * SPEC I3 enforced as it happens, like `guardActiveSlot` in layout-world.ts, but cheap enough to
+ * run on every op of long simulations: the tree is only resolved when an op renames over or
+ * unlinks one of the two slot paths, the only ops that could write the active slot.
+ */
+export function guardActiveSlotCheaply(fs: MemoryFileSystem): void {
+  fs.beforeMutation((op) => {
+    if (op.op !== 'rename' && op.op !== 'unlink') return;
+    if (op.path !== LAYOUT.blue && op.path !== LAYOUT.green) return;
+    if (resolveInSnapshot(fs.snapshot(), LAYOUT.current) === op.path) throw new InvariantViolation(`I3: ${op.op} of the active slot ${op.path}`);
+  });
+}
