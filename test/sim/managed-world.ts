@@ -33,6 +33,9 @@ export const CONFIG: UpgraderConfig = {
   health: { timeoutMs: 30_000, stableMs: 3_000, pollMs: 250 },
 };
 
+/** The same host with the upgrader as a separate sidecar daemon of another agent. */
+export const SIDECAR_CONFIG: UpgraderConfig = { ...CONFIG, agent: { ...CONFIG.agent, mode: 'sidecar' } };
+
 export const LAYOUT: SlotLayout = (() => {
   const derived = deriveLayout({ root: '/', agentName: CONFIG.agent.name, ...CONFIG.paths });
   if (!derived.ok) throw new Error(derived.failure.message);
@@ -85,7 +88,7 @@ export class ManagedWorld {
     return { url, sha256: createHash('sha256').update(archive).digest('hex') };
   }
 
-  daemon(selfExecutable: string | null = null) {
+  daemon(selfExecutable: string | null = null, config: UpgraderConfig = CONFIG) {
     this.instances += 1;
     const instanceId = this.instances.toString(16).padStart(32, '0');
     const engine = new LayoutEngine(this.fs, this.services, this.logger, { layout: LAYOUT, binaryMaxBytes: CONFIG.artifact.maxBinaryBytes, euid: 0 });
@@ -95,12 +98,12 @@ export class ManagedWorld {
     this.scriptVersions();
     const base = {
       fs: this.fs, services: this.services, container: this.container, runner: this.runner, clock: this.clock, logger: this.logger,
-      engine, config: CONFIG, arch: 'amd64' as const,
+      engine, config, arch: 'amd64' as const,
     };
     let handedOver = false;
     const gate = new StartupGate({
       effects, records, states, store: this.store, services: this.services, clock: this.clock, logger: this.logger, config: CONFIG,
-      mode: 'self-hosted', instanceId, selfExecutable, handedOver: () => handedOver,
+      mode: config.agent.mode, instanceId, selfExecutable, handedOver: () => handedOver,
     });
     const handler = new AgentUpgradeHandler({ ...base, lock: this.lock, store: this.store, records, states, source: this.source, extractor: new TarGzExtractor(), instanceId });
     return {
