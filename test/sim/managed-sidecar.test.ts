@@ -85,3 +85,13 @@ describe.each(['healthy', 'crash-on-start', 'crash-after-start'] as const)('mana
     }
   });
 });
+
+describe('managed path in sidecar mode with an agent that hangs on start', () => {
+  it('the restart times out, the failure is recorded, the gate rolls back and publishes Failed once', async () => {
+    const { world, trace } = await drive('hang', null, 'prefix');
+    expect(world.store.get('upgrade')).toMatchObject({ phase: 'Failed' });
+    expect(world.store.terminalWrites('upgrade')).toBe(1);
+    const current = resolveInSnapshot(world.fs.snapshot(), LAYOUT.current);
+    expect(current, trace.join(' ')).toBe(LAYOUT.blue);
+  });
+});

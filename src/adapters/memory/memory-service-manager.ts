@@ -10,7 +10,9 @@ export type AgentBehaviour =
   /** Exits at once on every start: the manager gives up after the start limit (failed). */
   | 'crash-on-start'
   /** Starts, then dies before the stability interval ends. */
-  | 'crash-after-start';
+  | 'crash-after-start'
+  /** Starts but never reports ready: the start job times out (the process keeps running, unready). */
+  | 'hang';
 
 export interface MemoryServiceOptions {
   readonly fs: FileSystem;
@@ -132,6 +134,11 @@ export class MemoryServiceManager implements ServiceManager {
     }
     this.running = record;
     this.state = 'active';
+    if (record.behaviour === 'hang') {
+      this.state = 'failed';
+      this.running = null;
+      throw new ServiceError('timeout', 'the agent did not finish starting in time');
+    }
   }
 
   private maybeFail(method: string): void {
