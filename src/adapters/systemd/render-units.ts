@@ -1,0 +1,116 @@
+/**
+ * The text of the agent unit, the recovery unit and the recovery script (SPEC §7), rendered from
+ * configuration. Pure: the systemd adapter writes what these return and compares it with what is
+ * installed.
+ */
+export interface UnitSettings {
+  readonly description: string;
+  /** The unit file names, e.g. `aks-flex-node-agent.service`. */
+  readonly unit: string;
+  readonly recoveryUnit: string;
+  /** ExecStart runs the current link, so a switch changes what the next start runs. */
+  readonly currentLink: string;
+  readonly args: readonly string[];
+  readonly restartSec: number;
+  readonly startLimitBurst: number;
+  readonly startLimitIntervalSec: number;
+  readonly recoveryScript: string;
+}
+
+export interface RecoveryScriptSettings {
+  readonly unit: string;
+  readonly record: string;
+  readonly lastGoodLink: string;
+  /**
+   * How recovery is invoked: `last-good` runs `<last-good binary> recover` (self-hosted: the agent
+   * is the upgrader), or the absolute path of the upgrader's own executable (sidecar).
+   */
+  readonly recoverWith: 'last-good' | string;
+  readonly message: string;
+}
+
+export function renderAgentUnit(settings: UnitSettings): string {
+  const execStart = [settings.currentLink, ...settings.args].map(quoteExecArgument).join(' ');
+  return [
+    '# Written by agent-upgrade; changes here are replaced on the next migration.',
+    '[Unit]',
+    `Description=${settings.description}`,
+    'After=network-online.target',
+    'Wants=network-online.target',
+    `OnFailure=${settings.recoveryUnit}`,
+    `StartLimitIntervalSec=${settings.startLimitIntervalSec}`,
+    `StartLimitBurst=${settings.startLimitBurst}`,
+    '',
+    '[Service]',
+    'Type=simple',
+    `ExecStart=${execStart}`,
+    'Restart=on-failure',
+    `RestartSec=${settings.restartSec}`,
+    'TimeoutStartSec=300',
+    'TimeoutStopSec=60',
+    '',
+    '[Install]',
+    'WantedBy=multi-user.target',
+    '',
+  ].join('\n');
+}
+
+export function renderRecoveryUnit(settings: UnitSettings): string {
+  return [
+    '# Written by agent-upgrade; changes here are replaced on the next migration.',
+    '[Unit]',
+    `Description=Recover ${settings.unit} after it failed repeatedly`,
+    '',
+    '[Service]',
+    'Type=oneshot',
+    `ExecStart=${quoteExecArgument(settings.recoveryScript)}`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * The OnFailure script. Without a pending managed upgrade it exits 0 (an ordinary failure must
+ * not change the selected binary). Otherwise it runs `recover` — which takes the host lock and is
+ * idempotent, so running while systemd still auto-restarts the unit is harmless — then clears
+ * the failed state and restarts the unit. Every step runs even if an earlier one failed, and the
+ * script exits with the last failure.
+ */
+export function renderRecoveryScript(settings: RecoveryScriptSettings): string {
+  const recoverLine =
+    settings.recoverWith === 'last-good'
+      ? [
+          `target=$(readlink -f ${shellQuote(settings.lastGoodLink)}) || target=''`,
+          'if [ -z "$target" ] || [ ! -x "$target" ]; then',
+          "  echo 'agent-upgrade recovery: no executable last-good binary' >&2",
+          '  exit 1',
+          'fi',
+          `"$target" recover --message ${shellQuote(settings.message)} || status=$?`,
+        ]
+      : [`${shellQuote(settings.recoverWith)} recover --message ${shellQuote(settings.message)} || status=$?`];
+  return [
+    '#!/bin/sh',
+    '# Written by agent-upgrade: run by the OnFailure unit when systemd gave up on the agent.',
+    'set -u',
+    'status=0',
+    `if [ ! -f ${shellQuote(settings.record)} ]; then`,
+    '  exit 0',
+    'fi',
+    ...recoverLine,
+    `systemctl reset-failed ${shellQuote(settings.unit)} || status=$?`,
+    `systemctl --no-block restart ${shellQuote(settings.unit)} || status=$?`,
+    'exit "$status"',
+    '',
+  ].join('\n');
+}
+
+/** systemd's ExecStart quoting: double quotes, with `\`, `"`, `$` and `%` escaped. */
+export function quoteExecArgument(argument: string): string {
+  if (/^[A-Za-z0-9_./:=@+,-]+$/.test(argument)) return argument.replace(/%/g, '%%');
+  const escaped = argument.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\$/g, '$$$$').replace(/%/g, '%%');
+  return `"${escaped}"`;
+}
+
+/** POSIX shell single quoting. */
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
