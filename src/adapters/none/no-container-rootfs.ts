@@ -1,3 +1,4 @@
+import { ContainerError } from '../../domain/port-errors.js';
 import type { ContainerRootfs } from '../../ports/container-rootfs.js';
 import type { FileDigest } from '../../ports/file-system.js';
 
@@ -8,7 +9,8 @@ export class NoContainerRootfs implements ContainerRootfs {
   }
 
   async install(machine: string): Promise<FileDigest> {
-    throw new Error(`no container platform is configured; cannot install into ${machine}`);
+    // Unreachable through the app (activeMachine is always null); a typed failure all the same.
+    throw new ContainerError('not-supported', `no container platform is configured; cannot install into ${machine}`);
   }
 
   async digest(): Promise<FileDigest | null> {

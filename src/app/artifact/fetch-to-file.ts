@@ -4,12 +4,12 @@ import { failure } from '../../domain/failure.js';
 import { isCleanAbsolutePath } from '../../domain/posix-path.js';
 import { BINARY_MODE } from '../../domain/slot-layout.js';
 import { parseDownloadUrl } from '../../domain/url-policy.js';
+import type { FileDigest } from '../../ports/file-system.js';
 import type { Logger } from '../../ports/logger.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
 import { raise, unwrap } from '../failure-signal.js';
 import { LogKeys } from '../log-keys.js';
 import { fetchMember, type FetchDependencies } from './fetch-member.js';
-import type { FileDigest } from '../../ports/file-system.js';
 
 export interface FetchToFileRequest {
   readonly url: string;

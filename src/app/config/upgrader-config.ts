@@ -1,3 +1,5 @@
+import type { LayoutSettings } from '../../domain/slot-layout.js';
+
 /**
  * The resolved configuration (SPEC §8 "Configuration"): every key filled in from the profile.
  */
@@ -16,15 +18,8 @@ export interface UpgraderConfig {
     readonly member: string;
     readonly allowScripts: boolean;
   };
-  readonly paths: {
-    readonly entry: string;
-    readonly slotDir: string;
-    readonly record: string;
-    readonly state: string;
-    readonly lock: string;
-    readonly daemonState: string;
-    readonly unitDir: string;
-  };
+  /** The host paths of SPEC §3, as the domain's layout takes them (before `--root`). */
+  readonly paths: Omit<LayoutSettings, 'root' | 'agentName'>;
   readonly service: {
     readonly manager: ServicePlatform;
     readonly unit: string;
