@@ -7,4 +7,10 @@ export interface HostIdentity {
   readonly arch: HostArchitecture | null;
   readonly pid: number;
   readonly command: string;
+  /**
+   * How the recovery script runs this upgrader again (sidecar mode): its executable and the
+   * configuration file it was started with. Absent for embedders: `agent-upgrade` on PATH, the
+   * default configuration.
+   */
+  readonly invocation?: { readonly executable: string; readonly configPath: string | null };
 }

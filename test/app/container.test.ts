@@ -45,7 +45,7 @@ describe('composition root', () => {
     expect(container.get(Tokens.ServiceManager).name).toBe(manager);
   });
 
-  it.each(['systemd', 'supervisor'] as const)('the %s platform, not built yet, refuses every use with not-supported', async (manager) => {
+  it.each(['supervisor'] as const)('the %s platform, not built yet, refuses every use with not-supported', async (manager) => {
     const services = containerFor(manager).get(Tokens.ServiceManager);
     await expect(services.assetsCurrent()).rejects.toMatchObject({ constructor: ServiceError, code: 'not-supported' });
     await expect(services.convergeAssets()).rejects.toMatchObject({ constructor: ServiceError, code: 'not-supported' });

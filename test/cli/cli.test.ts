@@ -103,7 +103,7 @@ describe('cli with a service platform this build cannot drive', () => {
     const scratch = makeScratch();
     try {
       mkdirSync(join(scratch.root, 'etc/aks-flex-node'), { recursive: true });
-      writeFileSync(join(scratch.root, 'etc/aks-flex-node/agent-upgrade.json'), JSON.stringify({ service: { manager: 'systemd' } }));
+      writeFileSync(join(scratch.root, 'etc/aks-flex-node/agent-upgrade.json'), JSON.stringify({ service: { manager: 'supervisor' } }));
       writeExecutable(join(scratch.root, 'usr/local/bin/aks-flex-node'), 'v1');
       const before = snapshotTree(scratch.root);
 

@@ -3,6 +3,8 @@
  * configuration. Pure: the systemd adapter writes what these return and compares it with what is
  * installed.
  */
+import type { OwnedFile } from '../service/converge-files.js';
+
 export interface UnitSettings {
   readonly description: string;
   /** The unit file names, e.g. `aks-flex-node-agent.service`. */
@@ -26,6 +28,8 @@ export interface RecoveryScriptSettings {
    * is the upgrader), or the absolute path of the upgrader's own executable (sidecar).
    */
   readonly recoverWith: 'last-good' | string;
+  /** Options that select this upgrader's configuration (`--root`, `--config`), passed to `recover`. */
+  readonly recoverOptions: readonly string[];
   readonly message: string;
 }
 
@@ -76,6 +80,7 @@ export function renderRecoveryUnit(settings: UnitSettings): string {
  * script exits with the last failure.
  */
 export function renderRecoveryScript(settings: RecoveryScriptSettings): string {
+  const recoverArguments = ['recover', '--message', settings.message, ...settings.recoverOptions].map(shellQuote).join(' ');
   const recoverLine =
     settings.recoverWith === 'last-good'
       ? [
@@ -84,9 +89,9 @@ export function renderRecoveryScript(settings: RecoveryScriptSettings): string {
           "  echo 'agent-upgrade recovery: no executable last-good binary' >&2",
           '  exit 1',
           'fi',
-          `"$target" recover --message ${shellQuote(settings.message)} || status=$?`,
+          `"$target" ${recoverArguments} || status=$?`,
         ]
-      : [`${shellQuote(settings.recoverWith)} recover --message ${shellQuote(settings.message)} || status=$?`];
+      : [`${shellQuote(settings.recoverWith)} ${recoverArguments} || status=$?`];
   return [
     '#!/bin/sh',
     '# Written by agent-upgrade: run by the OnFailure unit when systemd gave up on the agent.',
@@ -110,7 +115,19 @@ export function quoteExecArgument(argument: string): string {
   return `"${escaped}"`;
 }
 
-/** POSIX shell single quoting. */
+/** POSIX shell quoting: plain words stay bare, everything else is single-quoted. */
 export function shellQuote(text: string): string {
+  if (/^[A-Za-z0-9_./=@+,-]+$/.test(text)) return text;
   return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+export const UNIT_FILE_MODE = 0o644;
+
+/** Every file the systemd platform owns, rendered from configuration. */
+export function renderServiceAssets(unit: UnitSettings, recovery: RecoveryScriptSettings, unitDir: string, scriptMode: number): readonly OwnedFile[] {
+  return [
+    { path: `${unitDir}/${unit.unit}`, text: renderAgentUnit(unit), mode: UNIT_FILE_MODE },
+    { path: `${unitDir}/${unit.recoveryUnit}`, text: renderRecoveryUnit(unit), mode: UNIT_FILE_MODE },
+    { path: unit.recoveryScript, text: renderRecoveryScript(recovery), mode: scriptMode },
+  ];
 }

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { hostArchitecture } from '../../adapters/node/host-architecture.js';
 import { pino } from 'pino';
 import { NodeFileSystem } from '../../adapters/node/node-file-system.js';
@@ -21,11 +22,28 @@ export async function main(argv: readonly string[]): Promise<number> {
       if (!config.ok) return config;
       return createUpgrader({
         config: config.value,
-        identity: { euid: process.geteuid?.() ?? 0, arch: hostArchitecture(), pid: process.pid, command: process.argv.slice(1, 3).join(' ') },
+        identity: {
+          euid: process.geteuid?.() ?? 0,
+          arch: hostArchitecture(),
+          pid: process.pid,
+          command: process.argv.slice(1, 3).join(' '),
+          invocation: { executable: ownExecutable(), configPath: options.configPath ?? null },
+        },
         logger: createPinoLogger(options.logLevel as LogLevel, pino.destination({ dest: 2, sync: true })),
         overrides: { fileSystem: fs },
       });
     },
   };
   return runCli(createCli(), argv, context);
+}
+
+/** The file that runs this CLI again: the script node was given (bin/agent-upgrade), resolved. */
+function ownExecutable(): string {
+  const script = process.argv[1];
+  if (script === undefined) return process.execPath;
+  try {
+    return realpathSync(script);
+  } catch {
+    return script;
+  }
 }

@@ -83,7 +83,7 @@ describe('recovery script', () => {
     const script = join(scratch.root, 'recovery.sh');
     writeFileSync(
       script,
-      renderRecoveryScript({ unit: 'agent.service', record, lastGoodLink: join(scratch.root, 'slots/agent-last-good'), recoverWith: 'last-good', message: "upgraded agent failed; it's restored" }),
+      renderRecoveryScript({ unit: 'agent.service', record, lastGoodLink: join(scratch.root, 'slots/agent-last-good'), recoverWith: 'last-good', recoverOptions: ['--root', '/tmp/a root'], message: "upgraded agent failed; it's restored" }),
     );
     chmodSync(script, 0o750);
     return spawnSync(script, [], { encoding: 'utf8', env: { PATH: `${join(scratch.root, 'bin')}:/usr/bin:/bin`, ...env } });
@@ -99,7 +99,7 @@ describe('recovery script', () => {
     writeFileSync(record, '{}');
     expect(run().status).toBe(0);
     expect(run().status).toBe(0);
-    const once = ["last-good recover --message upgraded agent failed; it's restored", 'systemctl reset-failed agent.service', 'systemctl --no-block restart agent.service'];
+    const once = ["last-good recover --message upgraded agent failed; it's restored --root /tmp/a root", 'systemctl reset-failed agent.service', 'systemctl --no-block restart agent.service'];
     expect(calls()).toEqual([...once, ...once]);
   });
 

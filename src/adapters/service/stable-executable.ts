@@ -1,0 +1,49 @@
+import type { Clock } from '../../ports/clock.js';
+import type { HealthLimits, HealthVerdict } from '../../ports/service-manager.js';
+
+/** What one poll sees: the service's main process and the real path of its executable. */
+export interface MainProcessSample {
+  readonly pid: number;
+  /** `null` when the executable cannot be read (the process just exited). */
+  readonly executable: string | null;
+}
+
+/**
+ * The health rule both service adapters share (SPEC §7): one main process runs `expectedPath`
+ * without interruption for `stableMs`, within `timeoutMs`, sampled every `pollMs`. A new main
+ * PID restarts the interval, so an agent that systemd keeps restarting is never "stable"; a
+ * manager that gave up (failed unit, start limit hit) ends the wait early.
+ */
+export async function waitForStableExecutable(
+  sample: () => Promise<MainProcessSample | null | 'gave-up'>,
+  expectedPath: string,
+  limits: HealthLimits,
+  clock: Clock,
+): Promise<HealthVerdict> {
+  const deadlineMs = clock.nowMs() + limits.timeoutMs;
+  let stable: { readonly pid: number; readonly sinceMs: number } | null = null;
+  let lastSeen: MainProcessSample | null = null;
+  for (;;) {
+    const polled = await sample();
+    // The manager stopped restarting the agent: waiting longer cannot make it healthy.
+    if (polled === 'gave-up') return { kind: 'unhealthy', reason: 'the service manager gave up restarting the agent' };
+    const seen = polled;
+    const nowMs = clock.nowMs();
+    if (seen !== null) lastSeen = seen;
+    if (seen !== null && seen.executable === expectedPath) {
+      const since: { readonly pid: number; readonly sinceMs: number } = stable?.pid === seen.pid ? stable : { pid: seen.pid, sinceMs: nowMs };
+      stable = since;
+      if (nowMs - since.sinceMs >= limits.stableMs) return { kind: 'healthy' };
+    } else {
+      stable = null;
+    }
+    if (nowMs >= deadlineMs) return verdictAtDeadline(seen, lastSeen);
+    await clock.sleep(Math.min(limits.pollMs, Math.max(1, deadlineMs - nowMs)));
+  }
+}
+
+function verdictAtDeadline(seen: MainProcessSample | null, lastSeen: MainProcessSample | null): HealthVerdict {
+  if (seen === null) return lastSeen === null ? { kind: 'not-running' } : { kind: 'unhealthy', reason: 'the agent stopped running' };
+  if (seen.executable === null) return { kind: 'unhealthy', reason: 'the agent\'s executable could not be read' };
+  return { kind: 'unhealthy', reason: `the agent was not running the expected binary stably (it runs ${seen.executable})` };
+}

@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto';
+import { readlink } from 'node:fs/promises';
+import type { Clock } from '../../ports/clock.js';
+import type { FileSystem } from '../../ports/file-system.js';
+import type { ProcessRunner } from '../../ports/process-runner.js';
+import type { HealthLimits, HealthVerdict, ServiceActivity, ServiceManager } from '../../ports/service-manager.js';
+import { convergeFiles, filesCurrent, type OwnedFile } from '../service/converge-files.js';
+import { waitForStableExecutable, type MainProcessSample } from '../service/stable-executable.js';
+import { Systemctl, type UnitProperties } from './systemctl.js';
+
+/** The managed path's hand-over waits this long, so the calling daemon can return first. */
+export const RESTART_DELAY_MS = 2000;
+
+export interface SystemdOptions {
+  readonly fs: FileSystem;
+  readonly runner: ProcessRunner;
+  readonly clock: Clock;
+  readonly unit: string;
+  /** The agent unit, the recovery unit and the recovery script, rendered from configuration. */
+  readonly assets: readonly OwnedFile[];
+  readonly unitDir: string;
+  readonly restartDelayMs?: number;
+  /**
+   * Where `<pid>/exe` is read. `/proc` on a host; a test that drives a systemd in another PID
+   * namespace passes that namespace's procfs, because MainPID is a PID of that namespace.
+   */
+  readonly procRoot?: string;
+}
+
+/**
+ * The agent as a systemd service (SPEC §7): units and recovery script written atomically and
+ * reloaded only when they changed, a synchronous restart for the direct path, a transient
+ * delayed restart for the managed hand-over, and health read from MainPID's executable.
+ */
+export class SystemdServiceManager implements ServiceManager {
+  readonly name = 'systemd' as const;
+  private readonly systemctl: Systemctl;
+
+  constructor(private readonly options: SystemdOptions) {
+    this.systemctl = new Systemctl(options.runner);
+  }
+
+  async convergeAssets(): Promise<{ readonly changed: boolean }> {
+    await this.options.fs.ensureDirectory(this.options.unitDir, 0o755);
+    const changed = await convergeFiles(this.options.fs, this.options.assets);
+    // Reload even when only the script changed: cheap, and it also picks up a unit file an
+    // earlier run wrote just before it crashed without reloading.
+    if (changed) await this.systemctl.systemctl(['daemon-reload']);
+    return { changed };
+  }
+
+  async assetsCurrent(): Promise<boolean> {
+    return filesCurrent(this.options.fs, this.options.assets);
+  }
+
+  async activity(): Promise<ServiceActivity> {
+    return activityOf(await this.systemctl.show(this.options.unit));
+  }
+
+  async restart(options: { readonly resetFailed?: boolean } = {}): Promise<{ readonly restarted: boolean }> {
+    const activity = await this.activity();
+    // A reset or rejoined host stopped the agent on purpose: it stays stopped.
+    if (activity === 'inactive' || activity === 'absent') return { restarted: false };
+    if (options.resetFailed === true || activity === 'failed') await this.systemctl.systemctl(['reset-failed', '--', this.options.unit]);
+    await this.systemctl.systemctl(['restart', '--', this.options.unit]);
+    return { restarted: true };
+  }
+
+  async scheduleRestart(): Promise<void> {
+    const { unit } = this.options;
+    const delayMs = this.options.restartDelayMs ?? RESTART_DELAY_MS;
+    const name = `${unit.replace(/\.service$/, '')}-restart-${randomBytes(6).toString('hex')}`;
+    await this.systemctl.systemdRun([
+      `--unit=${name}`,
+      '--collect',
+      `--on-active=${delayMs}ms`,
+      '--timer-property=AccuracySec=100ms',
+      `--description=agent-upgrade: restart ${unit} into the switched binary`,
+      // try-restart: an agent stopped meanwhile (reset/rejoin) is not started again.
+      'systemctl',
+      'try-restart',
+      unit,
+    ]);
+  }
+
+  async mainExecutable(): Promise<string | null> {
+    const sample = await this.sample();
+    return sample === null || sample === 'gave-up' ? null : sample.executable;
+  }
+
+  async waitHealthy(expectedPath: string, limits: HealthLimits): Promise<HealthVerdict> {
+    return waitForStableExecutable(() => this.sample(), expectedPath, limits, this.options.clock);
+  }
+
+  private async sample(): Promise<MainProcessSample | null | 'gave-up'> {
+    const properties = await this.systemctl.show(this.options.unit);
+    if (properties.activeState === 'failed') return 'gave-up';
+    if (properties.mainPid === 0) return null;
+    return { pid: properties.mainPid, executable: await this.executableOf(properties.mainPid) };
+  }
+
+  private async executableOf(pid: number): Promise<string | null> {
+    try {
+      return await readlink(`${this.options.procRoot ?? '/proc'}/${pid}/exe`);
+    } catch {
+      // The process exited between `systemctl show` and the read.
+      return null;
+    }
+  }
+}
+
+function activityOf(properties: UnitProperties): ServiceActivity {
+  if (properties.loadState === 'not-found') return 'absent';
+  switch (properties.activeState) {
+    case 'active':
+    case 'activating':
+    case 'reloading':
+    case 'deactivating':
+      return 'active';
+    case 'inactive':
+      return 'inactive';
+    case 'failed':
+      return 'failed';
+    default:
+      return 'unknown';
+  }
+}

@@ -1,0 +1,34 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SOURCE = join(dirname(fileURLToPath(import.meta.url)), 'test-agent.c');
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+export type TestAgentBehaviour = 'healthy' | 'crash-on-start' | { readonly crashAfterSeconds: number };
+
+export interface TestAgentBuild {
+  readonly version: string;
+  readonly behaviour?: TestAgentBehaviour;
+  /** Whether `<agent> recover` runs this repo's upgrader (a self-hosted agent that embeds it). */
+  readonly embedsUpgrader?: boolean;
+}
+
+/**
+ * Compiles the test agent with gcc into `directory` and returns its path. Different builds
+ * differ in bytes (the version is compiled in), so each has its own digest.
+ */
+export function buildTestAgent(directory: string, build: TestAgentBuild): string {
+  const behaviour = build.behaviour ?? 'healthy';
+  const crashAfterSeconds = behaviour === 'healthy' ? null : behaviour === 'crash-on-start' ? 0 : behaviour.crashAfterSeconds;
+  const name = `agent-${build.version}-${crashAfterSeconds ?? 'ok'}${build.embedsUpgrader === true ? '-embed' : ''}`;
+  const output = join(directory, name);
+  if (existsSync(output)) return output;
+  mkdirSync(directory, { recursive: true });
+  const defines = [`-DAGENT_VERSION="${build.version}"`];
+  if (crashAfterSeconds !== null) defines.push(`-DCRASH_AFTER_SECONDS=${crashAfterSeconds}`);
+  if (build.embedsUpgrader === true) defines.push(`-DUPGRADER_NODE="${process.execPath}"`, `-DUPGRADER_SCRIPT="${join(REPO, 'bin/agent-upgrade')}"`);
+  execFileSync('gcc', ['-O1', '-Wall', '-Werror', ...defines, '-o', output, SOURCE], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 60_000 });
+  return output;
+}

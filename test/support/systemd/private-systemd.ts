@@ -1,0 +1,171 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { NodeProcessRunner } from '../../../src/adapters/node/node-process-runner.js';
+import type { ProcessRunner, RunOutcome, RunRequest } from '../../../src/ports/process-runner.js';
+
+/**
+ * Masked so the private systemd cannot touch the host: tmpfiles would empty the host's /tmp,
+ * the others change kernel or mount state (notes/real-systemd.md).
+ */
+const MASKED_UNITS = [
+  'systemd-tmpfiles-setup.service',
+  'systemd-tmpfiles-setup-dev.service',
+  'systemd-tmpfiles-clean.timer',
+  'systemd-tmpfiles-clean.service',
+  'tmp.mount',
+  'systemd-remount-fs.service',
+  'systemd-sysctl.service',
+  'systemd-sysusers.service',
+  'systemd-binfmt.service',
+  'systemd-modules-load.service',
+  'proc-sys-fs-binfmt_misc.automount',
+];
+
+const SANDBOX_TARGET =
+  '[Unit]\\nDescription=sandbox\\nDefaultDependencies=no\\nWants=systemd-journald.socket dbus.socket\\nAfter=systemd-journald.socket dbus.socket\\n';
+
+const BOOT_SCRIPT = [
+  'set -e',
+  'mount -t tmpfs tmpfs /run',
+  'mkdir -p /run/systemd/system',
+  `printf '${SANDBOX_TARGET}' > /run/systemd/system/sandbox.target`,
+  `for unit in ${MASKED_UNITS.join(' ')}; do ln -sf /dev/null /run/systemd/system/$unit; done`,
+  // Never the default target: only sandbox.target, which starts journald and D-Bus.
+  'exec /lib/systemd/systemd --system --unit=sandbox.target --log-target=console',
+].join('\n');
+
+const BOOT_TIMEOUT_MS = 30_000;
+
+export interface CommandResult {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * systemd booted as PID 1 of a private PID and mount namespace (notes/real-systemd.md), with
+ * `unitDirs` on its unit search path so tests install units under their temp dirs, never in
+ * /etc or the host's /run. Every command runs inside the namespace through nsenter.
+ */
+export class PrivateSystemd {
+  private constructor(
+    private readonly unshare: ChildProcess,
+    readonly pid: number,
+    private readonly logPath: string,
+  ) {}
+
+  /** Boots it; throws with the boot log when systemd does not come up (never skips). */
+  static async boot(options: { readonly unitDirs: readonly string[]; readonly logPath: string }): Promise<PrivateSystemd> {
+    const log = openSync(options.logPath, 'a');
+    const unshare = spawn('unshare', ['--pid', '--fork', '--mount', '--mount-proc', '--propagation', 'private', '/bin/bash', '-c', BOOT_SCRIPT], {
+      // A trailing ":" keeps systemd's built-in search path after ours.
+      env: { ...process.env, SYSTEMD_UNIT_PATH: `${options.unitDirs.join(':')}:` },
+      stdio: ['ignore', log, log],
+    });
+    closeSync(log);
+    const fail = (why: string): never => {
+      unshare.kill('SIGKILL');
+      let tail = '';
+      try {
+        tail = readFileSync(options.logPath, 'utf8').slice(-4000);
+      } catch {
+        // no log yet
+      }
+      throw new Error(`private systemd did not boot: ${why}\n${tail}`);
+    };
+    if (unshare.pid === undefined) return fail('unshare could not be started');
+    const deadlineMs = Date.now() + BOOT_TIMEOUT_MS;
+    let pid = 0;
+    while (pid === 0 && Date.now() < deadlineMs) {
+      const found = spawnSync('pgrep', ['-P', String(unshare.pid), '-x', 'systemd'], { encoding: 'utf8' });
+      pid = Number.parseInt(found.stdout.trim(), 10) || 0;
+      if (pid === 0) await new Promise((done) => setTimeout(done, 50));
+    }
+    if (pid === 0) return fail('no systemd process appeared');
+    const manager = new PrivateSystemd(unshare, pid, options.logPath);
+    // The bus socket appears a moment after the process: retry until systemd answers.
+    let state = manager.run('systemctl', ['is-system-running', '--wait'], { timeoutMs: Math.max(1000, deadlineMs - Date.now()) });
+    while (state.stdout.trim() === '' && Date.now() < deadlineMs) {
+      await new Promise((done) => setTimeout(done, 100));
+      state = manager.run('systemctl', ['is-system-running', '--wait'], { timeoutMs: Math.max(1000, deadlineMs - Date.now()) });
+    }
+    if (!['running', 'degraded'].includes(state.stdout.trim())) {
+      await manager.stop();
+      return fail(`is-system-running said "${state.stdout.trim()}" (${state.stderr.trim()})`);
+    }
+    return manager;
+  }
+
+  /** The namespace's procfs, where MainPID (a PID of the namespace) can be looked up. */
+  get procRoot(): string {
+    return `/proc/${this.pid}/root/proc`;
+  }
+
+  /** Runs a command inside the namespace and waits for it (bounded). */
+  run(command: string, args: readonly string[], options: { readonly timeoutMs?: number; readonly env?: NodeJS.ProcessEnv } = {}): CommandResult {
+    const result = spawnSync('nsenter', ['-t', String(this.pid), '-m', '-p', '--', command, ...args], {
+      encoding: 'utf8',
+      timeout: options.timeoutMs ?? 60_000,
+      env: options.env ?? process.env,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return { status: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
+  }
+
+  /** Starts a command inside the namespace without waiting; the caller owns the child. */
+  spawn(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
+    return spawn('nsenter', ['-t', String(this.pid), '-m', '-p', '--', command, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  }
+
+  /** A ProcessRunner whose programs run inside the namespace (systemctl, systemd-run, agents). */
+  runner(): ProcessRunner {
+    const inner = new NodeProcessRunner();
+    const pid = String(this.pid);
+    return {
+      run: (request: RunRequest): Promise<RunOutcome> =>
+        inner.run({ ...request, command: 'nsenter', args: ['-t', pid, '-m', '-p', '--', request.command, ...request.args] }),
+    };
+  }
+
+  /** `systemctl show` of one property. */
+  property(unit: string, name: string): string {
+    return this.run('systemctl', ['show', `--property=${name}`, '--value', '--', unit]).stdout.trim();
+  }
+
+  /** The real path of the unit's main process executable, or null when none runs. */
+  mainExecutable(unit: string): string | null {
+    const pid = Number.parseInt(this.property(unit, 'MainPID'), 10);
+    if (!(pid > 0)) return null;
+    const result = spawnSync('readlink', [join(this.procRoot, String(pid), 'exe')], { encoding: 'utf8' });
+    return result.status === 0 ? result.stdout.trim() : null;
+  }
+
+  /** Polls `probe` every 100 ms until it returns true or `timeoutMs` passes; returns the last answer. */
+  async waitFor(probe: () => boolean, timeoutMs: number): Promise<boolean> {
+    const deadlineMs = Date.now() + timeoutMs;
+    for (;;) {
+      if (probe()) return true;
+      if (Date.now() >= deadlineMs) return false;
+      await new Promise((done) => setTimeout(done, 100));
+    }
+  }
+
+  log(): string {
+    return readFileSync(this.logPath, 'utf8');
+  }
+
+  /** SIGKILL to the namespace's PID 1 takes every process inside with it; then reap unshare. */
+  async stop(): Promise<void> {
+    try {
+      process.kill(this.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    if (this.unshare.exitCode !== null || this.unshare.signalCode !== null) return;
+    const exited = new Promise<void>((done) => this.unshare.once('exit', () => done()));
+    const timeout = new Promise<void>((done) => setTimeout(done, 10_000).unref());
+    await Promise.race([exited, timeout]);
+    if (this.unshare.exitCode === null && this.unshare.signalCode === null) this.unshare.kill('SIGKILL');
+  }
+}
