@@ -1,11 +1,6 @@
 import { fail, failure, ok, type Result } from '../domain/failure.js';
 import { deriveLayout, type SlotLayout } from '../domain/slot-layout.js';
-import type { ArchiveExtractor } from '../ports/archive-extractor.js';
-import type { ArtifactSource } from '../ports/artifact-source.js';
-import type { Clock } from '../ports/clock.js';
-import type { ContainerRootfs } from '../ports/container-rootfs.js';
 import type { FileSystem } from '../ports/file-system.js';
-import type { ProcessRunner } from '../ports/process-runner.js';
 import type { HostLock } from '../ports/host-lock.js';
 import type { Logger } from '../ports/logger.js';
 import type { ServiceManager } from '../ports/service-manager.js';
@@ -24,6 +19,10 @@ import type { HostIdentity } from './host-identity.js';
 import type { LayoutEngine, MigrationReport, RollbackReport } from './layout/layout-engine.js';
 import { readStatus, type StatusReport } from './status/read-status.js';
 import { Tokens } from './tokens.js';
+import type { UpgraderParts } from './upgrader-parts.js';
+import { ManagedSession, type ManagedSessionOptions } from './managed/managed-session.js';
+
+export type { UpgraderParts } from './upgrader-parts.js';
 
 export interface UpgraderOptions {
   readonly config: UpgraderConfig;
@@ -36,22 +35,6 @@ export interface UpgraderOptions {
  * The use cases an operator, the CLI or an embedding agent calls. Every host-changing use case
  * runs under the host lock; every one returns a Result whose failure carries a stable code.
  */
-export interface UpgraderParts {
-  readonly config: UpgraderConfig;
-  readonly layout: SlotLayout;
-  readonly identity: HostIdentity;
-  readonly logger: Logger;
-  readonly fs: FileSystem;
-  readonly lock: HostLock;
-  readonly services: ServiceManager;
-  readonly engine: LayoutEngine;
-  readonly source: ArtifactSource;
-  readonly extractor: ArchiveExtractor;
-  readonly container: ContainerRootfs;
-  readonly runner: ProcessRunner;
-  readonly clock: Clock;
-}
-
 export class Upgrader {
   readonly config: UpgraderConfig;
   readonly layout: SlotLayout;
@@ -129,6 +112,13 @@ export class Upgrader {
         message,
       );
     });
+  }
+
+  /** The managed path of one daemon process: its startup gate and AgentUpgrade operations. */
+  managed(options: ManagedSessionOptions): Result<ManagedSession> {
+    const arch = this.parts.identity.arch;
+    if (arch === null) return fail('E_WRONG_ARCH', 'releases are built for amd64 and arm64 only');
+    return ok(new ManagedSession(this.parts, arch, options));
   }
 
   private installDependencies(): InstallDependencies {

@@ -1,6 +1,7 @@
 import { Container, ContainerModule } from 'inversify';
 import { NoContainerRootfs } from '../../adapters/none/no-container-rootfs.js';
-import { UnavailableContainerRootfs } from '../../adapters/none/unavailable-container-rootfs.js';
+import { NspawnContainerRootfs } from '../../adapters/nspawn/nspawn-container-rootfs.js';
+import { rerootPath } from '../../domain/posix-path.js';
 import type { SlotLayout } from '../../domain/slot-layout.js';
 import type { Logger } from '../../ports/logger.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
@@ -57,7 +58,17 @@ function servicePlatformModule(input: ContainerInput): ContainerModule {
 }
 
 function containerPlatformModule(input: ContainerInput): ContainerModule {
-  const container =
-    input.overrides.containerRootfs ?? (input.config.container.manager === 'none' ? new NoContainerRootfs() : new UnavailableContainerRootfs());
+  const container = input.overrides.containerRootfs ?? (input.config.container.manager === 'none' ? new NoContainerRootfs() : nspawnRootfs(input));
   return new ContainerModule(({ bind }) => void bind(Tokens.ContainerRootfs).toConstantValue(container));
+}
+
+/** `container.manager: "nspawn"`: the copy inside the active machine (read from the daemon state). */
+function nspawnRootfs({ config, layout }: ContainerInput): NspawnContainerRootfs {
+  return new NspawnContainerRootfs({
+    daemonStatePath: layout.daemonState,
+    machinesDir: rerootPath(config.root, config.container.machinesDir),
+    machines: config.container.machines,
+    binaryPath: config.container.binaryPath,
+    maxBytes: config.artifact.maxBinaryBytes,
+  });
 }

@@ -165,6 +165,11 @@ export class SandboxHost {
     return this.systemd.run('systemctl', args);
   }
 
+  /** Whether systemd has run the recovery unit at least once (its main process exited). */
+  recoveryRan(): boolean {
+    return !['', '0'].includes(this.systemd.property(this.recoveryUnit, 'ExecMainExitTimestampMonotonic'));
+  }
+
   activeState(): string {
     return this.systemd.property(this.unit, 'ActiveState');
   }

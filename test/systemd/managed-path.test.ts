@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryOperationStore } from '../../src/adapters/memory/memory-operation-store.js';
+import { SystemClock } from '../../src/adapters/node/system-clock.js';
+import { createUpgrader } from '../../src/app/upgrader.js';
+import type { ManagedSession } from '../../src/app/managed/managed-session.js';
+import { buildTestAgent, type TestAgentBuild } from '../support/agent/build-agent.js';
+import { releaseArchive } from '../support/archive/index.js';
+import { serve, startHostileServer, type HostileServer } from '../support/http/hostile-server.js';
+import { RecordingLogger } from '../support/recording-logger.js';
+import { SystemdWorld, TEST_IDENTITY, type SandboxHost } from '../support/systemd/systemd-host.js';
+
+const MEMBER = `aks-flex-node-linux-${TEST_IDENTITY.arch}`;
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * The managed path on a real systemd. The daemon runs in this process over the real host
+ * adapters (files, flock, HTTP download, the systemd adapter through nsenter) with an in-memory
+ * operation store that outlives "processes"; systemd really restarts the agent, runs the
+ * OnFailure unit and the recovery script, which runs `recover` through the last-good binary.
+ */
+describe('managed path on a real systemd', () => {
+  let world: SystemdWorld;
+  let releases: HostileServer;
+  const store = new MemoryOperationStore({ clock: new SystemClock() });
+  const agent = (build: TestAgentBuild) => buildTestAgent(world.agentsDir(), build);
+
+  beforeAll(async () => {
+    world = await SystemdWorld.create();
+    releases = await startHostileServer();
+  }, 60_000);
+  afterAll(async () => {
+    await releases?.close();
+    await world?.close();
+  });
+
+  /** A migrated host running v1 (which embeds the upgrader, as a self-hosted agent does), with an nspawn machine. */
+  async function runningHost(mode: 'self-hosted' | 'sidecar'): Promise<SandboxHost> {
+    const host = world.host({ agent: { mode }, container: { manager: 'nspawn' } });
+    const legacy = host.path('/usr/local/bin/aks-flex-node');
+    mkdirSync(dirname(legacy), { recursive: true });
+    copyFileSync(agent({ version: '1.0.0', embedsUpgrader: true }), legacy);
+    mkdirSync(host.path('/var/lib/machines/kube1/usr/local/bin'), { recursive: true });
+    copyFileSync(legacy, host.path('/var/lib/machines/kube1/usr/local/bin/aks-flex-node'));
+    writeFileSync(host.path('/etc/aks-flex-node/daemon-state.json'), JSON.stringify({ activeMachine: 'kube1' }));
+    expect(host.cliJson(['migrate']).status).toBe(0);
+    expect(host.systemctl('start', host.unit).status).toBe(0);
+    expect(await host.waitRunning(host.slotPath('blue'))).toBe(true);
+    return host;
+  }
+
+  function publish(build: TestAgentBuild): { readonly parameters: Record<string, string>; readonly digest: string } {
+    const binary = readFileSync(agent(build));
+    const archive = releaseArchive(MEMBER, binary);
+    const path = `/releases/${build.version}-${sha256(binary).slice(0, 8)}.tar.gz`;
+    releases.route(path, serve(archive));
+    return { parameters: { downloadURL: `${releases.url(path)}?sig=secret-token`, sha256: sha256(archive) }, digest: sha256(binary) };
+  }
+
+  /** A daemon process: a fresh Upgrader and session over the surviving host and cluster. */
+  async function daemon(host: SandboxHost, selfExecutable: string | null): Promise<ManagedSession> {
+    const { config } = await host.configuration();
+    const upgrader = createUpgrader({ config, identity: TEST_IDENTITY, logger: new RecordingLogger(), overrides: { serviceManager: await host.serviceManager() } });
+    if (!upgrader.ok) throw new Error(upgrader.failure.message);
+    const session = upgrader.value.managed({ store, selfExecutable });
+    if (!session.ok) throw new Error(session.failure.message);
+    return session.value;
+  }
+
+  const containerDigest = (host: SandboxHost) => sha256(readFileSync(host.path('/var/lib/machines/kube1/usr/local/bin/aks-flex-node')));
+
+  it('self-hosted: the old daemon hands over, systemd restarts into the candidate, which publishes Complete', async () => {
+    const host = await runningHost('self-hosted');
+    const release = publish({ version: '2.0.0' });
+    const operation = store.create({ name: 'upgrade-ok', parameters: release.parameters });
+
+    const old = await daemon(host, host.mainExecutable());
+    expect(await old.handle({ operation, phase: null, parameters: release.parameters })).toEqual({ ok: true, value: { kind: 'handed-over' } });
+    expect(store.get('upgrade-ok')?.phase).toBe('InProgress');
+    // The transient unit restarts the agent a moment later; the new main process is the candidate.
+    expect(await host.waitRunning(host.slotPath('green'))).toBe(true);
+
+    const restarted = await daemon(host, host.mainExecutable());
+    expect(await restarted.start()).toEqual({ ok: true, value: { kind: 'open' } });
+
+    expect(store.get('upgrade-ok')).toMatchObject({ phase: 'Complete', reason: 'Succeeded' });
+    expect(store.terminalWrites('upgrade-ok')).toBe(1);
+    expect({ current: host.link('current'), lastGood: host.link('last-good'), record: host.recordExists() }).toEqual({ current: 'green', lastGood: 'blue', record: false });
+    expect(host.mainExecutable()).toBe(host.slotPath('green'));
+    expect(containerDigest(host)).toBe(release.digest);
+    expect(JSON.stringify(store.history('upgrade-ok'))).not.toContain('secret-token');
+  });
+
+  it('self-hosted: a crash-looping candidate is caught by OnFailure; recovery restores last-good, which publishes Failed once', async () => {
+    const host = await runningHost('self-hosted');
+    const previousDigest = sha256(readFileSync(host.slotPath('blue')));
+    const release = publish({ version: '2.0.0', behaviour: 'crash-on-start' });
+    const operation = store.create({ name: 'upgrade-crash', parameters: release.parameters });
+
+    const old = await daemon(host, host.mainExecutable());
+    expect(await old.handle({ operation, phase: null, parameters: release.parameters })).toEqual({ ok: true, value: { kind: 'handed-over' } });
+    // systemd restarts the candidate until the start limit, then runs the recovery unit, whose
+    // script runs `<last-good> recover`: the record gets the failure and current goes back.
+    expect(await host.systemd.waitFor(() => host.recordExists() && host.record().failure != null && host.mainExecutable() === host.slotPath('blue'), 40_000)).toBe(true);
+    expect(host.link('current')).toBe('blue');
+    expect({ ran: host.recoveryRan(), result: host.systemd.property(host.recoveryUnit, 'Result') }).toEqual({ ran: true, result: 'success' });
+
+    const lastGood = await daemon(host, host.mainExecutable());
+    expect(await lastGood.start()).toEqual({ ok: true, value: { kind: 'open' } });
+
+    expect(store.get('upgrade-crash')).toMatchObject({ phase: 'Failed', reason: 'DaemonFailed' });
+    expect(store.terminalWrites('upgrade-crash')).toBe(1);
+    expect(store.violations).toEqual([]);
+    expect({ current: host.link('current'), record: host.recordExists() }).toEqual({ current: 'blue', record: false });
+    expect(host.state().quarantine).toContain(release.digest);
+    expect(containerDigest(host)).toBe(previousDigest);
+    expect(host.activeState()).toBe('active');
+    expect(host.mainExecutable()).toBe(host.slotPath('blue'));
+  });
+
+  it('sidecar: the daemon restarts the agent into the candidate itself and publishes Complete', async () => {
+    const host = await runningHost('sidecar');
+    const release = publish({ version: '2.1.0' });
+    const operation = store.create({ name: 'upgrade-sidecar', parameters: release.parameters });
+
+    const sidecar = await daemon(host, null);
+    expect(await sidecar.handle({ operation, phase: null, parameters: release.parameters })).toEqual({ ok: true, value: { kind: 'gate' } });
+    expect(await sidecar.start()).toEqual({ ok: true, value: { kind: 'open' } });
+
+    expect(store.get('upgrade-sidecar')).toMatchObject({ phase: 'Complete', reason: 'Succeeded' });
+    expect(store.terminalWrites('upgrade-sidecar')).toBe(1);
+    expect({ current: host.link('current'), record: host.recordExists() }).toEqual({ current: 'green', record: false });
+    expect(host.mainExecutable()).toBe(host.slotPath('green'));
+    expect(containerDigest(host)).toBe(release.digest);
+  });
+
+  it('sidecar: an agent that crashes after starting is rolled back and Failed is published once', async () => {
+    const host = await runningHost('sidecar');
+    const release = publish({ version: '2.2.0', behaviour: { crashAfterSeconds: 1 } });
+    const operation = store.create({ name: 'upgrade-sidecar-crash', parameters: release.parameters });
+
+    const sidecar = await daemon(host, null);
+    expect((await sidecar.handle({ operation, phase: null, parameters: release.parameters })).ok).toBe(true);
+    let outcome = await sidecar.start();
+    // The recovery unit may hold the lock for a moment when the candidate hits the start limit.
+    for (let attempt = 0; attempt < 20 && outcome.ok && outcome.value.kind === 'busy'; attempt += 1) {
+      await new Promise((done) => setTimeout(done, 500));
+      outcome = await sidecar.start();
+    }
+    expect(outcome).toEqual({ ok: true, value: { kind: 'open' } });
+
+    expect(store.get('upgrade-sidecar-crash')).toMatchObject({ phase: 'Failed' });
+    expect(store.terminalWrites('upgrade-sidecar-crash')).toBe(1);
+    expect({ current: host.link('current'), record: host.recordExists() }).toEqual({ current: 'blue', record: false });
+    expect(await host.waitRunning(host.slotPath('blue'))).toBe(true);
+  });
+});
