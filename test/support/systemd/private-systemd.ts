@@ -28,6 +28,8 @@ const SANDBOX_TARGET =
 const BOOT_SCRIPT = [
   'set -e',
   'mount -t tmpfs tmpfs /run',
+  // journald would flush into the host's /var/log/journal (creating it): keep its files private.
+  'mount -t tmpfs tmpfs /var/log',
   'mkdir -p /run/systemd/system',
   `printf '${SANDBOX_TARGET}' > /run/systemd/system/sandbox.target`,
   `for unit in ${MASKED_UNITS.join(' ')}; do ln -sf /dev/null /run/systemd/system/$unit; done`,
@@ -113,9 +115,23 @@ export class PrivateSystemd {
     return { status: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
   }
 
-  /** Starts a command inside the namespace without waiting; the caller owns the child. */
-  spawn(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
-    return spawn('nsenter', ['-t', String(this.pid), '-m', '-p', '--', command, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  /**
+   * Runs a command inside the namespace without blocking this process (which may be serving
+   * the command, e.g. a release download); killed with SIGKILL after `timeoutMs`.
+   */
+  runAsync(command: string, args: readonly string[], options: { readonly timeoutMs: number; readonly env?: NodeJS.ProcessEnv }): Promise<CommandResult> {
+    const child = spawn('nsenter', ['-t', String(this.pid), '-m', '-p', '--', command, ...args], { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+    return new Promise((done) => {
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        done({ status: signal === null ? code : null, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') });
+      });
+    });
   }
 
   /** A ProcessRunner whose programs run inside the namespace (systemctl, systemd-run, agents). */

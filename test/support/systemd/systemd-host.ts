@@ -204,18 +204,20 @@ function isLink(path: string): boolean {
 
 /** The suite runs bin/agent-upgrade inside the namespace, so dist/ must match src/. */
 function assertBuildCurrent(): void {
-  const built = join(REPO, 'dist/app/cli/main.js');
-  if (!existsSync(built)) throw new Error('dist/ is missing: run `npm run build` before the real-systemd suite');
-  const builtAtMs = statSync(built).mtimeMs;
-  const newest = newestMtimeMs(join(REPO, 'src'));
-  if (newest > builtAtMs) throw new Error('dist/ is older than src/: run `npm run build` before the real-systemd suite');
+  const stale = staleOutputs(join(REPO, 'src'), join(REPO, 'dist'));
+  if (stale.length > 0) throw new Error(`dist/ is older than src/ (${stale.slice(0, 3).join(', ')}): run \`npm run build\` before the real-systemd suite`);
 }
 
-function newestMtimeMs(directory: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(directory, { withFileTypes: true })) {
-    const path = join(directory, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtimeMs(path) : statSync(path).mtimeMs);
+/** Source files whose compiled output is missing or older than they are. */
+function staleOutputs(sourceDir: string, outputDir: string): string[] {
+  const stale: string[] = [];
+  for (const entry of readdirSync(sourceDir, { withFileTypes: true })) {
+    const source = join(sourceDir, entry.name);
+    if (entry.isDirectory()) stale.push(...staleOutputs(source, join(outputDir, entry.name)));
+    else if (entry.name.endsWith('.ts')) {
+      const output = join(outputDir, entry.name.replace(/\.ts$/, '.js'));
+      if (!existsSync(output) || statSync(output).mtimeMs < statSync(source).mtimeMs) stale.push(source);
+    }
   }
-  return newest;
+  return stale;
 }

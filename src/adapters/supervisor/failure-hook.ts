@@ -1,0 +1,40 @@
+import type { Logger } from '../../ports/logger.js';
+import { ProcessGroup } from './process-group.js';
+
+/** OnFailure=: a program run (argv, no shell) when the supervisor gives up on the agent. */
+export interface FailureHook {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The hook's process group is killed when it runs longer than this. */
+  readonly timeoutMs: number;
+}
+
+/**
+ * Runs the hook once and resolves when it ended or was killed at its deadline; never rejects.
+ * `onSpawned` receives the hook's group (or null when it could not start), so a supervisor
+ * shutting down can stop it early.
+ */
+export async function runFailureHook(
+  hook: FailureHook,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  onSpawned: (group: ProcessGroup | null) => void,
+): Promise<void> {
+  const outcome = await ProcessGroup.spawn(hook.command, hook.args, env);
+  if (outcome.kind === 'failed') {
+    onSpawned(null);
+    logger.error({ path: hook.command, code: outcome.code }, 'The on-failure hook could not be started.');
+    return;
+  }
+  const group = outcome.group;
+  onSpawned(group);
+  logger.info({ path: hook.command, pid: group.pid }, 'The on-failure hook started.');
+  if (!(await group.exitsWithin(hook.timeoutMs))) {
+    logger.error({ path: hook.command, pid: group.pid, timeoutMs: hook.timeoutMs }, 'The on-failure hook ran too long; killing it.');
+    if (!(await group.kill())) logger.error({ pid: group.pid }, 'The on-failure hook did not exit even after SIGKILL.');
+    return;
+  }
+  const status = await group.exited;
+  if (status.code === 0) logger.info({ path: hook.command }, 'The on-failure hook finished.');
+  else logger.warn({ path: hook.command, code: status.code, signal: status.signal }, 'The on-failure hook failed.');
+}

@@ -1,0 +1,122 @@
+import { readlink } from 'node:fs/promises';
+import type { Clock } from '../../ports/clock.js';
+import { ServiceError } from '../../domain/port-errors.js';
+import type { HealthLimits, HealthVerdict, ServiceActivity, ServiceManager } from '../../ports/service-manager.js';
+import { waitForStableExecutable, type MainProcessSample } from '../service/stable-executable.js';
+import { ControlClientError, requestSupervisor } from './control-client.js';
+import type { ControlFailure, ControlOp, ControlRequest, ReplyFor, StatusReply } from './control-protocol.js';
+
+/** The managed path's hand-over waits this long, so the calling daemon can return first (as with systemd). */
+export const SCHEDULED_RESTART_DELAY_MS = 2000;
+
+/** Bound on a status or try-restart request: both are answered at once by a healthy supervisor. */
+export const REQUEST_TIMEOUT_MS = 5000;
+
+/**
+ * Bound on a restart request, which is answered only after the old agent stopped: it must exceed
+ * the supervisor's stopTimeoutMs (systemd's TimeoutStopSec=60 is the usual value) plus a spawn.
+ */
+export const RESTART_TIMEOUT_MS = 90_000;
+
+export interface SupervisorServiceManagerOptions {
+  readonly controlSocket: string;
+  readonly clock: Clock;
+  /** Where `<pid>/exe` is read; `/proc` unless the supervisor runs in another PID namespace. */
+  readonly procRoot?: string;
+  readonly requestTimeoutMs?: number;
+  readonly restartTimeoutMs?: number;
+  /** scheduleRestart's delay. */
+  readonly restartDelayMs?: number;
+}
+
+/**
+ * The ServiceManager port over the built-in supervisor's control socket (SPEC §7), with the
+ * systemd adapter's semantics: a failed agent is reset and restarted, an inactive or absent one
+ * stays stopped, the managed hand-over is a delayed try-restart run by the supervisor (outside
+ * the agent's process tree), and health is the main process's executable, stable for stableMs.
+ */
+export class SupervisorServiceManager implements ServiceManager {
+  readonly name = 'supervisor' as const;
+
+  constructor(private readonly options: SupervisorServiceManagerOptions) {}
+
+  /** Nothing to write: the supervisor reads its settings from configuration. */
+  async convergeAssets(): Promise<{ readonly changed: boolean }> {
+    return { changed: false };
+  }
+
+  async assetsCurrent(): Promise<boolean> {
+    return true;
+  }
+
+  async activity(): Promise<ServiceActivity> {
+    const status = await this.status();
+    if (status === 'absent') return 'absent';
+    // 'activating' is the restart delay or a start in progress: systemd's adapter reports it as active too.
+    return status.state === 'activating' ? 'active' : status.state;
+  }
+
+  async restart(options: { readonly resetFailed?: boolean } = {}): Promise<{ readonly restarted: boolean }> {
+    const status = await this.status();
+    // A reset or rejoined host stopped the agent on purpose: it stays stopped.
+    if (status === 'absent' || status.state === 'inactive') return { restarted: false };
+    // Like the systemd adapter, a failed agent's start counter is cleared, or the restart would be refused.
+    const resetFailed = options.resetFailed === true || status.state === 'failed';
+    const reply = await this.call({ op: 'restart', resetFailed }, this.options.restartTimeoutMs ?? RESTART_TIMEOUT_MS);
+    return reply === 'absent' ? { restarted: false } : { restarted: reply.restarted };
+  }
+
+  async scheduleRestart(): Promise<void> {
+    const delayMs = this.options.restartDelayMs ?? SCHEDULED_RESTART_DELAY_MS;
+    // With no supervisor there is no agent to restart, as a try-restart of a missing unit does nothing.
+    await this.call({ op: 'try-restart', delayMs }, this.requestTimeoutMs());
+  }
+
+  async mainExecutable(): Promise<string | null> {
+    const sample = await this.sample();
+    return sample === null || sample === 'gave-up' ? null : sample.executable;
+  }
+
+  async waitHealthy(expectedPath: string, limits: HealthLimits): Promise<HealthVerdict> {
+    return waitForStableExecutable(() => this.sample(), expectedPath, limits, this.options.clock);
+  }
+
+  private async sample(): Promise<MainProcessSample | null | 'gave-up'> {
+    const status = await this.status();
+    if (status === 'absent') return null;
+    if (status.state === 'failed') return 'gave-up';
+    if (status.mainPid === null) return null;
+    return { pid: status.mainPid, executable: await this.executableOf(status.mainPid) };
+  }
+
+  private async executableOf(pid: number): Promise<string | null> {
+    try {
+      return await readlink(`${this.options.procRoot ?? '/proc'}/${pid}/exe`);
+    } catch {
+      // The process exited between the status reply and the read.
+      return null;
+    }
+  }
+
+  private status(): Promise<StatusReply | 'absent'> {
+    return this.call({ op: 'status' }, this.requestTimeoutMs());
+  }
+
+  private requestTimeoutMs(): number {
+    return this.options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  }
+
+  /** One request; 'absent' when no supervisor listens, ServiceError for every other failure. */
+  private async call<Op extends ControlOp>(request: ControlRequest & { readonly op: Op }, timeoutMs: number): Promise<ReplyFor[Op] | 'absent'> {
+    let reply: ReplyFor[Op] | ControlFailure;
+    try {
+      reply = await requestSupervisor<Op>(this.options.controlSocket, request, timeoutMs);
+    } catch (error) {
+      if (!(error instanceof ControlClientError)) throw error;
+      if (error.kind === 'unreachable') return 'absent';
+      throw new ServiceError(error.kind === 'timeout' ? 'timeout' : 'command-failed', error.message);
+    }
+    if (!reply.ok) throw new ServiceError('command-failed', `the supervisor refused ${request.op}: ${reply.error.code}: ${reply.error.message}`);
+    return reply;
+  }
+}
