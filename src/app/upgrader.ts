@@ -20,6 +20,7 @@ import type { LayoutEngine, MigrationReport, RollbackReport } from './layout/lay
 import { readStatus, type StatusReport } from './status/read-status.js';
 import { Tokens } from './tokens.js';
 import type { UpgraderParts } from './upgrader-parts.js';
+import { runSupervisor } from './supervise/run-supervisor.js';
 import { ManagedSession, type ManagedSessionOptions } from './managed/managed-session.js';
 
 export type { UpgraderParts } from './upgrader-parts.js';
@@ -112,6 +113,11 @@ export class Upgrader {
         message,
       );
     });
+  }
+
+  /** `supervise`: the built-in supervisor runs the agent until `signal` aborts. */
+  supervise(signal: AbortSignal): Promise<Result<void>> {
+    return runUseCase(() => runSupervisor(this.parts, signal));
   }
 
   /** The managed path of one daemon process: its startup gate and AgentUpgrade operations. */

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { createContainer } from '../../src/app/composition/create-container.js';
 import { FLEX_PROFILE } from '../../src/app/config/upgrader-config.js';
 import { Tokens } from '../../src/app/tokens.js';
-import { ServiceError } from '../../src/domain/port-errors.js';
 import { deriveLayout } from '../../src/domain/slot-layout.js';
 import { RecordingLogger } from '../support/recording-logger.js';
 
@@ -43,11 +42,5 @@ describe('composition root', () => {
     expect(resolved).toHaveLength(Object.keys(Tokens).length);
     for (const value of resolved) expect(value).toBeDefined();
     expect(container.get(Tokens.ServiceManager).name).toBe(manager);
-  });
-
-  it.each(['supervisor'] as const)('the %s platform, not built yet, refuses every use with not-supported', async (manager) => {
-    const services = containerFor(manager).get(Tokens.ServiceManager);
-    await expect(services.assetsCurrent()).rejects.toMatchObject({ constructor: ServiceError, code: 'not-supported' });
-    await expect(services.convergeAssets()).rejects.toMatchObject({ constructor: ServiceError, code: 'not-supported' });
   });
 });

@@ -10,6 +10,7 @@ import { RecoverCommand } from './recover-command.js';
 import { RollbackCommand } from './rollback-command.js';
 import { MigrateCommand } from './migrate-command.js';
 import { StatusCommand } from './status-command.js';
+import { SuperviseCommand } from './supervise-command.js';
 import { VersionCommand } from './version-command.js';
 
 export function createCli(): Cli<CliContext> {
@@ -29,6 +30,7 @@ export function createCli(): Cli<CliContext> {
   cli.register(ActivateCommand);
   cli.register(RollbackCommand);
   cli.register(RecoverCommand);
+  cli.register(SuperviseCommand);
   return cli;
 }
 

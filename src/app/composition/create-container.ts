@@ -9,7 +9,7 @@ import type { HostIdentity } from '../host-identity.js';
 import { Tokens } from '../tokens.js';
 import { coreModule } from './core.module.js';
 import { hostModule } from './host.module.js';
-import { noneServiceModule, systemdServiceModule, unavailableServiceModule } from './service-platform.module.js';
+import { noneServiceModule, supervisorServiceModule, systemdServiceModule } from './service-platform.module.js';
 import type { PortOverrides } from './port-overrides.js';
 
 export interface ContainerInput {
@@ -53,7 +53,7 @@ function servicePlatformModule(input: ContainerInput): ContainerModule {
     case 'systemd':
       return systemdServiceModule;
     case 'supervisor':
-      return unavailableServiceModule(input.config.service.manager);
+      return supervisorServiceModule;
   }
 }
 

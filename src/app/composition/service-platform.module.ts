@@ -1,6 +1,6 @@
 import { ContainerModule } from 'inversify';
 import { NoServiceManager } from '../../adapters/none/none-service-manager.js';
-import { UnavailableServiceManager } from '../../adapters/none/unavailable-service-manager.js';
+import { SupervisorServiceManager } from '../../adapters/supervisor/supervisor-service-manager.js';
 import { renderServiceAssets } from '../../adapters/systemd/render-units.js';
 import { SystemdServiceManager } from '../../adapters/systemd/systemd-service-manager.js';
 import { RECOVERY_SCRIPT_MODE, type SlotLayout } from '../../domain/slot-layout.js';
@@ -10,21 +10,22 @@ import type { ProcessRunner } from '../../ports/process-runner.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
 import type { HostIdentity } from '../host-identity.js';
 import { Tokens } from '../tokens.js';
-
-/** What the recovery script records as the failure when systemd gave up on the agent. */
-export const RECOVERY_MESSAGE = 'the upgraded agent failed repeatedly; systemd ran the recovery unit';
+import { RECOVERY_MESSAGE, recoverInvocation, supervisorSocketPath } from '../service-settings.js';
 
 /** `service.manager: "none"`: no service to restart (provisioning, reset hosts, sandboxes). */
 export const noneServiceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.ServiceManager).toConstantValue(new NoServiceManager());
 });
 
-/** A platform named in the configuration that this build cannot drive yet: fails on first use. */
-export function unavailableServiceModule(platform: 'systemd' | 'supervisor'): ContainerModule {
-  return new ContainerModule(({ bind }) => {
-    bind(Tokens.ServiceManager).toConstantValue(new UnavailableServiceManager(platform));
-  });
-}
+/** `service.manager: "supervisor"`: a client of the built-in supervisor's control socket. */
+export const supervisorServiceModule = new ContainerModule(({ bind }) => {
+  bind(Tokens.ServiceManager)
+    .toResolvedValue(
+      (clock: Clock, config: UpgraderConfig) => new SupervisorServiceManager({ controlSocket: supervisorSocketPath(config), clock }),
+      [Tokens.Clock, Tokens.Config],
+    )
+    .inSingletonScope();
+});
 
 /** `service.manager: "systemd"`: units, recovery script, systemctl and systemd-run. */
 export const systemdServiceModule = new ContainerModule(({ bind }) => {
@@ -40,11 +41,6 @@ export const systemdServiceModule = new ContainerModule(({ bind }) => {
 /** The agent unit, the recovery unit and the recovery script for this configuration. */
 export function systemdAssets(config: UpgraderConfig, layout: SlotLayout, identity: HostIdentity) {
   const { service, agent } = config;
-  const invocation = identity.invocation;
-  const recoverOptions = [
-    ...(config.root === '/' ? [] : ['--root', config.root]),
-    ...(invocation?.configPath == null ? [] : ['--config', invocation.configPath]),
-  ];
   return renderServiceAssets(
     {
       description: `${agent.name} agent`,
@@ -61,9 +57,7 @@ export function systemdAssets(config: UpgraderConfig, layout: SlotLayout, identi
       unit: service.unit,
       record: layout.record,
       lastGoodLink: layout.lastGood,
-      // Self-hosted: the last-good agent is the upgrader. Sidecar: this upgrader, run again.
-      recoverWith: agent.mode === 'self-hosted' ? 'last-good' : (invocation?.executable ?? 'agent-upgrade'),
-      recoverOptions,
+      ...recoverInvocation(config, identity),
       message: RECOVERY_MESSAGE,
     },
     layout.unitDir,

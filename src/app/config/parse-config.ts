@@ -42,6 +42,7 @@ const isConfigFile = t.isObject({
       restartSec: optional(integerIn(0, 3600)),
       startLimitBurst: optional(integerIn(1, 100)),
       startLimitIntervalSec: optional(integerIn(1, 86_400)),
+      supervisorSocket: optional(isAbsolutePathText),
     }),
   ),
   health: optional(

@@ -27,6 +27,8 @@ export interface UpgraderConfig {
     readonly restartSec: number;
     readonly startLimitBurst: number;
     readonly startLimitIntervalSec: number;
+    /** The built-in supervisor's control socket (`service.manager: "supervisor"`). */
+    readonly supervisorSocket: string;
   };
   readonly health: { readonly timeoutMs: number; readonly stableMs: number; readonly pollMs: number };
   readonly artifact: {
@@ -80,6 +82,7 @@ export const FLEX_PROFILE: UpgraderConfig = {
     restartSec: 30,
     startLimitBurst: 5,
     startLimitIntervalSec: 300,
+    supervisorSocket: '/run/aks-flex-node-supervisor.sock',
   },
   health: { timeoutMs: 30_000, stableMs: 3_000, pollMs: 250 },
   artifact: {

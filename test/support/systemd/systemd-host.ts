@@ -203,7 +203,7 @@ function isLink(path: string): boolean {
 }
 
 /** The suite runs bin/agent-upgrade inside the namespace, so dist/ must match src/. */
-function assertBuildCurrent(): void {
+export function assertBuildCurrent(): void {
   const stale = staleOutputs(join(REPO, 'src'), join(REPO, 'dist'));
   if (stale.length > 0) throw new Error(`dist/ is older than src/ (${stale.slice(0, 3).join(', ')}): run \`npm run build\` before the real-systemd suite`);
 }
