@@ -37,8 +37,8 @@ describe('managed path on a real systemd', () => {
   });
 
   /** A migrated host running v1 (which embeds the upgrader, as a self-hosted agent does), with an nspawn machine. */
-  async function runningHost(mode: 'self-hosted' | 'sidecar'): Promise<SandboxHost> {
-    const host = world.host({ agent: { mode }, container: { manager: 'nspawn' } });
+  async function runningHost(mode: 'self-hosted' | 'sidecar', service: Record<string, unknown> = {}): Promise<SandboxHost> {
+    const host = world.host({ agent: { mode }, container: { manager: 'nspawn' }, service });
     const legacy = host.path('/usr/local/bin/aks-flex-node');
     mkdirSync(dirname(legacy), { recursive: true });
     copyFileSync(agent({ version: '1.0.0', embedsUpgrader: true }), legacy);
@@ -118,6 +118,30 @@ describe('managed path on a real systemd', () => {
     expect(containerDigest(host)).toBe(previousDigest);
     expect(host.activeState()).toBe('active');
     expect(host.mainExecutable()).toBe(host.slotPath('blue'));
+  });
+
+  it('the recovery unit run twice while systemd is still auto-restarting the candidate: once is enough, twice changes nothing more', async () => {
+    // A start limit systemd will not reach during the test: the candidate keeps being restarted.
+    const host = await runningHost('self-hosted', { startLimitBurst: 100 });
+    const release = publish({ version: '2.3.0', behaviour: { crashAfterSeconds: 1 } });
+    const operation = store.create({ name: 'upgrade-auto-restart', parameters: release.parameters });
+    const old = await daemon(host, host.mainExecutable());
+    expect(await old.handle({ operation, phase: null, parameters: release.parameters })).toEqual({ ok: true, value: { kind: 'handed-over' } });
+    expect(await host.waitRunning(host.slotPath('green'))).toBe(true);
+    expect(await host.systemd.waitFor(() => Number(host.systemd.property(host.unit, 'NRestarts')) >= 1, 20_000)).toBe(true);
+
+    expect(host.systemctl('start', host.recoveryUnit).status).toBe(0);
+    const afterFirst = { current: host.link('current'), failure: (host.record().failure as { code: string }).code };
+    expect(host.systemctl('start', host.recoveryUnit).status).toBe(0);
+    expect({ current: host.link('current'), failure: (host.record().failure as { code: string }).code }).toEqual(afterFirst);
+    expect(afterFirst.current).toBe('blue');
+    expect(await host.waitRunning(host.slotPath('blue'))).toBe(true);
+
+    const lastGood = await daemon(host, host.mainExecutable());
+    expect(await lastGood.start()).toEqual({ ok: true, value: { kind: 'open' } });
+    expect(store.get('upgrade-auto-restart')).toMatchObject({ phase: 'Failed', reason: 'DaemonFailed' });
+    expect(store.terminalWrites('upgrade-auto-restart')).toBe(1);
+    expect({ current: host.link('current'), record: host.recordExists(), running: host.mainExecutable() }).toEqual({ current: 'blue', record: false, running: host.slotPath('blue') });
   });
 
   it('sidecar: the daemon restarts the agent into the candidate itself and publishes Complete', async () => {
