@@ -71,6 +71,8 @@ describe('cli', () => {
     ['a wrong type', { health: { timeoutMs: 'soon' } }],
     ['a relative path', { paths: { slotDir: 'usr/lib' } }],
     ['an unknown mode', { agent: { mode: 'sideways' } }],
+    ['the root directory as the container binary', { container: { binaryPath: '/' } }],
+    ['the root directory as the supervisor socket', { service: { supervisorSocket: '/' } }],
   ])('refuses a configuration with %s (E_CONFIG, exit 2) and changes nothing', async (_name, config) => {
     writeFileSync(join(scratch.root, 'etc/aks-flex-node/agent-upgrade.json'), JSON.stringify(config));
     writeExecutable(join(scratch.root, 'usr/local/bin/aks-flex-node'), 'v1');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestAgent } from '../support/agent/build-agent.js';
@@ -52,19 +52,7 @@ describe('SIGKILL of the daemon at each phase of the managed path (real systemd)
     await world?.close();
   });
 
-  async function runningHost(): Promise<SandboxHost> {
-    const host = world.host({ container: { manager: 'nspawn' } });
-    const legacy = host.path('/usr/local/bin/aks-flex-node');
-    mkdirSync(dirname(legacy), { recursive: true });
-    copyFileSync(buildTestAgent(world.agentsDir(), { version: '1.0.0', embedsUpgrader: true }), legacy);
-    mkdirSync(host.path('/var/lib/machines/kube1/usr/local/bin'), { recursive: true });
-    copyFileSync(legacy, host.path('/var/lib/machines/kube1/usr/local/bin/aks-flex-node'));
-    writeFileSync(host.path('/etc/aks-flex-node/daemon-state.json'), JSON.stringify({ activeMachine: 'kube1' }));
-    expect(host.cliJson(['migrate']).status).toBe(0);
-    expect(host.systemctl('start', host.unit).status).toBe(0);
-    expect(await host.waitRunning(host.slotPath('blue'))).toBe(true);
-    return host;
-  }
+  const runningHost = () => world.runningHost();
 
   const storePath = (host: SandboxHost) => host.path('/cluster.json');
   const operation = (host: SandboxHost): StoredOperation =>

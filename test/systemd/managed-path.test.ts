@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryOperationStore } from '../../src/adapters/memory/memory-operation-store.js';
 import { SystemClock } from '../../src/adapters/node/system-clock.js';
@@ -36,20 +35,7 @@ describe('managed path on a real systemd', () => {
     await world?.close();
   });
 
-  /** A migrated host running v1 (which embeds the upgrader, as a self-hosted agent does), with an nspawn machine. */
-  async function runningHost(mode: 'self-hosted' | 'sidecar', service: Record<string, unknown> = {}): Promise<SandboxHost> {
-    const host = world.host({ agent: { mode }, container: { manager: 'nspawn' }, service });
-    const legacy = host.path('/usr/local/bin/aks-flex-node');
-    mkdirSync(dirname(legacy), { recursive: true });
-    copyFileSync(agent({ version: '1.0.0', embedsUpgrader: true }), legacy);
-    mkdirSync(host.path('/var/lib/machines/kube1/usr/local/bin'), { recursive: true });
-    copyFileSync(legacy, host.path('/var/lib/machines/kube1/usr/local/bin/aks-flex-node'));
-    writeFileSync(host.path('/etc/aks-flex-node/daemon-state.json'), JSON.stringify({ activeMachine: 'kube1' }));
-    expect(host.cliJson(['migrate']).status).toBe(0);
-    expect(host.systemctl('start', host.unit).status).toBe(0);
-    expect(await host.waitRunning(host.slotPath('blue'))).toBe(true);
-    return host;
-  }
+  const runningHost = (mode: 'self-hosted' | 'sidecar', service: Record<string, unknown> = {}) => world.runningHost({ agent: { mode }, service });
 
   function publish(build: TestAgentBuild): { readonly parameters: Record<string, string>; readonly digest: string } {
     const binary = readFileSync(agent(build));

@@ -1,3 +1,4 @@
+import { readlink } from 'node:fs/promises';
 import type { Clock } from '../../ports/clock.js';
 import type { HealthLimits, HealthVerdict } from '../../ports/service-manager.js';
 
@@ -46,4 +47,14 @@ function verdictAtDeadline(seen: MainProcessSample | null, lastSeen: MainProcess
   if (seen === null) return lastSeen === null ? { kind: 'not-running' } : { kind: 'unhealthy', reason: 'the agent stopped running' };
   if (seen.executable === null) return { kind: 'unhealthy', reason: 'the agent\'s executable could not be read' };
   return { kind: 'unhealthy', reason: `the agent was not running the expected binary stably (it runs ${seen.executable})` };
+}
+
+/** The real path of `pid`'s executable under `procRoot`, or `null` when the process is gone. */
+export async function executableOf(pid: number, procRoot = '/proc'): Promise<string | null> {
+  try {
+    return await readlink(`${procRoot}/${pid}/exe`);
+  } catch {
+    // The process exited between the manager's answer and the read.
+    return null;
+  }
 }

@@ -1,8 +1,7 @@
-import { readlink } from 'node:fs/promises';
 import type { Clock } from '../../ports/clock.js';
 import { ServiceError } from '../../domain/port-errors.js';
 import type { HealthLimits, HealthVerdict, ServiceActivity, ServiceManager } from '../../ports/service-manager.js';
-import { waitForStableExecutable, type MainProcessSample } from '../service/stable-executable.js';
+import { executableOf, waitForStableExecutable, type MainProcessSample } from '../service/stable-executable.js';
 import { ControlClientError, requestSupervisor } from './control-client.js';
 import type { ControlFailure, ControlOp, ControlRequest, ReplyFor, StatusReply } from './control-protocol.js';
 
@@ -86,17 +85,9 @@ export class SupervisorServiceManager implements ServiceManager {
     if (status === 'absent') return null;
     if (status.state === 'failed') return 'gave-up';
     if (status.mainPid === null) return null;
-    return { pid: status.mainPid, executable: await this.executableOf(status.mainPid) };
+    return { pid: status.mainPid, executable: await executableOf(status.mainPid, this.options.procRoot) };
   }
 
-  private async executableOf(pid: number): Promise<string | null> {
-    try {
-      return await readlink(`${this.options.procRoot ?? '/proc'}/${pid}/exe`);
-    } catch {
-      // The process exited between the status reply and the read.
-      return null;
-    }
-  }
 
   private status(): Promise<StatusReply | 'absent'> {
     return this.call({ op: 'status' }, this.requestTimeoutMs());

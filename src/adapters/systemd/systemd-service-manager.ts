@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { readlink } from 'node:fs/promises';
 import type { Clock } from '../../ports/clock.js';
 import type { FileSystem } from '../../ports/file-system.js';
 import type { ProcessRunner } from '../../ports/process-runner.js';
 import type { HealthLimits, HealthVerdict, ServiceActivity, ServiceManager } from '../../ports/service-manager.js';
 import { convergeFiles, filesCurrent, type OwnedFile } from '../service/converge-files.js';
-import { waitForStableExecutable, type MainProcessSample } from '../service/stable-executable.js';
+import { executableOf, waitForStableExecutable, type MainProcessSample } from '../service/stable-executable.js';
 import { Systemctl, type UnitProperties } from './systemctl.js';
 
 /** The managed path's hand-over waits this long, so the calling daemon can return first. */
@@ -96,17 +95,9 @@ export class SystemdServiceManager implements ServiceManager {
     const properties = await this.systemctl.show(this.options.unit);
     if (properties.activeState === 'failed') return 'gave-up';
     if (properties.mainPid === 0) return null;
-    return { pid: properties.mainPid, executable: await this.executableOf(properties.mainPid) };
+    return { pid: properties.mainPid, executable: await executableOf(properties.mainPid, this.options.procRoot) };
   }
 
-  private async executableOf(pid: number): Promise<string | null> {
-    try {
-      return await readlink(`${this.options.procRoot ?? '/proc'}/${pid}/exe`);
-    } catch {
-      // The process exited between `systemctl show` and the read.
-      return null;
-    }
-  }
 }
 
 function activityOf(properties: UnitProperties): ServiceActivity {

@@ -10,6 +10,11 @@ import { createCli, runCli } from './create-cli.js';
 
 /** The production entry point: real streams, the real host, logs as JSON on stderr. */
 export async function main(argv: readonly string[]): Promise<number> {
+  // A reader that went away (`agent-upgrade status | head`) is not an error worth a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   const fs = new NodeFileSystem();
   const context: CliContext = {
     stdin: process.stdin,

@@ -5,6 +5,8 @@ import { FLEX_PROFILE, type UpgraderConfig } from './upgrader-config.js';
 
 const MIB = 1024 * 1024;
 const isAbsolutePathText = t.cascade(t.isString(), [(value: unknown): value is string => typeof value === 'string' && isCleanAbsolutePath(value)]);
+/** An absolute path naming a file (not the root directory). */
+const isFilePathText = t.cascade(isAbsolutePathText, [(value: unknown): value is string => value !== '/']);
 const isName = t.cascade(t.isString(), [t.matchesRegExp(/^[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}$/)]);
 const isUnitName = t.cascade(t.isString(), [t.matchesRegExp(/^[A-Za-z0-9][A-Za-z0-9_.@-]{0,120}\.service$/)]);
 const integerIn = (low: number, high: number) => t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(low, high)]);
@@ -42,7 +44,7 @@ const isConfigFile = t.isObject({
       restartSec: optional(integerIn(0, 3600)),
       startLimitBurst: optional(integerIn(1, 100)),
       startLimitIntervalSec: optional(integerIn(1, 86_400)),
-      supervisorSocket: optional(isAbsolutePathText),
+      supervisorSocket: optional(isFilePathText),
     }),
   ),
   health: optional(
@@ -67,7 +69,7 @@ const isConfigFile = t.isObject({
       manager: optional(t.isEnum(['nspawn', 'none'] as const)),
       machinesDir: optional(isAbsolutePathText),
       machines: optional(t.isArray(t.cascade(t.isString(), [t.matchesRegExp(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/)]))),
-      binaryPath: optional(isAbsolutePathText),
+      binaryPath: optional(isFilePathText),
     }),
   ),
   cluster: optional(

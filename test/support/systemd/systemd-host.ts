@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync, statSync, writeFileSync, mkdirSync, realpathSync, existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NodeFileSystem } from '../../../src/adapters/node/node-file-system.js';
@@ -9,6 +9,7 @@ import { loadConfig } from '../../../src/app/config/load-config.js';
 import type { UpgraderConfig } from '../../../src/app/config/upgrader-config.js';
 import type { HostIdentity } from '../../../src/app/host-identity.js';
 import { deriveLayout, type SlotLayout } from '../../../src/domain/slot-layout.js';
+import { buildTestAgent } from '../agent/build-agent.js';
 import { makeScratch } from '../real-tree.js';
 import { PrivateSystemd, type CommandResult } from './private-systemd.js';
 
@@ -53,6 +54,24 @@ export class SystemdWorld {
     if (this.hosts >= HOST_SLOTS) throw new Error('too many sandbox hosts for one systemd');
     const index = this.hosts++;
     return new SandboxHost(this.systemd, join(this.base, `h${index}`), `t${index}-agent`, config);
+  }
+
+  /**
+   * A migrated host whose unit runs v1 (a build that embeds the upgrader, as a self-hosted agent
+   * does) from the blue slot, with nspawn machine kube1 holding the same binary.
+   */
+  async runningHost(config: Record<string, unknown> = {}): Promise<SandboxHost> {
+    const host = this.host({ container: { manager: 'nspawn' }, ...config });
+    const legacy = host.path('/usr/local/bin/aks-flex-node');
+    mkdirSync(dirname(legacy), { recursive: true });
+    copyFileSync(buildTestAgent(this.agentsDir(), { version: '1.0.0', embedsUpgrader: true }), legacy);
+    mkdirSync(host.path('/var/lib/machines/kube1/usr/local/bin'), { recursive: true });
+    copyFileSync(legacy, host.path('/var/lib/machines/kube1/usr/local/bin/aks-flex-node'));
+    writeFileSync(host.path('/etc/aks-flex-node/daemon-state.json'), JSON.stringify({ activeMachine: 'kube1' }));
+    if (host.cliJson(['migrate']).status !== 0) throw new Error('migrate failed');
+    if (host.systemctl('start', host.unit).status !== 0) throw new Error(`${host.unit} did not start`);
+    if (!(await host.waitRunning(host.slotPath('blue')))) throw new Error(`${host.unit} does not run the blue slot`);
+    return host;
   }
 
   agentsDir(): string {
