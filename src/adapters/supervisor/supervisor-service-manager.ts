@@ -88,7 +88,6 @@ export class SupervisorServiceManager implements ServiceManager {
     return { pid: status.mainPid, executable: await executableOf(status.mainPid, this.options.procRoot) };
   }
 
-
   private status(): Promise<StatusReply | 'absent'> {
     return this.call({ op: 'status' }, this.requestTimeoutMs());
   }

@@ -97,7 +97,6 @@ export class SystemdServiceManager implements ServiceManager {
     if (properties.mainPid === 0) return null;
     return { pid: properties.mainPid, executable: await executableOf(properties.mainPid, this.options.procRoot) };
   }
-
 }
 
 function activityOf(properties: UnitProperties): ServiceActivity {
