@@ -12,6 +12,7 @@ import type { ServiceManager } from '../ports/service-manager.js';
 import type { UpgraderConfig } from './config/upgrader-config.js';
 import type { HostIdentity } from './host-identity.js';
 import type { LayoutEngine } from './layout/layout-engine.js';
+import type { OperationStoreFactory } from './upgrader-parts.js';
 
 /** The only place service identifiers are created. */
 export const Tokens = Object.freeze({
@@ -28,4 +29,5 @@ export const Tokens = Object.freeze({
   ContainerRootfs: Symbol('ContainerRootfs') as ServiceIdentifier<ContainerRootfs>,
   ServiceManager: Symbol('ServiceManager') as ServiceIdentifier<ServiceManager>,
   LayoutEngine: Symbol('LayoutEngine') as ServiceIdentifier<LayoutEngine>,
+  OperationStoreFactory: Symbol('OperationStoreFactory') as ServiceIdentifier<OperationStoreFactory>,
 });

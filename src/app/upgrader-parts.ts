@@ -11,6 +11,10 @@ import type { ServiceManager } from '../ports/service-manager.js';
 import type { UpgraderConfig } from './config/upgrader-config.js';
 import type { HostIdentity } from './host-identity.js';
 import type { LayoutEngine } from './layout/layout-engine.js';
+import type { OperationStore } from '../ports/operation-store.js';
+
+/** Opens the cluster connection on first use: only the daemon needs one. */
+export type OperationStoreFactory = () => Promise<OperationStore>;
 
 /** Everything the use cases run on, resolved once by the composition root. */
 export interface UpgraderParts {
@@ -27,4 +31,5 @@ export interface UpgraderParts {
   readonly container: ContainerRootfs;
   readonly runner: ProcessRunner;
   readonly clock: Clock;
+  readonly openOperationStore: OperationStoreFactory;
 }

@@ -14,7 +14,8 @@ import { recover, type RecoverReport } from './managed/recover.js';
 import { RecordStore } from './record/record-store.js';
 import type { PortOverrides } from './composition/port-overrides.js';
 import type { UpgraderConfig } from './config/upgrader-config.js';
-import { raise, runUseCase } from './failure-signal.js';
+import { raise, runUseCase, unwrap } from './failure-signal.js';
+import { runDaemon, type DaemonExit } from './daemon/run-daemon.js';
 import type { HostIdentity } from './host-identity.js';
 import type { LayoutEngine, MigrationReport, RollbackReport } from './layout/layout-engine.js';
 import { readStatus, type StatusReport } from './status/read-status.js';
@@ -120,6 +121,21 @@ export class Upgrader {
     return runUseCase(() => runSupervisor(this.parts, signal));
   }
 
+  /**
+   * `daemon`: the startup gate, then MachineOperations from the cluster until `signal` aborts.
+   * `selfExecutable` is the real path this process runs (self-hosted mode).
+   */
+  daemon(signal: AbortSignal, options: { readonly selfExecutable: string | null }): Promise<Result<DaemonExit>> {
+    return runUseCase(async () => {
+      const store = await this.parts.openOperationStore();
+      const session = unwrap(this.managed({ store, selfExecutable: options.selfExecutable }));
+      return runDaemon(
+        { session, store, clock: this.parts.clock, logger: this.parts.logger.child({ component: 'daemon' }), handleOperations: this.config.cluster.operationMode !== 'disable' },
+        signal,
+      );
+    });
+  }
+
   /** The managed path of one daemon process: its startup gate and AgentUpgrade operations. */
   managed(options: ManagedSessionOptions): Result<ManagedSession> {
     const arch = this.parts.identity.arch;
@@ -185,6 +201,7 @@ export function createUpgrader(options: UpgraderOptions): Result<Upgrader> {
       container: get.get(Tokens.ContainerRootfs),
       runner: get.get(Tokens.ProcessRunner),
       clock: get.get(Tokens.Clock),
+      openOperationStore: get.get(Tokens.OperationStoreFactory),
     }),
   );
 }

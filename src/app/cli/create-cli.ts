@@ -4,6 +4,7 @@ import { redactUrlsInText } from '../../domain/redacted-url.js';
 import { AGENT_UPGRADE_VERSION } from '../../version.js';
 import type { CliContext } from './cli-context.js';
 import { ActivateCommand } from './activate-command.js';
+import { DaemonCommand } from './daemon-command.js';
 import { FetchCommand } from './fetch-command.js';
 import { InstallCommand } from './install-command.js';
 import { RecoverCommand } from './recover-command.js';
@@ -31,6 +32,7 @@ export function createCli(): Cli<CliContext> {
   cli.register(RollbackCommand);
   cli.register(RecoverCommand);
   cli.register(SuperviseCommand);
+  cli.register(DaemonCommand);
   return cli;
 }
 

@@ -7,6 +7,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
 import type { HostIdentity } from '../host-identity.js';
 import { Tokens } from '../tokens.js';
+import { clusterPlatformModule } from './cluster-platform.module.js';
 import { coreModule } from './core.module.js';
 import { hostModule } from './host.module.js';
 import { noneServiceModule, supervisorServiceModule, systemdServiceModule } from './service-platform.module.js';
@@ -37,6 +38,7 @@ export function createContainer(input: ContainerInput): Container {
     hostModule(input.overrides),
     servicePlatformModule(input),
     containerPlatformModule(input),
+    clusterPlatformModule(input.overrides.operationStore),
     coreModule,
   );
   return container;

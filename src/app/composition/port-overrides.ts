@@ -5,6 +5,7 @@ import type { ContainerRootfs } from '../../ports/container-rootfs.js';
 import type { FileSystem } from '../../ports/file-system.js';
 import type { HostLock } from '../../ports/host-lock.js';
 import type { Logger } from '../../ports/logger.js';
+import type { OperationStore } from '../../ports/operation-store.js';
 import type { ProcessRunner } from '../../ports/process-runner.js';
 import type { ServiceManager } from '../../ports/service-manager.js';
 
@@ -19,4 +20,5 @@ export interface PortOverrides {
   readonly hostLock?: HostLock;
   readonly serviceManager?: ServiceManager;
   readonly logger?: Logger;
+  readonly operationStore?: OperationStore;
 }

@@ -1,0 +1,76 @@
+import { ClusterError } from '../../domain/port-errors.js';
+import type { Clock } from '../../ports/clock.js';
+import type { Logger } from '../../ports/logger.js';
+import type { AgentUpgradeRequest, OperationRef, OperationStore, StatusWrite, TerminalStatus } from '../../ports/operation-store.js';
+import type { KubeClient } from './kube-client.js';
+import { isTerminalPhase, readMachineOperation, type MachineOperationView } from './machine-operation.js';
+import { operationStream, type StreamSettings } from './operation-stream.js';
+import { inProgressPatch, terminalPatch } from './status-patch.js';
+
+/** A 409 means someone wrote in between: re-read and write again, this many times at most. */
+const CONFLICT_ATTEMPTS = 8;
+const CONFLICT_DELAY_MS = 50;
+
+export const DEFAULT_STREAM_SETTINGS: Omit<StreamSettings, 'machineName'> = {
+  watchTimeoutSeconds: 300,
+  idleTimeoutMs: 90_000,
+  retryDelayMs: 1_000,
+  retryDelayMaxMs: 30_000,
+  listPageSize: 500,
+  nodeLabelsTtlMs: 60_000,
+};
+
+export interface KubernetesStoreOptions {
+  readonly client: KubeClient;
+  readonly machineName: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly stream?: Partial<Omit<StreamSettings, 'machineName'>>;
+}
+
+/**
+ * MachineOperations in a real cluster (SPEC §7): list+watch for this machine's AgentUpgrade
+ * operations, status written by merge-patch with a resourceVersion precondition and re-read on
+ * conflict. A missing object (or one re-created under the same name) is `gone`; a status that is
+ * already terminal is never overwritten.
+ */
+export class KubernetesOperationStore implements OperationStore {
+  constructor(private readonly options: KubernetesStoreOptions) {}
+
+  markInProgress(ref: OperationRef, message: string): Promise<StatusWrite> {
+    return this.writeStatus(ref, (operation, nowIso) => (isTerminalPhase(operation.phase) ? null : inProgressPatch(operation, message, nowIso)));
+  }
+
+  publish(ref: OperationRef, status: TerminalStatus): Promise<StatusWrite> {
+    return this.writeStatus(ref, (operation, nowIso) => {
+      if (!isTerminalPhase(operation.phase)) return terminalPatch(operation, status, nowIso);
+      const same = operation.phase === status.phase && operation.reason === status.reason && operation.message === status.message;
+      if (!same) this.options.logger.warn({ operation: ref.name }, `MachineOperation ${ref.name} is already ${operation.phase}; its status is left as it is.`);
+      return null;
+    });
+  }
+
+  watch(signal: AbortSignal): AsyncIterable<AgentUpgradeRequest> {
+    const settings: StreamSettings = { ...DEFAULT_STREAM_SETTINGS, ...this.options.stream, machineName: this.options.machineName };
+    return operationStream(this.options.client, settings, this.options.clock, this.options.logger, signal);
+  }
+
+  private async writeStatus(ref: OperationRef, patchFor: (operation: MachineOperationView, nowIso: string) => object | null): Promise<StatusWrite> {
+    for (let attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt += 1) {
+      const operation = readMachineOperation(await this.options.client.get(ref.name));
+      if (operation === null || (ref.uid !== null && operation.uid !== ref.uid)) return { kind: 'gone' };
+      const patch = patchFor(operation, new Date(this.options.clock.nowMs()).toISOString());
+      if (patch === null) return { kind: 'written' };
+      try {
+        await this.options.client.patchStatus(ref.name, patch);
+        return { kind: 'written' };
+      } catch (error) {
+        if (!(error instanceof ClusterError)) throw error;
+        if (error.status === 404) return { kind: 'gone' };
+        if (error.status !== 409) throw error;
+        await this.options.clock.sleep(CONFLICT_DELAY_MS * attempt);
+      }
+    }
+    throw new ClusterError(409, `the status of MachineOperation ${ref.name} kept changing under us (${CONFLICT_ATTEMPTS} conflicts)`);
+  }
+}
