@@ -46,7 +46,7 @@ async function measure(port, archive, megabytes) {
 function runNode(url, archive) {
   const output = join(work, 'out-node');
   rmSync(output, { force: true });
-  const result = timed(process.execPath, [join(repo, 'bin/agent-upgrade'), 'fetch', '--url', url, '--sha256', archive.sha256, '--output', output, '--json']);
+  const result = timed(join(repo, 'bin/agent-upgrade'), ['fetch', '--url', url, '--sha256', archive.sha256, '--output', output, '--json']);
   if (!JSON.parse(result.stdout).ok) fail(`agent-upgrade fetch failed: ${result.stdout}`);
   return result;
 }

@@ -45,7 +45,8 @@ describe('agent-upgrade daemon end to end (API server, real systemd, C agent)', 
       `--unit=${daemonUnit}`,
       `--property=StandardOutput=append:${logPath()}`,
       `--property=StandardError=append:${logPath()}`,
-      process.execPath, CLI, 'daemon', '--root', host.root, '--log-level', 'debug',
+      // As installed: the bin's shebang starts Node with the daemon's V8 settings.
+      CLI, 'daemon', '--root', host.root, '--log-level', 'debug',
     ]);
     expect(started.status).toBe(0);
     // The daemon is up once its watch is open.

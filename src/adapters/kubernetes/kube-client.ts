@@ -1,7 +1,10 @@
-import type { ApiException, CoreV1Api, CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Watch } from '@kubernetes/client-node/dist/watch.js';
 import { ClusterError } from '../../domain/port-errors.js';
 import { redactUrlsInText } from '../../domain/redacted-url.js';
-import { MACHINE_OPERATION_GROUP, MACHINE_OPERATION_PLURAL, MACHINE_OPERATION_VERSION, MACHINE_OPERATIONS_PATH } from './machine-operation.js';
+import { KubeHttp } from './kube-http.js';
+import { loadClusterAccess } from './kubeconfig.js';
+import { MACHINE_OPERATIONS_PATH } from './machine-operation.js';
 
 export interface ListPage {
   readonly items: readonly unknown[];
@@ -16,66 +19,54 @@ export interface WatchHandle {
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 /**
- * The few API calls the daemon makes, over @kubernetes/client-node 1.4 (imported lazily: it costs
- * about a second of start-up that no other command should pay). Every failure is a ClusterError
- * with the HTTP status (`null` for a transport failure), translated here and nowhere else.
+ * The few API calls the daemon makes: list, get and status merge-patch of MachineOperations and
+ * reading the local Node over plain JSON requests, and the watch stream through
+ * @kubernetes/client-node 1.4's Watch. The rest of that client (its generated models) is not
+ * loaded: it alone costs ~70 MiB of RSS. Every failure is a ClusterError with the HTTP status
+ * (`null` for a transport failure), translated here and nowhere else.
  */
 export class KubeClient {
   private constructor(
-    private readonly config: KubeConfig,
-    private readonly objects: CustomObjectsApi,
-    private readonly core: CoreV1Api,
+    private readonly http: KubeHttp,
     private readonly watcher: Watch,
-    private readonly mergePatch: Parameters<CustomObjectsApi['patchClusterCustomObjectStatus']>[1],
   ) {}
 
   /** From a kubeconfig file, or the default chain (KUBECONFIG, in-cluster, ~/.kube/config). */
   static async connect(kubeconfigPath: string | null): Promise<KubeClient> {
-    const client = await import('@kubernetes/client-node');
-    const config = new client.KubeConfig();
-    try {
-      if (kubeconfigPath === null) config.loadFromDefault();
-      else config.loadFromFile(kubeconfigPath);
-    } catch (error) {
-      throw new ClusterError(null, `the kubeconfig cannot be loaded: ${describe(error)}`);
-    }
-    if (config.getCurrentCluster() === null) throw new ClusterError(null, 'the kubeconfig names no current cluster');
-    return new KubeClient(
-      config,
-      config.makeApiClient(client.CustomObjectsApi),
-      config.makeApiClient(client.CoreV1Api),
-      new client.Watch(config),
-      client.setHeaderOptions('Content-Type', client.PatchStrategy.MergePatch),
-    );
+    const access = await loadClusterAccess(kubeconfigPath);
+    const http = new KubeHttp(access);
+    const { Watch } = await import('@kubernetes/client-node/dist/watch.js');
+    // Watch reads only these two members of its KubeConfig: the server, and the fetch options
+    // (credentials and TLS agent) for the streaming request.
+    const config = {
+      getCurrentCluster: () => ({ name: 'cluster', server: access.server, skipTLSVerify: !access.tls.rejectUnauthorized }),
+      applyToFetchOptions: async (options: object) => ({ ...options, headers: { ...access.headers }, agent: http.agent }),
+    };
+    return new KubeClient(http, new Watch(config as unknown as KubeConfig));
   }
 
   get server(): string {
-    return this.config.getCurrentCluster()?.server ?? '';
+    return this.http.access.server;
   }
 
   async list(query: { readonly fieldSelector?: string; readonly limit: number; readonly continueToken?: string }): Promise<ListPage> {
-    const page = (await translated(() =>
-      this.objects.listClusterCustomObject({
-        group: MACHINE_OPERATION_GROUP,
-        version: MACHINE_OPERATION_VERSION,
-        plural: MACHINE_OPERATION_PLURAL,
-        limit: query.limit,
+    const page = (await this.http.call('GET', MACHINE_OPERATIONS_PATH, {
+      query: {
+        limit: String(query.limit),
         ...(query.fieldSelector === undefined ? {} : { fieldSelector: query.fieldSelector }),
-        ...(query.continueToken === undefined ? {} : { _continue: query.continueToken }),
-      }),
-    )) as { items?: unknown; metadata?: { resourceVersion?: unknown; continue?: unknown } };
-    const items = Array.isArray(page.items) ? page.items : [];
-    const resourceVersion = typeof page.metadata?.resourceVersion === 'string' ? page.metadata.resourceVersion : '';
-    const token = page.metadata?.continue;
+        ...(query.continueToken === undefined ? {} : { continue: query.continueToken }),
+      },
+    })) as { items?: unknown; metadata?: { resourceVersion?: unknown; continue?: unknown } } | null;
+    const items = Array.isArray(page?.items) ? page.items : [];
+    const resourceVersion = typeof page?.metadata?.resourceVersion === 'string' ? page.metadata.resourceVersion : '';
+    const token = page?.metadata?.continue;
     return { items, resourceVersion, continueToken: typeof token === 'string' && token !== '' ? token : null };
   }
 
   /** The object, or `null` when it does not exist. */
   async get(name: string): Promise<unknown> {
     try {
-      return await translated(() =>
-        this.objects.getClusterCustomObject({ group: MACHINE_OPERATION_GROUP, version: MACHINE_OPERATION_VERSION, plural: MACHINE_OPERATION_PLURAL, name }),
-      );
+      return await this.http.call('GET', `${MACHINE_OPERATIONS_PATH}/${encodeURIComponent(name)}`);
     } catch (error) {
       if (error instanceof ClusterError && error.status === 404) return null;
       throw error;
@@ -84,19 +75,20 @@ export class KubeClient {
 
   /** A merge-patch of the status subresource. */
   async patchStatus(name: string, body: object): Promise<unknown> {
-    return translated(() =>
-      this.objects.patchClusterCustomObjectStatus(
-        { group: MACHINE_OPERATION_GROUP, version: MACHINE_OPERATION_VERSION, plural: MACHINE_OPERATION_PLURAL, name, body, fieldManager: 'agent-upgrade' },
-        this.mergePatch,
-      ),
-    );
+    return this.http.call('PATCH', `${MACHINE_OPERATIONS_PATH}/${encodeURIComponent(name)}/status`, {
+      query: { fieldManager: 'agent-upgrade' },
+      body,
+      contentType: 'application/merge-patch+json',
+    });
   }
 
   /** The Node's labels, or `null` when there is no such Node. */
   async nodeLabels(name: string): Promise<Readonly<Record<string, string>> | null> {
     try {
-      const node = await translated(() => this.core.readNode({ name }));
-      return node.metadata?.labels ?? {};
+      const node = (await this.http.call('GET', `/api/v1/nodes/${encodeURIComponent(name)}`)) as { metadata?: { labels?: unknown } } | null;
+      const labels = node?.metadata?.labels;
+      if (typeof labels !== 'object' || labels === null) return {};
+      return Object.fromEntries(Object.entries(labels).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
     } catch (error) {
       if (error instanceof ClusterError && error.status === 404) return null;
       throw error;
@@ -130,6 +122,10 @@ export class KubeClient {
     );
     return { abort: () => controller.abort() };
   }
+
+  close(): void {
+    this.http.close();
+  }
 }
 
 async function translated<T>(call: () => Promise<T>): Promise<T> {
@@ -143,25 +139,13 @@ async function translated<T>(call: () => Promise<T>): Promise<T> {
 function asClusterError(error: unknown): ClusterError {
   if (error instanceof ClusterError) return error;
   const status = statusOf(error);
-  return new ClusterError(status, status === null ? `the API server cannot be reached: ${describe(error)}` : `the API server answered ${status}${reasonOf(error)}`);
+  return new ClusterError(status, status === null ? `the API server cannot be reached: ${describe(error)}` : `the watch request was answered ${status}`);
 }
 
+/** The watch client reports a non-200 answer as an Error with `statusCode`. */
 function statusOf(error: unknown): number | null {
-  const candidate = error as Partial<ApiException<unknown>> & { statusCode?: unknown };
-  if (typeof candidate.code === 'number' && candidate.code >= 100) return candidate.code;
-  if (typeof candidate.statusCode === 'number') return candidate.statusCode;
-  return null;
-}
-
-/** The Status reason from an ApiException body (a raw JSON string in client-node 1.4). */
-function reasonOf(error: unknown): string {
-  const body = (error as { body?: unknown }).body;
-  try {
-    const parsed = typeof body === 'string' ? (JSON.parse(body) as { reason?: unknown }) : (body as { reason?: unknown } | undefined);
-    return typeof parsed?.reason === 'string' ? ` (${parsed.reason})` : '';
-  } catch {
-    return '';
-  }
+  const statusCode = (error as { statusCode?: unknown }).statusCode;
+  return typeof statusCode === 'number' ? statusCode : null;
 }
 
 function describe(error: unknown): string {

@@ -32,3 +32,16 @@ export function buildTestAgent(directory: string, build: TestAgentBuild): string
   execFileSync('gcc', ['-O1', '-Wall', '-Werror', ...defines, '-o', output, SOURCE], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 60_000 });
   return output;
 }
+
+/**
+ * A copy of a built agent whose compiled-in version string is replaced by another of the same
+ * length (e.g. 2.1.100 → 2.1.137): many distinct, real binaries without a compiler run each.
+ */
+export function withVersion(built: Uint8Array, from: string, to: string): Uint8Array {
+  if (from.length !== to.length) throw new Error('versions must have the same length');
+  const bytes = Buffer.from(built);
+  const at = bytes.indexOf(Buffer.from(`${from}\0`, 'latin1'));
+  if (at < 0 || bytes.indexOf(Buffer.from(`${from}\0`, 'latin1'), at + 1) >= 0) throw new Error(`the version ${from} is not compiled in exactly once`);
+  bytes.write(to, at, 'latin1');
+  return bytes;
+}

@@ -1,0 +1,65 @@
+// Kubernetes `Status` error bodies (meta/v1). Clients read `code` and `reason` from these, so every
+// error the fake answers is one of them, shaped as kube-apiserver shapes its own.
+
+import type { JsonObject } from './json.js';
+
+export interface StatusDetails {
+  readonly name?: string;
+  readonly group?: string;
+  /** The resource (plural) for object errors, as kube-apiserver fills it in. */
+  readonly kind?: string;
+}
+
+export interface KubeStatus extends JsonObject {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: JsonObject;
+  status: 'Failure';
+  message: string;
+  reason: string;
+  code: number;
+}
+
+/** The `reason` kube-apiserver pairs with each HTTP status (k8s.io/apimachinery StatusReason). */
+const REASONS: Readonly<Record<number, string>> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  406: 'NotAcceptable',
+  409: 'Conflict',
+  410: 'Expired',
+  413: 'RequestEntityTooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'Timeout',
+};
+
+export function reasonFor(code: number): string {
+  return REASONS[code] ?? (code >= 500 ? 'InternalError' : 'Unknown');
+}
+
+export function failure(code: number, message: string, reason = reasonFor(code), details?: StatusDetails): KubeStatus {
+  const body: KubeStatus = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+  if (details !== undefined) {
+    const d: JsonObject = {};
+    for (const [key, value] of Object.entries(details)) if (typeof value === 'string') d[key] = value;
+    body['details'] = d;
+  }
+  return body;
+}
+
+/** An error a route throws; the dispatcher turns it into the HTTP answer. */
+export class StatusError extends Error {
+  constructor(readonly status: KubeStatus) {
+    super(status.message);
+    this.name = 'StatusError';
+  }
+}
+
+export const fail = (code: number, message: string, reason?: string, details?: StatusDetails): StatusError =>
+  new StatusError(failure(code, message, reason, details));

@@ -1,0 +1,113 @@
+// One watch connection: a 200 chunked application/json response carrying newline-delimited
+// {"type","object"} events, exactly the framing the client's readline-based Watch expects.
+
+import type { ServerResponse } from 'node:http';
+import type { JsonObject } from './json.js';
+import type { Selector } from './selectors.js';
+import { failure } from './status.js';
+import type { KubeStore, StoredEvent } from './store.js';
+import type { Cancel, Timers } from './timers.js';
+import { API_VERSION, KIND, type MachineOperation, type WatchEventType } from './types.js';
+
+export interface WatchInfo {
+  /** The query the client opened the watch with (fieldSelector, resourceVersion, …). */
+  readonly query: Readonly<Record<string, string>>;
+  /** True once silenceWatches() has muted it. */
+  readonly silenced: boolean;
+}
+
+export interface WatchStreamOptions {
+  readonly res: ServerResponse;
+  readonly store: KubeStore;
+  readonly timers: Timers;
+  readonly query: Readonly<Record<string, string>>;
+  readonly selector: Selector;
+  /** Undefined means "from now, with the current state as synthetic ADDED events" (as for "0"). */
+  readonly resourceVersion: number | undefined;
+  readonly bookmarkIntervalMs: number | undefined;
+  readonly timeoutSeconds: number | undefined;
+  readonly onClose: () => void;
+}
+
+export class WatchStream {
+  private silenced = false;
+  private readonly cancels: Cancel[] = [];
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly o: WatchStreamOptions) {
+    o.res.on('close', () => {
+      this.stop();
+      o.onClose();
+    });
+  }
+
+  get info(): WatchInfo {
+    return { query: { ...this.o.query }, silenced: this.silenced };
+  }
+
+  start(): void {
+    const { res, store, resourceVersion } = this.o;
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+    res.flushHeaders(); // the client's watch() only resolves once the headers arrive
+
+    if (resourceVersion !== undefined && store.isExpired(resourceVersion)) {
+      // A real server accepts the watch, then reports the expiry in-band and hangs up.
+      this.send('ERROR', failure(410, 'too old resource version', 'Expired'));
+      res.end();
+      return;
+    }
+    if (resourceVersion === undefined) {
+      for (const op of store.list()) this.emit({ type: 'ADDED', rv: 0, object: op });
+    } else {
+      for (const event of store.eventsAfter(resourceVersion)) this.emit(event);
+    }
+    // Subscribing in the same synchronous turn as the replay means no write can fall in between.
+    this.unsubscribe = store.subscribe((event) => this.emit(event));
+
+    const { bookmarkIntervalMs, timeoutSeconds, timers } = this.o;
+    if (bookmarkIntervalMs !== undefined) {
+      this.cancels.push(
+        timers.every(bookmarkIntervalMs, () =>
+          this.send('BOOKMARK', { kind: KIND, apiVersion: API_VERSION, metadata: { resourceVersion: String(store.currentRv()) } }),
+        ),
+      );
+    }
+    if (timeoutSeconds !== undefined) {
+      this.cancels.push(timers.after(timeoutSeconds * 1000, () => this.end()));
+    }
+  }
+
+  /** Keeps the connection open but sends nothing more, ever; not even the timeout's clean end. */
+  silence(): void {
+    this.silenced = true;
+    this.stop();
+  }
+
+  /** Tears the TCP connection down mid-stream (no terminating chunk). */
+  drop(): void {
+    this.stop();
+    this.o.res.socket?.destroy();
+  }
+
+  /** Ends the response cleanly, as the server does when timeoutSeconds elapses. */
+  end(): void {
+    this.stop();
+    if (!this.o.res.writableEnded) this.o.res.end();
+  }
+
+  private stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    for (const cancel of this.cancels.splice(0)) cancel();
+  }
+
+  private emit(event: StoredEvent): void {
+    if (this.o.selector(event.object)) this.send(event.type, event.object);
+  }
+
+  private send(type: WatchEventType, object: MachineOperation | JsonObject): void {
+    const { res } = this.o;
+    if (this.silenced || res.writableEnded || res.destroyed) return;
+    res.write(`${JSON.stringify({ type, object })}\n`);
+  }
+}
