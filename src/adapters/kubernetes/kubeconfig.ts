@@ -26,18 +26,18 @@ const KUBECONFIG_MAX_BYTES = 1024 * 1024;
  * refused with a clear error rather than half-supported. Loaded without the full Kubernetes
  * client, whose generated models cost ~70 MiB of RSS (SPEC §10: daemon idle RSS ≤ 100 MiB).
  */
-export async function loadClusterAccess(kubeconfigPath: string | null, env: NodeJS.ProcessEnv = process.env): Promise<ClusterAccess> {
+export async function loadClusterAccess(kubeconfigPath: string | null, env: NodeJS.ProcessEnv = process.env, serviceAccountDir = SERVICE_ACCOUNT_DIR): Promise<ClusterAccess> {
   if (kubeconfigPath !== null) return fromKubeconfig(kubeconfigPath);
   const fromEnv = env['KUBECONFIG']?.split(':').find((entry) => entry !== '');
   if (fromEnv !== undefined) return fromKubeconfig(fromEnv);
   const host = env['KUBERNETES_SERVICE_HOST'];
-  if (host !== undefined && host !== '') return inCluster(host, env['KUBERNETES_SERVICE_PORT'] ?? '443');
+  if (host !== undefined && host !== '') return inCluster(host, env['KUBERNETES_SERVICE_PORT'] ?? '443', serviceAccountDir);
   return fromKubeconfig(join(homedir(), '.kube', 'config'));
 }
 
-async function inCluster(host: string, port: string): Promise<ClusterAccess> {
-  const token = (await readSecret(join(SERVICE_ACCOUNT_DIR, 'token'))).toString('utf8').trim();
-  const ca = await readSecret(join(SERVICE_ACCOUNT_DIR, 'ca.crt'));
+async function inCluster(host: string, port: string, serviceAccountDir: string): Promise<ClusterAccess> {
+  const token = (await readSecret(join(serviceAccountDir, 'token'))).toString('utf8').trim();
+  const ca = await readSecret(join(serviceAccountDir, 'ca.crt'));
   const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return { server, headers: { authorization: `Bearer ${token}` }, tls: { ca, rejectUnauthorized: true } };
 }
