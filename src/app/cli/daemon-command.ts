@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { Command } from 'clipanion';
+import { failure } from '../../domain/failure.js';
 import { BaseCommand } from './base-command.js';
 
 export class DaemonCommand extends BaseCommand {
@@ -8,7 +9,8 @@ export class DaemonCommand extends BaseCommand {
   static override usage = Command.Usage({
     description: 'Run the managed upgrade daemon: the startup gate, then AgentUpgrade MachineOperations.',
     details: `
-      First the startup gate: a pending upgrade record is resolved — proven and published
+      Runs beside the agent (\`agent.mode: "sidecar"\`; a self-hosted agent embeds the library
+      instead). First the startup gate: a pending upgrade record is resolved — proven and published
       Complete, or rolled back and published Failed — before anything else changes the host; then
       the layout and the service assets are converged. Then it watches MachineOperations of kind
       AgentUpgrade for this machine (\`cluster.machineName\`, default the host name;
@@ -29,6 +31,11 @@ export class DaemonCommand extends BaseCommand {
   override async execute(): Promise<number> {
     const upgrader = await this.openUpgrader();
     if (!upgrader.ok) return this.failWith(upgrader.failure);
+    if (upgrader.value.config.agent.mode !== 'sidecar') {
+      // This process is not the agent: as "self-hosted" its own executable would never be the
+      // candidate, and every upgrade would be judged a failure and rolled back.
+      return this.failWith(failure('E_CONFIG', 'agent-upgrade daemon runs beside the agent: set agent.mode to "sidecar" (a self-hosted agent embeds the library and calls Upgrader.daemon itself)'));
+    }
     const stop = new AbortController();
     const onSignal = () => stop.abort();
     process.once('SIGTERM', onSignal);
