@@ -38,6 +38,7 @@ describe('composition root', () => {
       container.get(Tokens.ContainerRootfs),
       container.get(Tokens.ServiceManager),
       container.get(Tokens.LayoutEngine),
+      container.get(Tokens.OperationStoreFactory),
     ];
     expect(resolved).toHaveLength(Object.keys(Tokens).length);
     for (const value of resolved) expect(value).toBeDefined();
