@@ -29,7 +29,7 @@ describe('cli', () => {
   });
   afterEach(() => scratch.cleanup());
 
-  it.each([['--help'], ['version', '--help'], ['status', '--help'], ['migrate', '--help'], ['fetch', '--help'], ['install', '--help'], ['activate', '--help'], ['rollback', '--help'], ['recover', '--help'], ['supervise', '--help'], ['daemon', '--help']])('prints help for %s', async (...argv) => {
+  it.each([['--help'], ['version', '--help'], ['status', '--help'], ['migrate', '--help'], ['fetch', '--help'], ['install', '--help'], ['activate', '--help'], ['rollback', '--help'], ['recover', '--help'], ['supervise', '--help'], ['daemon', '--help'], ['demo', '--help']])('prints help for %s', async (...argv) => {
     const run = await runCliInMemory(argv);
     expect(run.exitCode).toBe(0);
     expectGolden(`help-${argv.filter((arg) => arg !== '--help').join('-') || 'main'}.txt`, run.stdout);

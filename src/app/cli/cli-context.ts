@@ -1,5 +1,7 @@
 import type { BaseContext } from 'clipanion';
 import type { Result } from '../../domain/failure.js';
+import type { Logger } from '../../ports/logger.js';
+import type { HostIdentity } from '../host-identity.js';
 import type { Upgrader } from '../upgrader.js';
 
 export interface GlobalOptions {
@@ -11,4 +13,6 @@ export interface GlobalOptions {
 /** What every command receives: the standard streams and a way to build the use cases. */
 export interface CliContext extends BaseContext {
   openUpgrader(options: GlobalOptions): Promise<Result<Upgrader>>;
+  /** Who this process is and where it logs, for commands that build their own sandbox (demo). */
+  host(logLevel: string): { readonly identity: HostIdentity; readonly logger: Logger };
 }

@@ -5,6 +5,7 @@ import { AGENT_UPGRADE_VERSION } from '../../version.js';
 import type { CliContext } from './cli-context.js';
 import { ActivateCommand } from './activate-command.js';
 import { DaemonCommand } from './daemon-command.js';
+import { DemoCommand } from './demo-command.js';
 import { FetchCommand } from './fetch-command.js';
 import { InstallCommand } from './install-command.js';
 import { RecoverCommand } from './recover-command.js';
@@ -33,6 +34,7 @@ export function createCli(): Cli<CliContext> {
   cli.register(RecoverCommand);
   cli.register(SuperviseCommand);
   cli.register(DaemonCommand);
+  cli.register(DemoCommand);
   return cli;
 }
 

@@ -4,6 +4,8 @@ import { pino } from 'pino';
 import { NodeFileSystem } from '../../adapters/node/node-file-system.js';
 import { createPinoLogger, type LogLevel } from '../../adapters/logging/pino-logger.js';
 import { loadConfig } from '../config/load-config.js';
+import type { Logger } from '../../ports/logger.js';
+import type { HostIdentity } from '../host-identity.js';
 import { createUpgrader } from '../upgrader.js';
 import type { CliContext, GlobalOptions } from './cli-context.js';
 import { createCli, runCli } from './create-cli.js';
@@ -25,21 +27,25 @@ export async function main(argv: readonly string[]): Promise<number> {
     async openUpgrader(options: GlobalOptions) {
       const config = await loadConfig(fs, { path: options.configPath, root: options.root });
       if (!config.ok) return config;
-      return createUpgrader({
-        config: config.value,
-        identity: {
-          euid: process.geteuid?.() ?? 0,
-          arch: hostArchitecture(),
-          pid: process.pid,
-          command: process.argv.slice(1, 3).join(' '),
-          invocation: { executable: ownExecutable(), configPath: options.configPath ?? null },
-        },
-        logger: createPinoLogger(options.logLevel as LogLevel, pino.destination({ dest: 2, sync: true })),
-        overrides: { fileSystem: fs },
-      });
+      return createUpgrader({ config: config.value, identity: identity(options.configPath ?? null), logger: logger(options.logLevel), overrides: { fileSystem: fs } });
     },
+    host: (logLevel: string) => ({ identity: identity(null), logger: logger(logLevel) }),
   };
   return runCli(createCli(), argv, context);
+}
+
+function identity(configPath: string | null): HostIdentity {
+  return {
+    euid: process.geteuid?.() ?? 0,
+    arch: hostArchitecture(),
+    pid: process.pid,
+    command: process.argv.slice(1, 3).join(' '),
+    invocation: { executable: ownExecutable(), configPath },
+  };
+}
+
+function logger(level: string): Logger {
+  return createPinoLogger(level as LogLevel, pino.destination({ dest: 2, sync: true }));
 }
 
 /** The file that runs this CLI again: the script node was given (bin/agent-upgrade), resolved. */

@@ -11,7 +11,7 @@ export function renderStatus(status: StatusReport): string[] {
   lines.push(`Record:      ${describeRecord(status)}`);
   const holder = status.lock.holder;
   lines.push(`Lock:        ${holder === null ? 'free' : `held by pid ${holder.pid} (${holder.command}) since ${new Date(holder.sinceMs).toISOString()}`}`);
-  lines.push(`Service:     ${status.service.manager}, ${status.service.activity}`);
+  lines.push(`Service:     ${status.service.manager}, ${status.service.activity}${status.service.mainExecutable === null ? '' : `, running ${status.service.mainExecutable}`}`);
   return lines;
 }
 

@@ -37,7 +37,8 @@ export interface StatusReport {
     | { readonly present: true; readonly valid: true; readonly record: UpgradeRecord }
     | { readonly present: true; readonly valid: false; readonly problem: Failure };
   readonly lock: { readonly path: string; readonly holder: LockHolder | null };
-  readonly service: { readonly manager: string; readonly activity: ServiceActivity };
+  /** `mainExecutable`: the real path the agent's main process runs, when one runs. */
+  readonly service: { readonly manager: string; readonly activity: ServiceActivity; readonly mainExecutable: string | null };
 }
 
 export interface StatusDependencies {
@@ -71,7 +72,11 @@ export async function readStatus(deps: StatusDependencies): Promise<StatusReport
         ? { present: false }
         : { present: true, valid: true, record: record.value },
     lock: { path: layout.lock, holder: await deps.lock.holder() },
-    service: { manager: deps.services.name, activity: await deps.services.activity().catch(() => 'unknown' as const) },
+    service: {
+      manager: deps.services.name,
+      activity: await deps.services.activity().catch(() => 'unknown' as const),
+      mainExecutable: await deps.services.mainExecutable().catch(() => null),
+    },
   };
 }
 

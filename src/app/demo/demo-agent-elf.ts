@@ -1,0 +1,58 @@
+/**
+ * The demo's agent: a real, static x86-64 Linux executable of a few hundred bytes, written here
+ * rather than compiled, so the demo needs no compiler. `<agent> version` prints
+ * `demo-agent version <v>`; any other first argument runs as a daemon (pause() until a signal),
+ * or — the broken release — exits 1 at once. Health checks see a real ELF in a slot as the main
+ * process's executable, exactly as with the production agent.
+ */
+const BASE_ADDRESS = 0x400000;
+const HEADERS_BYTES = 64 + 56;
+
+export function demoAgentElf(version: string, behaviour: 'healthy' | 'crash-on-start'): Uint8Array {
+  const message = Buffer.from(`demo-agent version ${version}\n`, 'latin1');
+  const code = Buffer.from([
+    0x48, 0x8b, 0x04, 0x24, //             mov rax, [rsp]          ; argc
+    0x48, 0x83, 0xf8, 0x02, //             cmp rax, 2
+    0x7c, 0x2b, //                         jl agent
+    0x48, 0x8b, 0x74, 0x24, 0x10, //       mov rsi, [rsp+16]       ; argv[1]
+    0x80, 0x3e, 0x76, //                   cmp byte [rsi], 'v'
+    0x75, 0x21, //                         jne agent
+    0xb8, 0x01, 0x00, 0x00, 0x00, //       mov eax, 1              ; write
+    0xbf, 0x01, 0x00, 0x00, 0x00, //       mov edi, 1              ; stdout
+    0x48, 0x8d, 0x35, 0x1c, 0x00, 0x00, 0x00, // lea rsi, [rip+28]   ; the message
+    0xba, message.length, 0x00, 0x00, 0x00, // mov edx, length
+    0x0f, 0x05, //                         syscall
+    0x31, 0xff, //                         xor edi, edi
+    0xb8, 0x3c, 0x00, 0x00, 0x00, //       mov eax, 60             ; exit(0)
+    0x0f, 0x05, //                         syscall
+    // agent: (offset 53)
+    ...(behaviour === 'healthy'
+      ? [0xb8, 0x22, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xeb, 0xf7, 0x90, 0x90, 0x90] // pause(); loop
+      : [0xbf, 0x01, 0x00, 0x00, 0x00, 0xb8, 0x3c, 0x00, 0x00, 0x00, 0x0f, 0x05]), // exit(1)
+  ]);
+  const size = HEADERS_BYTES + code.length + message.length;
+  const elf = Buffer.alloc(size);
+  // ELF header: 64-bit, little-endian, current version, System V, executable for x86-64.
+  elf.set([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0], 0);
+  elf.writeUInt16LE(2, 16); // e_type ET_EXEC
+  elf.writeUInt16LE(0x3e, 18); // e_machine EM_X86_64
+  elf.writeUInt32LE(1, 20); // e_version
+  elf.writeBigUInt64LE(BigInt(BASE_ADDRESS + HEADERS_BYTES), 24); // e_entry
+  elf.writeBigUInt64LE(64n, 32); // e_phoff
+  elf.writeUInt16LE(64, 52); // e_ehsize
+  elf.writeUInt16LE(56, 54); // e_phentsize
+  elf.writeUInt16LE(1, 56); // e_phnum
+  elf.writeUInt16LE(64, 58); // e_shentsize (no sections)
+  // One PT_LOAD of the whole file, read + execute.
+  elf.writeUInt32LE(1, 64);
+  elf.writeUInt32LE(5, 68);
+  elf.writeBigUInt64LE(0n, 72);
+  elf.writeBigUInt64LE(BigInt(BASE_ADDRESS), 80);
+  elf.writeBigUInt64LE(BigInt(BASE_ADDRESS), 88);
+  elf.writeBigUInt64LE(BigInt(size), 96);
+  elf.writeBigUInt64LE(BigInt(size), 104);
+  elf.writeBigUInt64LE(0x1000n, 112);
+  code.copy(elf, HEADERS_BYTES);
+  message.copy(elf, HEADERS_BYTES + code.length);
+  return elf;
+}

@@ -1,0 +1,169 @@
+import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { failure } from '../../domain/failure.js';
+import type { Logger } from '../../ports/logger.js';
+import { parseConfigValue } from '../config/parse-config.js';
+import { raise, unwrap } from '../failure-signal.js';
+import type { HostIdentity } from '../host-identity.js';
+import { createUpgrader, type Upgrader } from '../upgrader.js';
+import { demoAgentElf } from './demo-agent-elf.js';
+import { DemoReleaseServer, sha256, type DemoRelease } from './demo-releases.js';
+
+export interface DemoOptions {
+  /** Leave the sandbox directory for inspection (nothing keeps running either way). */
+  readonly keep: boolean;
+  readonly identity: HostIdentity;
+  readonly logger: Logger;
+  readonly print: (line: string) => void;
+}
+
+export interface DemoReport {
+  readonly sandbox: string;
+  readonly kept: boolean;
+  readonly steps: readonly DemoStep[];
+}
+
+export interface DemoStep {
+  readonly atMs: number;
+  readonly phase: string;
+  readonly current: string | null;
+  readonly lastGood: string | null;
+  readonly running: string | null;
+  readonly note: string;
+}
+
+const SLOTS = '/usr/local/lib/aks-flex-node';
+const VERSIONS = [
+  { version: '1.0.0', crashes: false },
+  { version: '2.0.0', crashes: false },
+  { version: '3.0.0', crashes: true },
+] as const;
+
+/** The demo's sandbox host: the supervisor runs the agent; health settles in 1.5 s. */
+const DEMO_CONFIG = {
+  agent: { mode: 'sidecar', args: ['agent'] },
+  service: { manager: 'supervisor', restartSec: 1, startLimitBurst: 3, startLimitIntervalSec: 60 },
+  health: { timeoutMs: 10_000, stableMs: 1_500, pollMs: 250 },
+  container: { manager: 'none' },
+  cluster: { manager: 'none' },
+};
+
+/**
+ * `agent-upgrade demo`: a legacy v1 install in a throw-away sandbox is migrated, run under the
+ * built-in supervisor, upgraded to v2 from a loopback release server, then offered a v3 that
+ * crashes on start — which is rolled back automatically. Needs no root and no systemd; prints a
+ * timeline and leaves nothing running.
+ */
+export async function runDemo(options: DemoOptions): Promise<DemoReport> {
+  if (options.identity.arch !== 'amd64') raise(failure('E_WRONG_ARCH', 'the demo agent is an x86-64 program; run the demo on an amd64 host'));
+  const sandbox = mkdtempSync(join(tmpdir(), 'agent-upgrade-demo-'));
+  const startedMs = Date.now();
+  const steps: DemoStep[] = [];
+  const releases = await DemoReleaseServer.start();
+  const stopSupervisor = new AbortController();
+  let supervising: Promise<unknown> = Promise.resolve();
+  try {
+    const config = unwrap(parseConfigValue({ ...DEMO_CONFIG, root: sandbox }, 'the demo configuration'));
+    const member = config.agent.member.replace('{arch}', 'amd64');
+    const published: DemoRelease[] = [];
+    for (const { version, crashes } of VERSIONS) published.push(await releases.publish(member, version, demoAgentElf(version, crashes ? 'crash-on-start' : 'healthy'), crashes));
+    const label = labeller(published);
+    const upgrader = unwrap(createUpgrader({ config, identity: options.identity, logger: options.logger }));
+    const services = serviceProbe(upgrader);
+    const step = async (phase: string, note: string): Promise<void> => {
+      const entry: DemoStep = {
+        atMs: Date.now() - startedMs,
+        phase,
+        current: linkTarget(sandbox, 'current'),
+        lastGood: linkTarget(sandbox, 'last-good'),
+        running: await services.running(label),
+        note,
+      };
+      steps.push(entry);
+      options.print(render(entry, label, sandbox));
+    };
+
+    options.print(`Sandbox ${sandbox} (nothing outside it is touched).`);
+    options.print(`Release server ${releases.origin}: ${published.map((release) => `v${release.version}${release.crashes ? ' (crashes on start)' : ''}`).join(', ')}.`);
+    options.print('');
+    mkdirSync(join(sandbox, 'usr/local/bin'), { recursive: true });
+    writeFileSync(join(sandbox, 'usr/local/bin/aks-flex-node'), demoAgentElf('1.0.0', 'healthy'), { mode: 0o755 });
+    await step('legacy install', 'v1.0.0 as a plain file at /usr/local/bin/aks-flex-node');
+
+    const migrated = unwrap(await upgrader.migrate());
+    await step('migrate', `${migrated.actions.length} actions: the legacy file copied into a slot, links created`);
+
+    supervising = upgrader.supervise(stopSupervisor.signal);
+    await services.waitRunning();
+    await step('supervise', 'the supervisor runs the agent through the current link');
+
+    const v2 = published[1] as DemoRelease;
+    const upgraded = unwrap(await upgrader.install({ url: v2.url, sha256: v2.sha256 }));
+    await step(`install v${v2.version}`, `${upgraded.outcome}: ${upgraded.from} -> ${upgraded.to}, restarted and healthy for 1.5 s`);
+
+    const v3 = published[2] as DemoRelease;
+    const broken = await upgrader.install({ url: v3.url, sha256: v3.sha256 });
+    const brokenNote = broken.ok
+      ? `${broken.value.outcome}${broken.value.failure === null ? '' : ` (${broken.value.failure.code}: ${broken.value.failure.message})`}`
+      : `refused: ${broken.failure.code}`;
+    await step(`install v${v3.version}`, `${brokenNote}; the previous binary runs again and v${v3.version}'s digest is quarantined`);
+  } finally {
+    stopSupervisor.abort();
+    await supervising;
+    await releases.close();
+    if (!options.keep) rmSync(sandbox, { recursive: true, force: true });
+  }
+  options.print('');
+  options.print(`Done in ${((Date.now() - startedMs) / 1000).toFixed(1)} s: the agent is stopped, ${options.keep ? `the sandbox is kept at ${sandbox}` : 'the sandbox is removed'}.`);
+  return { sandbox, kept: options.keep, steps };
+}
+
+function serviceProbe(upgrader: Upgrader) {
+  return {
+    async running(label: (path: string | null) => string): Promise<string | null> {
+      const status = await upgrader.status();
+      const executable = status.ok ? status.value.service.mainExecutable : null;
+      return executable === null ? null : label(executable);
+    },
+    async waitRunning(): Promise<void> {
+      for (let attempt = 0; attempt < 50; attempt += 1) {
+        const status = await upgrader.status();
+        if (status.ok && status.value.service.mainExecutable !== null) return;
+        await new Promise((done) => setTimeout(done, 100));
+      }
+      raise(failure('E_SERVICE', 'the supervisor did not start the agent within 5 s'));
+    },
+  };
+}
+
+/** Names a slot path by the release it holds, e.g. `green (v2.0.0)`. */
+function labeller(releases: readonly DemoRelease[]): (path: string | null) => string {
+  return (path) => {
+    if (path === null) return 'nothing';
+    const slot = /aks-flex-node-(blue|green)$/.exec(path)?.[1] ?? path;
+    let digest: string | null = null;
+    try {
+      digest = sha256(readFileSync(path));
+    } catch {
+      digest = null;
+    }
+    const release = releases.find((candidate) => candidate.binarySha256 === digest);
+    return release === undefined ? slot : `${slot} (v${release.version})`;
+  };
+}
+
+function linkTarget(sandbox: string, link: 'current' | 'last-good'): string | null {
+  try {
+    return join(sandbox, SLOTS, readlinkSync(join(sandbox, SLOTS, `aks-flex-node-${link}`)));
+  } catch {
+    return null;
+  }
+}
+
+function render(step: DemoStep, label: (path: string | null) => string, sandbox: string): string {
+  const at = `[${(step.atMs / 1000).toFixed(1).padStart(5)} s]`;
+  const links = step.current === null ? 'no links yet' : `current -> ${label(step.current)}, last-good -> ${label(step.lastGood)}`;
+  const running = step.running === null ? 'agent not running' : `agent runs ${step.running}`;
+  return `${at} ${step.phase.padEnd(16)} ${links}; ${running}\n${' '.repeat(26)}${step.note.replaceAll(sandbox, '<sandbox>')}`;
+}

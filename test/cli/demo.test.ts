@@ -1,0 +1,43 @@
+import { existsSync, readdirSync, readlinkSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCliInMemory } from '../support/run-cli.js';
+
+interface Step {
+  readonly phase: string;
+  readonly current: string | null;
+  readonly lastGood: string | null;
+  readonly running: string | null;
+}
+
+describe('agent-upgrade demo', () => {
+  it('migrates, upgrades to v2, rolls a crashing v3 back, and leaves nothing behind', async () => {
+    const run = await runCliInMemory(['demo', '--json']);
+    expect(run.exitCode).toBe(0);
+    const { demo } = JSON.parse(run.stdout) as { demo: { sandbox: string; kept: boolean; steps: Step[] } };
+    expect(demo.steps.map((step) => step.phase)).toEqual(['legacy install', 'migrate', 'supervise', 'install v2.0.0', 'install v3.0.0']);
+    const slot = (path: string | null) => path?.replace(/^.*aks-flex-node-/, '') ?? null;
+    expect(demo.steps.map((step) => [slot(step.current), slot(step.lastGood), step.running])).toEqual([
+      [null, null, null],
+      ['blue', 'blue', null],
+      ['blue', 'blue', 'blue (v1.0.0)'],
+      ['green', 'blue', 'green (v2.0.0)'],
+      ['green', 'green', 'green (v2.0.0)'],
+    ]);
+    expect(existsSync(demo.sandbox)).toBe(false);
+    expect(processesUnder(demo.sandbox)).toEqual([]);
+  }, 60_000);
+});
+
+/** PIDs whose executable lies under `directory` (a deleted file still shows its old path). */
+function processesUnder(directory: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/exe`).startsWith(directory);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
