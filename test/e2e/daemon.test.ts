@@ -71,6 +71,8 @@ describe('agent-upgrade daemon end to end (API server, real systemd, C agent)', 
   async function terminal(name: string, timeoutMs = 60_000): Promise<OperationStatus> {
     const phase = () => (api.get(name)?.status as OperationStatus | undefined)?.phase;
     await host.systemd.waitFor(() => phase() === 'Complete' || phase() === 'Failed', timeoutMs);
+    // Publish comes before delete: the record goes a moment after the status is written.
+    await host.systemd.waitFor(() => !host.recordExists(), 10_000);
     return (api.get(name)?.status ?? {}) as OperationStatus;
   }
 
