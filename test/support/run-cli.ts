@@ -41,7 +41,7 @@ export async function runCliInMemory(argv: readonly string[], options: { euid?: 
         overrides: { fileSystem: fs, ...options.overrides },
       });
     },
-    host: () => ({ identity: { euid: options.euid ?? 0, arch: hostArchitecture(), pid: 4242, command: 'agent-upgrade' }, logger: new RecordingLogger() }),
+    host: async () => ({ identity: { euid: options.euid ?? 0, arch: hostArchitecture(), pid: 4242, command: 'agent-upgrade' }, logger: new RecordingLogger() }),
   };
   const exitCode = await runCli(createCli(), argv, context);
   return { exitCode, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };

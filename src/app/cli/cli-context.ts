@@ -14,5 +14,5 @@ export interface GlobalOptions {
 export interface CliContext extends BaseContext {
   openUpgrader(options: GlobalOptions): Promise<Result<Upgrader>>;
   /** Who this process is and where it logs, for commands that build their own sandbox (demo). */
-  host(logLevel: string): { readonly identity: HostIdentity; readonly logger: Logger };
+  host(logLevel: string): Promise<{ readonly identity: HostIdentity; readonly logger: Logger }>;
 }

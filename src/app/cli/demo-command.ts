@@ -1,6 +1,4 @@
 import { Command, Option } from 'clipanion';
-import { runDemo } from '../demo/run-demo.js';
-import { runUseCase } from '../failure-signal.js';
 import { BaseCommand } from './base-command.js';
 
 export class DemoCommand extends BaseCommand {
@@ -28,9 +26,13 @@ export class DemoCommand extends BaseCommand {
   keep = Option.Boolean('--keep', false, { description: 'Keep the sandbox directory (nothing keeps running)' });
 
   override async execute(): Promise<number> {
+    const invalid = this.invalidLogLevel();
+    if (invalid !== null) return this.failWith(invalid);
     // The timeline is the demo's output: its expected warnings (plain-HTTP downloads, the broken
     // release's crashes) would only interleave with it, unless more detail is asked for.
-    const { identity, logger } = this.context.host(['info', 'debug', 'trace'].includes(this.logLevel) ? this.logLevel : 'error');
+    const { identity, logger } = await this.context.host(['info', 'debug', 'trace'].includes(this.logLevel) ? this.logLevel : 'error');
+    // Loaded on use: `--help` and the other commands start without the upgrader's modules.
+    const [{ runDemo }, { runUseCase }] = await Promise.all([import('../demo/run-demo.js'), import('../failure-signal.js')]);
     const result = await runUseCase(() =>
       runDemo({ keep: this.keep, identity, logger, print: (line) => void (this.json ? undefined : this.context.stdout.write(`${line}\n`)) }),
     );

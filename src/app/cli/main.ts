@@ -1,12 +1,8 @@
 import { realpathSync } from 'node:fs';
 import { hostArchitecture } from '../../adapters/node/host-architecture.js';
-import { pino } from 'pino';
-import { NodeFileSystem } from '../../adapters/node/node-file-system.js';
-import { createPinoLogger, type LogLevel } from '../../adapters/logging/pino-logger.js';
-import { loadConfig } from '../config/load-config.js';
+import type { LogLevel } from '../../adapters/logging/pino-logger.js';
 import type { Logger } from '../../ports/logger.js';
 import type { HostIdentity } from '../host-identity.js';
-import { createUpgrader } from '../upgrader.js';
 import type { CliContext, GlobalOptions } from './cli-context.js';
 import { createCli, runCli } from './create-cli.js';
 
@@ -17,19 +13,26 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     throw error;
   });
-  const fs = new NodeFileSystem();
   const context: CliContext = {
     stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
     colorDepth: 1,
+    // The use cases and their modules load only when a command needs them, so `version` and
+    // `--help` start in about the time of Node itself (SPEC §10).
     async openUpgrader(options: GlobalOptions) {
+      const [{ loadConfig }, { createUpgrader }, { NodeFileSystem }] = await Promise.all([
+        import('../config/load-config.js'),
+        import('../upgrader.js'),
+        import('../../adapters/node/node-file-system.js'),
+      ]);
+      const fs = new NodeFileSystem();
       const config = await loadConfig(fs, { path: options.configPath, root: options.root });
       if (!config.ok) return config;
-      return createUpgrader({ config: config.value, identity: identity(options.configPath ?? null), logger: logger(options.logLevel), overrides: { fileSystem: fs } });
+      return createUpgrader({ config: config.value, identity: identity(options.configPath ?? null), logger: await logger(options.logLevel), overrides: { fileSystem: fs } });
     },
-    host: (logLevel: string) => ({ identity: identity(null), logger: logger(logLevel) }),
+    host: async (logLevel: string) => ({ identity: identity(null), logger: await logger(logLevel) }),
   };
   return runCli(createCli(), argv, context);
 }
@@ -44,7 +47,8 @@ function identity(configPath: string | null): HostIdentity {
   };
 }
 
-function logger(level: string): Logger {
+async function logger(level: string): Promise<Logger> {
+  const [{ pino }, { createPinoLogger }] = await Promise.all([import('pino'), import('../../adapters/logging/pino-logger.js')]);
   return createPinoLogger(level as LogLevel, pino.destination({ dest: 2, sync: true }));
 }
 
