@@ -11,6 +11,7 @@ const ET_DYN = 3;
 const PT_LOAD = 1;
 const ELF64_HEADER_BYTES = 64;
 const ELF64_PROGRAM_HEADER_BYTES = 56;
+const PROGRAM_HEADERS_MAX_BYTES = 65_536;
 
 export type ExecutableFormat =
   /**
@@ -27,7 +28,7 @@ export type ExecutableFormat =
  * lies inside the file and has a loadable segment — because exec falls back to `/bin/sh` for a
  * file the kernel refuses, so a half-valid ELF with shell text after it would run as a script.
  */
-export function identifyExecutable(head: Uint8Array, fileBytes: number = head.length): ExecutableFormat {
+export function identifyExecutable(head: Uint8Array, fileBytes: number = head.length, programHeaders?: Uint8Array): ExecutableFormat {
   if (head.length >= 2 && head[0] === 0x23 && head[1] === 0x21) return { kind: 'script' };
   if (head.length < 20 || head[0] !== 0x7f || head[1] !== 0x45 || head[2] !== 0x4c || head[3] !== 0x46) return { kind: 'unknown' };
   const elfClass = head[4];
@@ -36,10 +37,24 @@ export function identifyExecutable(head: Uint8Array, fileBytes: number = head.le
   const read = (offset: number, bytes: number): number => readInteger(head, offset, bytes, dataEncoding === 1);
   const machine = read(18, 2);
   const bits = elfClass === 1 ? 32 : 64;
-  return { kind: 'elf', machine, bits, problem: bits === 64 ? elf64Problem(head, fileBytes, read) : null };
+  return { kind: 'elf', machine, bits, problem: bits === 64 ? elf64Problem(head, fileBytes, read, programHeaders) : null };
 }
 
-function elf64Problem(head: Uint8Array, fileBytes: number, read: (offset: number, bytes: number) => number): string | null {
+/**
+ * Where a 64-bit ELF's program header table lies when it is not inside `head` (a single
+ * executable built by postject moves it to the end of the file), so the caller can read it;
+ * `null` when `head` already holds it or the file is not such an ELF.
+ */
+export function programHeadersBeyond(head: Uint8Array): { readonly offset: number; readonly bytes: number } | null {
+  if (head.length < ELF64_HEADER_BYTES || head[0] !== 0x7f || head[1] !== 0x45 || head[2] !== 0x4c || head[3] !== 0x46 || head[4] !== 2) return null;
+  if (head[5] !== 1 && head[5] !== 2) return null;
+  const read = (offset: number, bytes: number): number => readInteger(head, offset, bytes, head[5] === 1);
+  const offset = read(32, 8);
+  const bytes = read(56, 2) * ELF64_PROGRAM_HEADER_BYTES;
+  return offset + bytes > head.length && bytes > 0 && bytes <= PROGRAM_HEADERS_MAX_BYTES ? { offset, bytes } : null;
+}
+
+function elf64Problem(head: Uint8Array, fileBytes: number, read: (offset: number, bytes: number) => number, programHeaders: Uint8Array | undefined): string | null {
   if (head.length < ELF64_HEADER_BYTES) return 'the ELF header is truncated';
   if (head[6] !== 1 || read(20, 4) !== 1) return 'the ELF version is not 1';
   const type = read(16, 2);
@@ -49,9 +64,14 @@ function elf64Problem(head: Uint8Array, fileBytes: number, read: (offset: number
   const phnum = read(56, 2);
   const tableEnd = phoff + phnum * ELF64_PROGRAM_HEADER_BYTES;
   if (phnum < 1 || phoff < ELF64_HEADER_BYTES || tableEnd > fileBytes) return 'the ELF program headers are missing or outside the file';
-  if (tableEnd > head.length) return 'the ELF program headers lie beyond the probed bytes';
+  // The kernel refuses a program header table above 64 KiB.
+  if (phnum * ELF64_PROGRAM_HEADER_BYTES > PROGRAM_HEADERS_MAX_BYTES) return 'the ELF program header table is too large';
+  const inHead = tableEnd <= head.length;
+  const table = inHead ? head.subarray(phoff, tableEnd) : programHeaders;
+  if (table === undefined || table.length !== phnum * ELF64_PROGRAM_HEADER_BYTES) return 'the ELF program headers lie beyond the probed bytes';
+  const littleEndian = head[5] === 1;
   for (let index = 0; index < phnum; index += 1) {
-    if (read(phoff + index * ELF64_PROGRAM_HEADER_BYTES, 4) === PT_LOAD) return null;
+    if (readInteger(table, index * ELF64_PROGRAM_HEADER_BYTES, 4, littleEndian) === PT_LOAD) return null;
   }
   return 'the ELF file has no loadable segment';
 }

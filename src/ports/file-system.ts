@@ -29,8 +29,11 @@ export interface FileSystem {
   /** Reads a whole file, refusing (ETOOBIG) past `maxBytes`; `null` when absent. Follows links. */
   readFile(path: string, maxBytes: number): Promise<Uint8Array | null>;
 
-  /** The first `bytes` bytes of a regular file (fewer when it is shorter); `null` when absent. */
-  readPrefix(path: string, bytes: number): Promise<Uint8Array | null>;
+  /**
+   * Up to `bytes` bytes of a regular file from `offset` (fewer at its end, none past it);
+   * `null` when absent. Follows links.
+   */
+  readRange(path: string, offset: number, bytes: number): Promise<Uint8Array | null>;
 
   /** SHA-256 and size of a file's content (follows links), refusing past `maxBytes`. */
   hashFile(path: string, maxBytes: number): Promise<FileDigest>;

@@ -60,7 +60,7 @@ describe('cli', () => {
     ['an invalid log level', ['status', '--log-level', 'loud', '--json'], 2, 'E_USAGE'],
     ['a relative --root', ['status', '--root', 'relative/dir', '--json'], 2, 'E_USAGE'],
     ['a missing --config file', ['status', '--config', '/nonexistent/agent-upgrade.json', '--json'], 2, 'E_CONFIG'],
-    ['the daemon in self-hosted mode', ['daemon', '--json'], 2, 'E_CONFIG'],
+    ['the daemon, self-hosted but not run from a slot', ['daemon', '--json'], 2, 'E_CONFIG'],
   ])('fails on %s with one JSON error document', async (_name, argv, exitCode, code) => {
     const run = await runCliInMemory(argv);
     expect(run.exitCode).toBe(exitCode);

@@ -289,13 +289,16 @@ export function fileSystemContract(name: string, makeFs: () => Promise<FileSyste
       });
     });
 
-    describe('readPrefix', () => {
-      it('returns the first bytes, fewer for a short file, null when absent, following links', async () => {
+    describe('readRange', () => {
+      it('returns the bytes from an offset, fewer at the end, none past it, null when absent, following links', async () => {
+        const text = async (path: string, offset: number, bytes: number) => new TextDecoder().decode((await fs.readRange(at(path), offset, bytes)) ?? new Uint8Array([0x3f]));
         await write('file', 'abcdef');
         await fs.replaceSymlink(at('link'), 'file');
-        expect(new TextDecoder().decode((await fs.readPrefix(at('file'), 4)) ?? new Uint8Array())).toBe('abcd');
-        expect(new TextDecoder().decode((await fs.readPrefix(at('link'), 64)) ?? new Uint8Array())).toBe('abcdef');
-        expect(await fs.readPrefix(at('absent'), 4)).toBeNull();
+        expect(await text('file', 0, 4)).toBe('abcd');
+        expect(await text('link', 0, 64)).toBe('abcdef');
+        expect(await text('file', 4, 64)).toBe('ef');
+        expect(await text('file', 9, 4)).toBe('');
+        expect(await fs.readRange(at('absent'), 0, 4)).toBeNull();
       });
     });
 

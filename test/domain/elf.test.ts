@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkExecutableFormat, elfMachineFor, identifyExecutable } from '../../src/domain/elf.js';
+import { checkExecutableFormat, ELF_PROBE_BYTES, elfMachineFor, identifyExecutable, programHeadersBeyond } from '../../src/domain/elf.js';
 
 /** A minimal but loadable 64-bit ELF header with one PT_LOAD program header (little endian by default). */
 function elf(machine: number, bits: 1 | 2 = 2, encoding: 1 | 2 = 1): Uint8Array {
@@ -65,5 +65,44 @@ describe('checkExecutableFormat', () => {
 
   it('knows the two release machines', () => {
     expect([elfMachineFor('amd64'), elfMachineFor('arm64')]).toEqual([62, 183]);
+  });
+});
+
+describe('program headers stored after the probed bytes (a single executable built by postject)', () => {
+  /** A minimal valid ELF64 whose program header table sits at the end of a 10 KiB file. */
+  function movedTableElf(phnum = 1): Uint8Array {
+    const size = 10_240;
+    const elf = new Uint8Array(size + phnum * 56);
+    const view = new DataView(elf.buffer);
+    elf.set([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0], 0);
+    view.setUint16(16, 2, true);
+    view.setUint16(18, 62, true);
+    view.setUint32(20, 1, true);
+    view.setBigUint64(32, BigInt(size), true);
+    view.setUint16(52, 64, true);
+    view.setUint16(54, 56, true);
+    view.setUint16(56, phnum, true);
+    view.setUint32(size, 1, true); // the first entry is PT_LOAD
+    return elf;
+  }
+
+  it('names the table to read, and accepts the ELF once it is read', () => {
+    const elf = movedTableElf();
+    const head = elf.subarray(0, ELF_PROBE_BYTES);
+    expect(programHeadersBeyond(head)).toEqual({ offset: 10_240, bytes: 56 });
+    expect(identifyExecutable(head, elf.length)).toMatchObject({ kind: 'elf', problem: 'the ELF program headers lie beyond the probed bytes' });
+    expect(identifyExecutable(head, elf.length, elf.subarray(10_240))).toMatchObject({ kind: 'elf', machine: 62, problem: null });
+  });
+
+  it('refuses a table without a loadable segment, a short read, and a table the kernel would refuse as too large', () => {
+    const elf = movedTableElf();
+    const head = elf.subarray(0, ELF_PROBE_BYTES);
+    const notLoad = elf.slice(10_240);
+    notLoad[0] = 4;
+    expect(identifyExecutable(head, elf.length, notLoad).kind === 'elf' && identifyExecutable(head, elf.length, notLoad)).toMatchObject({ problem: 'the ELF file has no loadable segment' });
+    expect(identifyExecutable(head, elf.length, elf.subarray(10_240, 10_250))).toMatchObject({ problem: 'the ELF program headers lie beyond the probed bytes' });
+    const huge = movedTableElf(1_200);
+    expect(programHeadersBeyond(huge.subarray(0, ELF_PROBE_BYTES))).toBeNull();
+    expect(identifyExecutable(huge.subarray(0, ELF_PROBE_BYTES), huge.length)).toMatchObject({ problem: 'the ELF program header table is too large' });
   });
 });

@@ -162,8 +162,8 @@ export class MemoryFileSystem implements FileSystem {
     });
   }
 
-  async readPrefix(path: string, bytes: number): Promise<Uint8Array | null> {
-    return this.read('readPrefix', path, () => this.visible.readFile(path)?.slice(0, bytes) ?? null);
+  async readRange(path: string, offset: number, bytes: number): Promise<Uint8Array | null> {
+    return this.read('readRange', path, () => this.visible.readFile(path)?.slice(offset, offset + bytes) ?? null);
   }
 
   async hashFile(path: string, maxBytes: number): Promise<FileDigest> {

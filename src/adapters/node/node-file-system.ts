@@ -137,20 +137,20 @@ export class NodeFileSystem implements FileSystem {
     }
   }
 
-  async readPrefix(path: string, bytes: number): Promise<Uint8Array | null> {
+  async readRange(path: string, offset: number, bytes: number): Promise<Uint8Array | null> {
     let opened: { handle: FileHandle; size: number };
     try {
-      opened = await openRegularFile(path, 'readPrefix');
+      opened = await openRegularFile(path, 'readRange');
     } catch (error) {
       if (hasCode(error, 'ENOENT')) return null;
-      throw asFileSystemError(error, 'readPrefix', path);
+      throw asFileSystemError(error, 'readRange', path);
     }
     try {
-      const buffer = Buffer.alloc(Math.min(bytes, opened.size));
-      const { bytesRead } = await opened.handle.read(buffer, 0, buffer.length, 0);
+      const buffer = Buffer.alloc(Math.max(0, Math.min(bytes, opened.size - offset)));
+      const { bytesRead } = await opened.handle.read(buffer, 0, buffer.length, offset);
       return new Uint8Array(buffer.subarray(0, bytesRead));
     } catch (error) {
-      throw asFileSystemError(error, 'readPrefix', path);
+      throw asFileSystemError(error, 'readRange', path);
     } finally {
       await opened.handle.close();
     }

@@ -1,7 +1,7 @@
 import type { HostArchitecture } from '../../domain/archive-rules.js';
 import { checkCandidateVersion, checkNotQuarantined, VERSION_OUTPUT_MAX_BYTES, VERSION_TIMEOUT_MS, versionFromOutput } from '../../domain/candidate-policy.js';
 import type { Sha256 } from '../../domain/digest.js';
-import { checkExecutableFormat, ELF_PROBE_BYTES, identifyExecutable } from '../../domain/elf.js';
+import { checkExecutableFormat, ELF_PROBE_BYTES, identifyExecutable, programHeadersBeyond } from '../../domain/elf.js';
 import { failure } from '../../domain/failure.js';
 import type { UpgradeState } from '../../domain/upgrade-state.js';
 import type { Version } from '../../domain/version.js';
@@ -52,8 +52,10 @@ export async function checkCandidate(deps: CandidateCheckDependencies, check: Ca
   }
   const digest = await deps.fs.hashFile(check.path, check.maxBinaryBytes);
   unwrap(checkNotQuarantined(check.state, digest.sha256, check.force));
-  const head = (await deps.fs.readPrefix(check.path, ELF_PROBE_BYTES)) ?? new Uint8Array();
-  unwrap(checkExecutableFormat(identifyExecutable(head, digest.bytes), check.arch, check.allowScripts));
+  const head = (await deps.fs.readRange(check.path, 0, ELF_PROBE_BYTES)) ?? new Uint8Array();
+  const table = programHeadersBeyond(head);
+  const programHeaders = table === null ? undefined : ((await deps.fs.readRange(check.path, table.offset, table.bytes)) ?? undefined);
+  unwrap(checkExecutableFormat(identifyExecutable(head, digest.bytes, programHeaders), check.arch, check.allowScripts));
   const timeoutMs = check.versionTimeoutMs ?? VERSION_TIMEOUT_MS;
   const outcome = await runVersion(deps, check.path, timeoutMs);
   if (outcome.kind !== 'exited' || outcome.exitCode !== 0) raise(failure('E_CANDIDATE_INVALID', `the candidate's version command ${describe(outcome, timeoutMs)}`));

@@ -9,8 +9,8 @@ export class DaemonCommand extends BaseCommand {
   static override usage = Command.Usage({
     description: 'Run the managed upgrade daemon: the startup gate, then AgentUpgrade MachineOperations.',
     details: `
-      Runs beside the agent (\`agent.mode: "sidecar"\`; a self-hosted agent embeds the library
-      instead). First the startup gate: a pending upgrade record is resolved — proven and published
+      Runs beside the agent (\`agent.mode: "sidecar"\`), or as the agent itself when this
+      executable is what the agent's slots hold (\`"self-hosted"\`). First the startup gate: a pending upgrade record is resolved — proven and published
       Complete, or rolled back and published Failed — before anything else changes the host; then
       the layout and the service assets are converged. Then it watches MachineOperations of kind
       AgentUpgrade for this machine (\`cluster.machineName\`, default the host name;
@@ -31,23 +31,37 @@ export class DaemonCommand extends BaseCommand {
   override async execute(): Promise<number> {
     const upgrader = await this.openUpgrader();
     if (!upgrader.ok) return this.failWith(upgrader.failure);
-    if (upgrader.value.config.agent.mode !== 'sidecar') {
-      // This process is not the agent: as "self-hosted" its own executable would never be the
-      // candidate, and every upgrade would be judged a failure and rolled back.
-      return this.failWith(failure('E_CONFIG', 'agent-upgrade daemon runs beside the agent: set agent.mode to "sidecar" (a self-hosted agent embeds the library and calls Upgrader.daemon itself)'));
+    const self = ownExecutable();
+    const { layout, config } = upgrader.value;
+    if (config.agent.mode === 'self-hosted' && (self === null || ![layout.blue, layout.green, layout.entry].some((path) => sameFile(path, self)))) {
+      // Self-hosted means this process is the agent, started from a slot (or the legacy file).
+      // Run from anywhere else, its own executable would never be the candidate, and every
+      // upgrade would be judged a failure and rolled back.
+      return this.failWith(failure('E_CONFIG', 'agent.mode is "self-hosted" but this process does not run from the agent\'s slots: set agent.mode to "sidecar" to run the daemon beside the agent'));
     }
     const stop = new AbortController();
     const onSignal = () => stop.abort();
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
+    // Without a cluster nothing else holds the event loop open while the daemon waits for work.
+    const keepAlive = setInterval(() => undefined, 3_600_000);
     try {
-      const result = await upgrader.value.daemon(stop.signal, { selfExecutable: ownExecutable() });
+      const result = await upgrader.value.daemon(stop.signal, { selfExecutable: self });
       if (!result.ok) return this.failWith(result.failure);
       return this.succeed({ daemon: result.value }, [`The daemon stopped (${result.value.kind}).`]);
     } finally {
+      clearInterval(keepAlive);
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
     }
+  }
+}
+
+function sameFile(path: string, realPath: string): boolean {
+  try {
+    return realpathSync(path) === realPath;
+  } catch {
+    return false;
   }
 }
 

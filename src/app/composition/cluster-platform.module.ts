@@ -2,18 +2,18 @@ import { hostname } from 'node:os';
 import { ContainerModule } from 'inversify';
 import { KubeClient } from '../../adapters/kubernetes/kube-client.js';
 import { KubernetesOperationStore } from '../../adapters/kubernetes/kubernetes-operation-store.js';
-import { failure } from '../../domain/failure.js';
+import { NoOperationStore } from '../../adapters/none/no-operation-store.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { OperationStore } from '../../ports/operation-store.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
-import { raise } from '../failure-signal.js';
 import { Tokens } from '../tokens.js';
 import type { OperationStoreFactory } from '../upgrader-parts.js';
 
 /**
  * `cluster.manager`: "kubernetes" connects with `cluster.kubeconfig` (or the default chain) and
- * watches for `cluster.machineName` (default: this host's name); "none" has no cluster. An
+ * watches for `cluster.machineName` (default: this host's name); "none" delivers no operations
+ * (the daemon then runs its startup gate, converges the layout and idles). An
  * embedder's or a test's OperationStore replaces both.
  */
 export function clusterPlatformModule(override: OperationStore | undefined): ContainerModule {
@@ -23,7 +23,7 @@ export function clusterPlatformModule(override: OperationStore | undefined): Con
         (config: UpgraderConfig, clock: Clock, logger: Logger): OperationStoreFactory =>
           async () => {
             if (override !== undefined) return override;
-            if (config.cluster.manager === 'none') return raise(failure('E_CONFIG', 'cluster.manager is "none": the daemon needs a cluster to take MachineOperations from'));
+            if (config.cluster.manager === 'none') return new NoOperationStore();
             const client = await KubeClient.connect(config.cluster.kubeconfig);
             const machineName = config.cluster.machineName ?? hostname();
             logger.info({ server: client.server, machine: machineName }, 'Connected to the cluster.');

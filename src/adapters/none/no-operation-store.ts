@@ -1,0 +1,23 @@
+import { ClusterError } from '../../domain/port-errors.js';
+import type { AgentUpgradeRequest, OperationStore, StatusWrite } from '../../ports/operation-store.js';
+
+/**
+ * `cluster.manager: "none"`: no operations arrive, and a status cannot be published (a pending
+ * record then keeps the startup gate visibly stuck rather than being dropped).
+ */
+export class NoOperationStore implements OperationStore {
+  async markInProgress(): Promise<StatusWrite> {
+    throw new ClusterError(null, 'no cluster is configured (cluster.manager "none")');
+  }
+
+  async publish(): Promise<StatusWrite> {
+    throw new ClusterError(null, 'no cluster is configured (cluster.manager "none"): the status cannot be published');
+  }
+
+  async *watch(signal: AbortSignal): AsyncGenerator<AgentUpgradeRequest> {
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+  }
+}
