@@ -8,11 +8,14 @@ import { raise, unwrap } from '../failure-signal.js';
 import type { HostIdentity } from '../host-identity.js';
 import { createUpgrader, type Upgrader } from '../upgrader.js';
 import { demoAgentElf } from './demo-agent-elf.js';
+import { supervisorPlatform, systemdPlatform } from './demo-platforms.js';
 import { DemoReleaseServer, sha256, type DemoRelease } from './demo-releases.js';
 
 export interface DemoOptions {
   /** Leave the sandbox directory for inspection (nothing keeps running either way). */
   readonly keep: boolean;
+  /** Run the agent under the host's systemd instead of the built-in supervisor. */
+  readonly systemd: boolean;
   readonly identity: HostIdentity;
   readonly logger: Logger;
   readonly print: (line: string) => void;
@@ -40,10 +43,9 @@ const VERSIONS = [
   { version: '3.0.0', crashes: true },
 ] as const;
 
-/** The demo's sandbox host: the supervisor runs the agent; health settles in 1.5 s. */
+/** The demo's sandbox host (the platform adds root, paths and service); health settles in 1.5 s. */
 const DEMO_CONFIG = {
   agent: { mode: 'sidecar', args: ['agent'] },
-  service: { manager: 'supervisor', restartSec: 1, startLimitBurst: 3, startLimitIntervalSec: 60 },
   health: { timeoutMs: 10_000, stableMs: 1_500, pollMs: 250 },
   container: { manager: 'none' },
   cluster: { manager: 'none' },
@@ -51,20 +53,20 @@ const DEMO_CONFIG = {
 
 /**
  * `agent-upgrade demo`: a legacy v1 install in a throw-away sandbox is migrated, run under the
- * built-in supervisor, upgraded to v2 from a loopback release server, then offered a v3 that
- * crashes on start — which is rolled back automatically. Needs no root and no systemd; prints a
- * timeline and leaves nothing running.
+ * built-in supervisor (or the host's systemd with `--systemd`), upgraded to v2 from a loopback
+ * release server, then offered a v3 that crashes on start — which is rolled back automatically.
+ * Without `--systemd` it needs no root and no systemd; it prints a timeline and leaves nothing
+ * running.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   if (options.identity.arch !== 'amd64') raise(failure('E_WRONG_ARCH', 'the demo agent is an x86-64 program; run the demo on an amd64 host'));
   const sandbox = mkdtempSync(join(tmpdir(), 'agent-upgrade-demo-'));
   const startedMs = Date.now();
   const steps: DemoStep[] = [];
+  const platform = options.systemd ? systemdPlatform(options.identity.euid) : supervisorPlatform();
   const releases = await DemoReleaseServer.start();
-  const stopSupervisor = new AbortController();
-  let supervising: Promise<unknown> = Promise.resolve();
   try {
-    const config = unwrap(parseConfigValue({ ...DEMO_CONFIG, root: sandbox }, 'the demo configuration'));
+    const config = unwrap(parseConfigValue({ ...DEMO_CONFIG, ...platform.configFor(sandbox) }, 'the demo configuration'));
     const member = config.agent.member.replace('{arch}', 'amd64');
     const published: DemoRelease[] = [];
     for (const { version, crashes } of VERSIONS) published.push(await releases.publish(member, version, demoAgentElf(version, crashes ? 'crash-on-start' : 'healthy'), crashes));
@@ -94,9 +96,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     const migrated = unwrap(await upgrader.migrate());
     await step('migrate', `${migrated.actions.length} actions: the legacy file copied into a slot, links created`);
 
-    supervising = upgrader.supervise(stopSupervisor.signal);
+    await platform.start(upgrader);
     await services.waitRunning();
-    await step('supervise', 'the supervisor runs the agent through the current link');
+    await step('start', `${platform.name} runs the agent through the current link`);
 
     const v2 = published[1] as DemoRelease;
     const upgraded = unwrap(await upgrader.install({ url: v2.url, sha256: v2.sha256 }));
@@ -109,8 +111,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
       : `refused: ${broken.failure.code}`;
     await step(`install v${v3.version}`, `${brokenNote}; the previous binary runs again and v${v3.version}'s digest is quarantined`);
   } finally {
-    stopSupervisor.abort();
-    await supervising;
+    await platform.stop();
     await releases.close();
     if (!options.keep) rmSync(sandbox, { recursive: true, force: true });
   }
