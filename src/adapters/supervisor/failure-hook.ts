@@ -20,7 +20,8 @@ export async function runFailureHook(
   logger: Logger,
   onSpawned: (group: ProcessGroup | null) => void,
 ): Promise<void> {
-  const outcome = await ProcessGroup.spawn(hook.command, hook.args, env);
+  // The hook's report is diagnostics: it goes to stderr, so the supervisor's stdout stays the agent's.
+  const outcome = await ProcessGroup.spawn(hook.command, hook.args, env, 'stderr');
   if (outcome.kind === 'failed') {
     onSpawned(null);
     logger.error({ path: hook.command, code: outcome.code }, 'The on-failure hook could not be started.');

@@ -37,9 +37,9 @@ export class ProcessGroup {
    * Starts `command` (resolved by the kernel at this moment, so a link switched since the last
    * start takes effect) and resolves once it runs or failed to start (ENOENT, EACCES, ...).
    */
-  static spawn(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<SpawnOutcome> {
+  static spawn(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env, stdoutTo: 'stdout' | 'stderr' = 'stdout'): Promise<SpawnOutcome> {
     return new Promise((resolve) => {
-      const child = spawn(command, [...args], { detached: true, stdio: ['ignore', 'inherit', 'inherit'], env });
+      const child = spawn(command, [...args], { detached: true, stdio: ['ignore', stdoutTo === 'stdout' ? 'inherit' : 2, 'inherit'], env });
       const exited = new Promise<ExitStatus>((resolveExit) => {
         child.once('exit', (code, signal) => {
           // The leader is gone; whatever it left in its group belongs to the dead instance and

@@ -33,9 +33,9 @@ export class DemoCommand extends BaseCommand {
   override async execute(): Promise<number> {
     const invalid = this.invalidLogLevel();
     if (invalid !== null) return this.failWith(invalid);
-    // The timeline is the demo's output: its expected warnings (plain-HTTP downloads, the broken
-    // release's crashes) would only interleave with it, unless more detail is asked for.
-    const { identity, logger } = await this.context.host(['info', 'debug', 'trace'].includes(this.logLevel) ? this.logLevel : 'error');
+    // The timeline is the demo's output: its expected warnings and errors (plain-HTTP downloads,
+    // the broken release's crash loop) would only interleave with it, unless detail is asked for.
+    const { identity, logger } = await this.context.host(['info', 'debug', 'trace'].includes(this.logLevel) ? this.logLevel : 'fatal');
     // Loaded on use: `--help` and the other commands start without the upgrader's modules.
     const [{ runDemo }, { runUseCase }] = await Promise.all([import('../demo/run-demo.js'), import('../failure-signal.js')]);
     const result = await runUseCase(() =>
