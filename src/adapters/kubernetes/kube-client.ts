@@ -122,10 +122,6 @@ export class KubeClient {
     );
     return { abort: () => controller.abort() };
   }
-
-  close(): void {
-    this.http.close();
-  }
 }
 
 async function translated<T>(call: () => Promise<T>): Promise<T> {

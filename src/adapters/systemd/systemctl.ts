@@ -9,7 +9,6 @@ const OUTPUT_MAX_BYTES = 64 * 1024;
 export interface UnitProperties {
   readonly loadState: string;
   readonly activeState: string;
-  readonly subState: string;
   readonly mainPid: number;
 }
 
@@ -26,7 +25,7 @@ export class Systemctl {
   }
 
   async show(unit: string): Promise<UnitProperties> {
-    const text = await this.systemctl(['show', '--property=LoadState,ActiveState,SubState,MainPID', '--', unit]);
+    const text = await this.systemctl(['show', '--property=LoadState,ActiveState,MainPID', '--', unit]);
     const values = new Map<string, string>();
     for (const line of text.split('\n')) {
       const at = line.indexOf('=');
@@ -36,7 +35,6 @@ export class Systemctl {
     return {
       loadState: values.get('LoadState') ?? '',
       activeState: values.get('ActiveState') ?? '',
-      subState: values.get('SubState') ?? '',
       mainPid: Number.isSafeInteger(mainPid) && mainPid > 0 ? mainPid : 0,
     };
   }
