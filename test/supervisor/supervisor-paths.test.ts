@@ -132,8 +132,15 @@ describe('the built-in supervisor runs the same scenarios', () => {
     const record = path('/etc/aks-flex-node/agent-upgrade-signal.json');
     expect(await waitFor(async () => existsSync(record) && JSON.parse(readFileSync(record, 'utf8')).failure != null && (await services.mainExecutable()) === slot('blue'), 40_000)).toBe(true);
 
+    // The hook's `recover` still holds the host lock while it waits for last-good to be healthy;
+    // a daemon retries a busy gate, and so does this one (bounded).
     const lastGood = await daemon(await services.mainExecutable());
-    expect(await lastGood.start()).toEqual({ ok: true, value: { kind: 'open' } });
+    let started = await lastGood.start();
+    for (let attempt = 0; attempt < 40 && started.ok && started.value.kind === 'busy'; attempt += 1) {
+      await new Promise((done) => setTimeout(done, 250));
+      started = await lastGood.start();
+    }
+    expect(started).toEqual({ ok: true, value: { kind: 'open' } });
     expect(store.get('sup-crash')).toMatchObject({ phase: 'Failed', reason: 'DaemonFailed' });
     expect(store.terminalWrites('sup-crash')).toBe(1);
     expect({ current: link('current'), record: existsSync(record) }).toEqual({ current: 'blue', record: false });
