@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../domain/error-codes.js';
 import { failure, type Failure } from '../domain/failure.js';
-import { ArtifactError, ClusterError, ContainerError, FileSystemError, ServiceError } from '../domain/port-errors.js';
+import { ArtifactError, ClusterError, ContainerError, FileSystemError, LockError, ServiceError } from '../domain/port-errors.js';
 import { redactUrlsInText } from '../domain/redacted-url.js';
 
 /**
@@ -30,6 +30,7 @@ export function translatePortError(error: unknown): Failure | null {
   if (error instanceof ServiceError) return failure(error.code === 'not-supported' ? 'E_CONFIG' : 'E_SERVICE', redactUrlsInText(error.message));
   if (error instanceof ContainerError) return failure(containerCode(error), redactUrlsInText(error.message));
   if (error instanceof ClusterError) return failure('E_CLUSTER', redactUrlsInText(error.message));
+  if (error instanceof LockError) return failure('E_IO', error.message);
   if (error instanceof ArtifactError) return failure(error.code, redactUrlsInText(error.message));
   return null;
 }

@@ -66,6 +66,19 @@ export class ContainerError extends Error {
   }
 }
 
+export type LockErrorCode = 'unavailable' | 'timeout';
+
+/** Thrown by HostLock implementations when the lock cannot be tried at all (busy is not an error). */
+export class LockError extends Error {
+  readonly code: LockErrorCode;
+
+  constructor(code: LockErrorCode, message: string) {
+    super(message);
+    this.name = 'LockError';
+    this.code = code;
+  }
+}
+
 /** Thrown by OperationStore implementations when the cluster cannot be reached or refuses. */
 export class ClusterError extends Error {
   readonly status: number | null;

@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { flockCommand, FlockHostLock } from '../../src/adapters/lock/flock-host-lock.js';
-import { makeScratch } from '../support/real-tree.js';
+import { LockError } from '../../src/domain/port-errors.js';
+import { makeScratch, snapshotTree, writeExecutable } from '../support/real-tree.js';
+import { sandboxUpgrader } from '../support/sandbox-upgrader.js';
 
 describe('FlockHostLock', () => {
   let scratch: ReturnType<typeof makeScratch>;
@@ -96,3 +98,31 @@ async function waitUntilFree(lock: FlockHostLock): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+describe('FlockHostLock when the lock cannot be tried', () => {
+  let scratch: ReturnType<typeof makeScratch>;
+  beforeEach(() => {
+    scratch = makeScratch();
+  });
+  afterEach(() => scratch.cleanup());
+
+  it('reports an unusable lock path as LockError "unavailable", not as busy', async () => {
+    writeFileSync(join(scratch.root, 'run'), 'not a directory');
+    const lock = new FlockHostLock(join(scratch.root, 'run/agent.lock'), 'test');
+    await expect(lock.tryAcquire()).rejects.toMatchObject({ constructor: LockError, code: 'unavailable' });
+  });
+
+  it('reports a missing flock(1) as LockError "unavailable"', async () => {
+    const lock = new FlockHostLock(join(scratch.root, 'agent.lock'), 'test', join(scratch.root, 'no-such-flock'));
+    await expect(lock.tryAcquire()).rejects.toMatchObject({ constructor: LockError, code: 'unavailable' });
+  });
+
+  it('turns into E_IO through a use case, with nothing changed', async () => {
+    writeExecutable(join(scratch.root, 'usr/local/bin/aks-flex-node'), '#!/bin/sh\necho v1\n');
+    writeFileSync(join(scratch.root, 'run'), 'not a directory');
+    const before = snapshotTree(scratch.root, []);
+    const result = await sandboxUpgrader(scratch.root).migrate();
+    expect(result.ok ? null : result.failure.code).toBe('E_IO');
+    expect(snapshotTree(scratch.root, [])).toEqual(before);
+  });
+});

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { LockError } from '../../domain/port-errors.js';
 import { mkdir, open, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { HostLock, LockAttempt, LockHolder, LockLease } from '../../ports/host-lock.js';
@@ -24,15 +25,25 @@ export class FlockHostLock implements HostLock {
   ) {}
 
   async tryAcquire(): Promise<LockAttempt> {
-    await mkdir(dirname(this.path), { recursive: true, mode: 0o750 });
-    const handle = await open(this.path, 'a', 0o600);
-    await handle.close();
+    try {
+      await mkdir(dirname(this.path), { recursive: true, mode: 0o750 });
+      const handle = await open(this.path, 'a', 0o600);
+      await handle.close();
+    } catch (error) {
+      throw new LockError('unavailable', `the host lock ${this.path} cannot be opened (${errorCode(error)})`);
+    }
     const { command, args } = flockCommand(this.path, this.flockBinary);
     const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'] });
-    const outcome = await waitForLock(child);
+    const outcome = await waitForLock(child, this.path);
     if (outcome === 'busy') return { kind: 'busy', holder: await this.holder() };
-    await this.writeHolder({ pid: process.pid, command: this.command, sinceMs: Date.now() });
-    return { kind: 'acquired', lease: new FlockLease(child) };
+    const lease = new FlockLease(child);
+    try {
+      await this.writeHolder({ pid: process.pid, command: this.command, sinceMs: Date.now() });
+    } catch (error) {
+      await lease.release();
+      throw new LockError('unavailable', `the holder of the host lock ${this.path} cannot be recorded (${errorCode(error)})`);
+    }
+    return { kind: 'acquired', lease };
   }
 
   async holder(): Promise<LockHolder | null> {
@@ -103,11 +114,11 @@ class FlockLease implements LockLease {
   }
 }
 
-function waitForLock(child: ChildProcess): Promise<'acquired' | 'busy'> {
+function waitForLock(child: ChildProcess, path: string): Promise<'acquired' | 'busy'> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error('flock did not answer in time'));
+      reject(new LockError('timeout', `flock did not answer within ${ACQUIRE_TIMEOUT_MS} ms for ${path}`));
     }, ACQUIRE_TIMEOUT_MS);
     child.stdout?.once('data', () => {
       clearTimeout(timer);
@@ -115,12 +126,18 @@ function waitForLock(child: ChildProcess): Promise<'acquired' | 'busy'> {
     });
     child.once('error', (error) => {
       clearTimeout(timer);
-      reject(error);
+      // flock(1) itself is missing or cannot run (util-linux not installed).
+      reject(new LockError('unavailable', `flock cannot be started for ${path} (${errorCode(error)})`));
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
       if (code === BUSY_EXIT_CODE) resolve('busy');
-      else reject(new Error(`flock exited with status ${String(code)} before taking the lock`));
+      else reject(new LockError('unavailable', `flock exited with status ${String(code)} before taking the lock ${path}`));
     });
   });
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : 'error';
 }
