@@ -31,7 +31,7 @@ export class DaemonCommand extends BaseCommand {
   override async execute(): Promise<number> {
     const upgrader = await this.openUpgrader();
     if (!upgrader.ok) return this.failWith(upgrader.failure);
-    const self = ownExecutable();
+    const self = processExecutable();
     const { layout, config } = upgrader.value;
     if (config.agent.mode === 'self-hosted' && (self === null || ![layout.blue, layout.green, layout.entry].some((path) => sameFile(path, self)))) {
       // Self-hosted means this process is the agent, started from a slot (or the legacy file).
@@ -66,7 +66,7 @@ function sameFile(path: string, realPath: string): boolean {
 }
 
 /** What this process executes: a self-hosted agent that embeds the daemon is its own slot. */
-function ownExecutable(): string | null {
+function processExecutable(): string | null {
   try {
     return realpathSync('/proc/self/exe');
   } catch {

@@ -42,8 +42,8 @@ export function supervisorPlatform(): DemoPlatform {
  * root and a running systemd.
  */
 export function systemdPlatform(euid: number): DemoPlatform {
-  if (!existsSync('/run/systemd/system')) raise(failure('E_CONFIG', '--systemd needs a running systemd (/run/systemd/system is missing)'));
   if (euid !== 0) raise(failure('E_NOT_ROOT', '--systemd installs a unit: run the demo as root'));
+  if (!existsSync('/run/systemd/system')) raise(failure('E_CONFIG', '--systemd needs a running systemd (/run/systemd/system is missing)'));
   let unit = '';
   let recoveryUnit = '';
   const systemctl = (...args: string[]) => execFileSync('systemctl', args, { stdio: 'ignore', timeout: 120_000 });

@@ -60,10 +60,11 @@ const DEMO_CONFIG = {
  */
 export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   if (options.identity.arch !== 'amd64') raise(failure('E_WRONG_ARCH', 'the demo agent is an x86-64 program; run the demo on an amd64 host'));
+  // Chosen first: a platform this host lacks is refused before anything is created.
+  const platform = options.systemd ? systemdPlatform(options.identity.euid) : supervisorPlatform();
   const sandbox = mkdtempSync(join(tmpdir(), 'agent-upgrade-demo-'));
   const startedMs = Date.now();
   const steps: DemoStep[] = [];
-  const platform = options.systemd ? systemdPlatform(options.identity.euid) : supervisorPlatform();
   const releases = await DemoReleaseServer.start();
   try {
     const config = unwrap(parseConfigValue({ ...DEMO_CONFIG, ...platform.configFor(sandbox) }, 'the demo configuration'));
