@@ -5,6 +5,9 @@ import type { HostLock } from '../ports/host-lock.js';
 import type { Logger } from '../ports/logger.js';
 import type { ServiceManager } from '../ports/service-manager.js';
 import { Activation, type ActivateRequest, type ActivationDependencies } from './activation/activation.js';
+import { asFailure } from './activation/activation-support.js';
+import { rollbackToLastGood, type RollbackOutcome } from './activation/rollback-to-last-good.js';
+import { hostFingerprint } from './host-fingerprint.js';
 import type { ActivationReport, PreflightReport } from './activation/activation-report.js';
 import { installFromUrl, previewInstall, type InstallDependencies, type InstallRequest } from './activation/install-from-url.js';
 import { fetchToFile, type FetchReport, type FetchToFileRequest } from './artifact/fetch-to-file.js';
@@ -17,7 +20,7 @@ import type { UpgraderConfig } from './config/upgrader-config.js';
 import { raise, runUseCase, unwrap } from './failure-signal.js';
 import { runDaemon, type DaemonExit } from './daemon/run-daemon.js';
 import type { HostIdentity } from './host-identity.js';
-import type { LayoutEngine, MigrationReport, RollbackReport } from './layout/layout-engine.js';
+import type { LayoutEngine, MigrationReport } from './layout/layout-engine.js';
 import { readStatus, type StatusReport } from './status/read-status.js';
 import { Tokens } from './tokens.js';
 import type { UpgraderParts } from './upgrader-parts.js';
@@ -61,7 +64,8 @@ export class Upgrader {
       if (arch === null && request.member === undefined) {
         raise(failure('E_WRONG_ARCH', 'releases are built for amd64 and arm64 only; name the member with --member'));
       }
-      return fetchToFile({ ...this.parts, arch: arch ?? 'amd64' }, request);
+      // Unlocked and unchecked: it may write anywhere but over what the upgrader manages.
+      return fetchToFile({ ...this.parts, arch: arch ?? 'amd64', refuseOutputsIn: this.layout }, request);
     });
   }
 
@@ -71,13 +75,19 @@ export class Upgrader {
     );
   }
 
+  /** `migrate`: an interrupted direct activation is resolved first, then the layout converges. */
   migrate(): Promise<Result<MigrationReport>> {
-    return this.locked(() => this.engine.migrate());
+    return this.locked(async () => {
+      const activation = this.activation();
+      await activation.refuseWhilePending();
+      await activation.interrupted.resolve({ restart: 'sync' });
+      return this.engine.migrate();
+    });
   }
 
   /** `rollback`: current back to last-good, then restart and health-check the service. */
-  rollback(): Promise<Result<RollbackReport & { readonly restarted: boolean }>> {
-    return this.locked(() => this.activation().rollbackToLastGood());
+  rollback(): Promise<Result<RollbackOutcome>> {
+    return this.locked(() => rollbackToLastGood(this.activationDependencies(), this.activation()));
   }
 
   /** `activate CANDIDATE --preflight`: the plan, with no change and no lock. */
@@ -109,10 +119,9 @@ export class Upgrader {
     return runUseCase(() => {
       const records = new RecordStore(this.fs, this.layout.record);
       const effects = new HostEffects({ fs: this.fs, services: this.services, container: this.parts.container, engine: this.engine, config: this.config });
-      return recover(
-        { lock: this.lock, records, effects, services: this.services, clock: this.parts.clock, logger: this.parts.logger, config: this.config },
-        message,
-      );
+      const { clock, logger } = this.parts;
+      const interrupted = this.activation().interrupted;
+      return recover({ lock: this.lock, records, effects, services: this.services, clock, logger, config: this.config, interrupted }, message);
     });
   }
 
@@ -157,19 +166,41 @@ export class Upgrader {
     return { ...this.parts, arch };
   }
 
+  /**
+   * Runs `body` under the host lock. The layout is validated first, so a lock path that resolves
+   * outside `--root` is refused before anything is written there. A failure after the host
+   * changed says so (`hostChanged`), judged by observing the host before and after.
+   */
   private locked<T>(body: () => Promise<T>): Promise<Result<T>> {
     return runUseCase(async () => {
+      await this.engine.inspect();
       const attempt = await this.lock.tryAcquire();
       if (attempt.kind === 'busy') {
-        const holder = attempt.holder === null ? 'another process' : `pid ${attempt.holder.pid} (${attempt.holder.command})`;
+        const known = attempt.holder;
+        const holder =
+          known === null ? 'another process'
+          : known.kind === 'known' ? `pid ${known.pid} (${known.command})`
+          : known.pid === null ? 'a process not visible from here'
+          : `pid ${known.pid} (unknown process)`;
         raise(failure('E_LOCK_BUSY', `the host lock ${this.layout.lock} is held by ${holder}`));
       }
       try {
-        return await body();
+        const before = await hostFingerprint(this.fs, this.layout, this.config);
+        return await this.observingChange(before, body);
       } finally {
         await attempt.lease.release();
       }
     });
+  }
+
+  private async observingChange<T>(before: string, body: () => Promise<T>): Promise<T> {
+    try {
+      return await body();
+    } catch (error) {
+      const cause = asFailure(error);
+      const after = await hostFingerprint(this.fs, this.layout, this.config).catch(() => null);
+      return raise(after === before ? cause : { ...cause, hostChanged: true });
+    }
   }
 }
 

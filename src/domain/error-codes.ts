@@ -38,6 +38,7 @@ export const ERROR_CODES = [
   'E_STATE',
   'E_IO',
   'E_NETWORK',
+  'E_INTERRUPTED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -55,6 +56,8 @@ export const ExitCode = {
   usage: 2,
   rolledBack: 3,
   busy: 4,
+  /** The host changed, then a later step failed: the output says what state the node is in. */
+  changedThenFailed: 5,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -4,6 +4,8 @@ import type { ErrorCode } from './error-codes.js';
 export interface Failure {
   readonly code: ErrorCode;
   readonly message: string;
+  /** Set when the host had already changed when the failure happened (exit 5, not 1). */
+  readonly hostChanged?: boolean;
 }
 
 export type Result<T> =

@@ -1,5 +1,5 @@
 import { fail, ok, type Result } from './failure.js';
-import { isCleanAbsolutePath, isPathInside, joinPath, rerootPath } from './posix-path.js';
+import { dirnamePath, isCleanAbsolutePath, isPathInside, joinPath, rerootPath } from './posix-path.js';
 import type { SlotName } from './slot.js';
 
 /**
@@ -18,6 +18,8 @@ export interface SlotLayout {
   readonly lastGood: string;
   readonly recoveryScript: string;
   readonly record: string;
+  /** The direct path's activation marker, beside the record (docs/protocol.md). */
+  readonly activation: string;
   readonly state: string;
   readonly lock: string;
   readonly daemonState: string;
@@ -25,7 +27,7 @@ export interface SlotLayout {
 }
 
 /** The roles that name a single file or link and must all be distinct. */
-export const FILE_ROLES = ['entry', 'blue', 'green', 'current', 'lastGood', 'recoveryScript', 'record', 'state', 'lock'] as const;
+export const FILE_ROLES = ['entry', 'blue', 'green', 'current', 'lastGood', 'recoveryScript', 'record', 'activation', 'state', 'lock'] as const;
 export type FileRole = (typeof FILE_ROLES)[number];
 
 /** Every role that names a path, including directories. */
@@ -87,6 +89,7 @@ export function deriveLayout(settings: LayoutSettings): Result<SlotLayout> {
     lastGood: joinPath(slotDir, `${name}-last-good`),
     recoveryScript: joinPath(slotDir, `${name}-recovery.sh`),
     record: inRoot(settings.record),
+    activation: joinPath(dirnamePath(inRoot(settings.record)), `agent-upgrade-activation.json`),
     state: inRoot(settings.state),
     lock: inRoot(settings.lock),
     daemonState: inRoot(settings.daemonState),
@@ -178,6 +181,8 @@ export function roleLabel(role: PathRole): string {
       return 'the recovery script';
     case 'record':
       return 'the upgrade record';
+    case 'activation':
+      return 'the activation marker';
     case 'state':
       return 'the upgrade state file';
     case 'lock':

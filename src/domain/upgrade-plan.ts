@@ -14,6 +14,8 @@ export type ActivationStep =
   | { readonly kind: 'initialize-layout'; readonly actions: readonly LayoutAction[] }
   | { readonly kind: 'remove-stale-temps'; readonly paths: readonly string[] }
   | { readonly kind: 'point-last-good'; readonly slot: SlotName; readonly why: 'protect' | 'repair' }
+  /** The durable marker an interrupted activation is resolved from: written before the slot changes. */
+  | { readonly kind: 'mark-activation'; readonly previous: SlotName; readonly candidate: SlotName }
   | { readonly kind: 'install-candidate'; readonly slot: SlotName }
   | { readonly kind: 'switch-current'; readonly slot: SlotName }
   | { readonly kind: 'update-service-assets' }
@@ -72,6 +74,7 @@ export function planActivation(input: ActivationInput): Result<ActivationPlan> {
     // The slot about to be overwritten may be last-good's; re-point last-good at the running
     // binary before the write so no moment leaves last-good naming a half-replaced slot.
     if (lastGood === targetSlot) steps.push({ kind: 'point-last-good', slot: activeSlot, why: 'protect' });
+    steps.push({ kind: 'mark-activation', previous: activeSlot, candidate: targetSlot });
     steps.push({ kind: 'install-candidate', slot: targetSlot });
     steps.push({ kind: 'switch-current', slot: targetSlot });
   }
@@ -102,6 +105,8 @@ export function describeStep(layout: SlotLayout, step: ActivationStep): string {
       return `remove ${step.paths.length} temp entr${step.paths.length === 1 ? 'y' : 'ies'} left by an interrupted write`;
     case 'point-last-good':
       return `${step.why} last-good: point ${layout.lastGood} at ${slotPath(layout, step.slot)}`;
+    case 'mark-activation':
+      return 'record the activation, so that an interrupted one is rolled back';
     case 'install-candidate':
       return `install the candidate into ${slotPath(layout, step.slot)}`;
     case 'switch-current':

@@ -11,7 +11,7 @@ const SPEC_CODES = [
   'E_DOWNGRADE_REFUSED', 'E_QUARANTINED', 'E_WRONG_ARCH', 'E_LAYOUT', 'E_NOT_ROOT', 'E_LOCK_BUSY',
   'E_UPGRADE_PENDING', 'E_SERVICE', 'E_UNHEALTHY', 'E_CLUSTER', 'E_DISK_SPACE',
 ] as const;
-const DOMAIN_CODES = ['E_RECORD', 'E_STATE', 'E_IO', 'E_NETWORK'] as const;
+const DOMAIN_CODES = ['E_RECORD', 'E_STATE', 'E_IO', 'E_NETWORK', 'E_INTERRUPTED'] as const;
 
 describe('ERROR_CODES', () => {
   it('is exactly the specified closed set', () => {
@@ -55,8 +55,8 @@ describe('isErrorCode', () => {
 });
 
 describe('ExitCode', () => {
-  it('matches SPEC §8', () => {
-    expect(ExitCode).toEqual({ ok: 0, failedNothingChanged: 1, usage: 2, rolledBack: 3, busy: 4 });
+  it('matches SPEC §8, plus 5 for a host changed and then failed', () => {
+    expect(ExitCode).toEqual({ ok: 0, failedNothingChanged: 1, usage: 2, rolledBack: 3, busy: 4, changedThenFailed: 5 });
   });
 });
 
@@ -97,6 +97,7 @@ describe('exitCodeFor', () => {
     E_STATE: 1,
     E_IO: 1,
     E_NETWORK: 1,
+    E_INTERRUPTED: 1,
   };
 
   it('the table covers every code', () => {

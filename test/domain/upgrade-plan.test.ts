@@ -54,6 +54,7 @@ const V: ActivationStep = { kind: 'verify-candidate' };
 const protect = (slot: SlotName): ActivationStep => ({ kind: 'point-last-good', slot, why: 'protect' });
 const repair = (slot: SlotName): ActivationStep => ({ kind: 'point-last-good', slot, why: 'repair' });
 const install = (slot: SlotName): ActivationStep => ({ kind: 'install-candidate', slot });
+const mark = (previous: SlotName, candidate: SlotName): ActivationStep => ({ kind: 'mark-activation', previous, candidate });
 const sw = (slot: SlotName): ActivationStep => ({ kind: 'switch-current', slot });
 const assets: ActivationStep = { kind: 'update-service-assets' };
 const restart: ActivationStep = { kind: 'restart-service' };
@@ -110,7 +111,7 @@ const CASES: readonly Case[] = [
     'legacy host, different candidate: initialise, target green, roll back to blue',
     () => legacy,
     CHANGED,
-    (l, s) => plan(true, 'blue', 'green', true, [V, init(migrationActions(l, s)), install('green'), sw('green'), restart, wait('green')]),
+    (l, s) => plan(true, 'blue', 'green', true, [V, init(migrationActions(l, s)), mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
   ],
   [
     'legacy host, identical candidate: initialise only, target blue',
@@ -122,31 +123,31 @@ const CASES: readonly Case[] = [
     'legacy host, every option: assets stale, service inactive, container present',
     () => legacy,
     { ...CHANGED, serviceAssetsCurrent: false, serviceActive: false, containerPresent: true },
-    (l, s) => plan(true, 'blue', 'green', true, [V, init(migrationActions(l, s)), install('green'), sw('green'), assets, sync('green')]),
+    (l, s) => plan(true, 'blue', 'green', true, [V, init(migrationActions(l, s)), mark('blue', 'green'), install('green'), sw('green'), assets, sync('green')]),
   ],
   [
     'half-migrated host (entry still the legacy file), different candidate',
     () => ({ entry: file('legacy'), blue: file('legacy'), current: link(TEXT.blue), lastGood: lgBlue }),
     CHANGED,
-    (l, s) => plan(true, 'blue', 'green', true, [V, init(migrationActions(l, s)), install('green'), sw('green'), restart, wait('green')]),
+    (l, s) => plan(true, 'blue', 'green', true, [V, init(migrationActions(l, s)), mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
   ],
   [
     'dangling current, blue present, last-good on green: initialise, protect, install green',
     () => ({ entry: entryLink, blue: file('blue-bin'), green: file('green-bin'), current: link('aks-flex-node-gone'), lastGood: lgGreen }),
     CHANGED,
-    (l, s) => plan(true, 'blue', 'green', true, [V, init(migrationActions(l, s)), protect('blue'), install('green'), sw('green'), restart, wait('green')]),
+    (l, s) => plan(true, 'blue', 'green', true, [V, init(migrationActions(l, s)), protect('blue'), mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
   ],
   [
     'dangling current, only green present: green is active, target blue',
     () => ({ entry: entryLink, green: file('green-bin'), current: link(TEXT.blue) }),
     CHANGED,
-    (l, s) => plan(true, 'green', 'blue', true, [V, init(migrationActions(l, s)), install('blue'), sw('blue'), restart, wait('blue')]),
+    (l, s) => plan(true, 'green', 'blue', true, [V, init(migrationActions(l, s)), mark('green', 'blue'), install('blue'), sw('blue'), restart, wait('blue')]),
   ],
   [
     'current resolves outside the slots: adopted into blue, target green',
     (l) => ({ slotDir: dir(), entry: file('legacy'), current: link(joinPath(l.root, 'opt/agent')), extra: { [joinPath(l.root, 'opt/agent')]: file('outside') } }),
     CHANGED,
-    (l, s) => plan(true, 'blue', 'green', true, [V, init(migrationActions(l, s)), install('green'), sw('green'), restart, wait('green')]),
+    (l, s) => plan(true, 'blue', 'green', true, [V, init(migrationActions(l, s)), mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
   ],
 
   // ---- managed on blue
@@ -154,31 +155,31 @@ const CASES: readonly Case[] = [
     'managed on blue, last-good blue, different candidate: target green, last-good untouched',
     () => managedOn('blue', lgBlue),
     CHANGED,
-    () => plan(false, 'blue', 'green', true, [V, install('green'), sw('green'), restart, wait('green')]),
+    () => plan(false, 'blue', 'green', true, [V, mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
   ],
   [
     'managed on blue, last-good green, different candidate: protect BEFORE install',
     () => managedOn('blue', lgGreen),
     CHANGED,
-    () => plan(false, 'blue', 'green', true, [V, protect('blue'), install('green'), sw('green'), restart, wait('green')]),
+    () => plan(false, 'blue', 'green', true, [V, protect('blue'), mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
   ],
   [
     'managed on blue with a stale temp next to green, different candidate: sweep, then install',
     (l) => ({ ...managedOn('blue', lgBlue), extra: { [tempNextTo(l.green)]: file('partial', false) } }),
     CHANGED,
-    (l) => plan(false, 'blue', 'green', true, [V, { kind: 'remove-stale-temps', paths: [tempNextTo(l.green)] }, install('green'), sw('green'), restart, wait('green')]),
+    (l) => plan(false, 'blue', 'green', true, [V, { kind: 'remove-stale-temps', paths: [tempNextTo(l.green)] }, mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
   ],
   [
     'managed on blue, last-good dangling, different candidate: repair BEFORE install',
     () => managedOn('blue', lgDangling),
     CHANGED,
-    () => plan(false, 'blue', 'green', true, [V, repair('blue'), install('green'), sw('green'), restart, wait('green')]),
+    () => plan(false, 'blue', 'green', true, [V, repair('blue'), mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
   ],
   [
     'managed on blue, last-good missing, different candidate: repair BEFORE install',
     () => managedOn('blue', null),
     CHANGED,
-    () => plan(false, 'blue', 'green', true, [V, repair('blue'), install('green'), sw('green'), restart, wait('green')]),
+    () => plan(false, 'blue', 'green', true, [V, repair('blue'), mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
   ],
 
   // ---- managed on green
@@ -186,13 +187,13 @@ const CASES: readonly Case[] = [
     'managed on green, last-good green, different candidate: target blue',
     () => managedOn('green', lgGreen),
     CHANGED,
-    () => plan(false, 'green', 'blue', true, [V, install('blue'), sw('blue'), restart, wait('blue')]),
+    () => plan(false, 'green', 'blue', true, [V, mark('green', 'blue'), install('blue'), sw('blue'), restart, wait('blue')]),
   ],
   [
     'managed on green, last-good blue, different candidate: protect green before install blue',
     () => managedOn('green', lgBlue),
     CHANGED,
-    () => plan(false, 'green', 'blue', true, [V, protect('green'), install('blue'), sw('blue'), restart, wait('blue')]),
+    () => plan(false, 'green', 'blue', true, [V, protect('green'), mark('green', 'blue'), install('blue'), sw('blue'), restart, wait('blue')]),
   ],
 
   // ---- identical candidate
@@ -226,19 +227,19 @@ const CASES: readonly Case[] = [
     'service assets stale: update-service-assets after the switch, before the restart',
     () => managedOn('blue', lgBlue),
     { ...CHANGED, serviceAssetsCurrent: false },
-    () => plan(false, 'blue', 'green', true, [V, install('green'), sw('green'), assets, restart, wait('green')]),
+    () => plan(false, 'blue', 'green', true, [V, mark('blue', 'green'), install('green'), sw('green'), assets, restart, wait('green')]),
   ],
   [
     'service inactive: no restart, no health wait',
     () => managedOn('blue', lgBlue),
     { ...CHANGED, serviceActive: false },
-    () => plan(false, 'blue', 'green', true, [V, install('green'), sw('green')]),
+    () => plan(false, 'blue', 'green', true, [V, mark('blue', 'green'), install('green'), sw('green')]),
   ],
   [
     'container present: sync the target into the container last',
     () => managedOn('blue', lgGreen),
     { ...CHANGED, containerPresent: true },
-    () => plan(false, 'blue', 'green', true, [V, protect('blue'), install('green'), sw('green'), restart, wait('green'), sync('green')]),
+    () => plan(false, 'blue', 'green', true, [V, protect('blue'), mark('blue', 'green'), install('green'), sw('green'), restart, wait('green'), sync('green')]),
   ],
   [
     'identical candidate, assets stale, inactive, container present',
@@ -394,6 +395,7 @@ describe('planActivation: executing the plan', () => {
       'remove-stale-temps',
       'point-last-good:repair',
       'point-last-good:protect',
+      'mark-activation',
       'install-candidate',
       'switch-current',
       'update-service-assets',
@@ -424,6 +426,7 @@ describe('describeStep', () => {
     init([]),
     init(migrationActions(layout, legacy)),
     ...(['blue', 'green'] as const).flatMap((slot) => [protect(slot), repair(slot), install(slot), sw(slot), wait(slot), sync(slot)]),
+    mark('blue', 'green'),
     assets,
     restart,
   ];
@@ -439,6 +442,7 @@ describe('describeStep', () => {
         'verify-candidate',
         'initialize-layout',
         'point-last-good',
+        'mark-activation',
         'install-candidate',
         'switch-current',
         'update-service-assets',

@@ -1,3 +1,4 @@
+import { interruptedActivationFor } from '../../src/app/activation/interrupted-activation.js';
 import { createHash } from 'node:crypto';
 import { TarGzExtractor } from '../../src/adapters/archive/tar-gz-extractor.js';
 import { SimulatedCrash, type RebootMode, type Snapshot } from '../../src/adapters/memory/memory-file-system.js';
@@ -322,6 +323,7 @@ export class SimHost {
     const handler = new AgentUpgradeHandler({
       fs: world.fs, services: world.services, container: world.container, runner: world.runner, clock, logger: world.logger, engine, config: CONFIG, arch: 'amd64',
       lock: world.lock, store: world.store, records, states, source: world.source, extractor: new TarGzExtractor(), instanceId,
+      interrupted: interruptedActivationFor({ fs: world.fs, services: world.services, container: world.container, engine, config: CONFIG, logger: world.logger }),
     });
     const queue = new Map<string, AgentUpgradeRequest>();
     // What the watch delivers to a new process: operations not yet started.
@@ -340,7 +342,8 @@ export class SimHost {
     const { world } = this;
     const engine = new LayoutEngine(world.fs, world.services, world.logger, { layout: LAYOUT, binaryMaxBytes: CONFIG.artifact.maxBinaryBytes, euid: 0 });
     const effects = new HostEffects({ fs: world.fs, services: world.services, container: world.container, engine, config: CONFIG });
-    return { lock: world.lock, records: new RecordStore(world.fs, LAYOUT.record), effects, services: world.services, clock: world.clock, logger: world.logger, config: CONFIG };
+    const interrupted = interruptedActivationFor({ fs: world.fs, services: world.services, container: world.container, engine, config: CONFIG, logger: world.logger });
+    return { lock: world.lock, records: new RecordStore(world.fs, LAYOUT.record), effects, services: world.services, clock: world.clock, logger: world.logger, config: CONFIG, interrupted };
   }
 
   /** The doomed process exits: the kernel drops its lock, systemd marks the unit failed. */

@@ -1,3 +1,4 @@
+import { interruptedActivationFor } from '../../src/app/activation/interrupted-activation.js';
 import { createHash } from 'node:crypto';
 import { TarGzExtractor } from '../../src/adapters/archive/tar-gz-extractor.js';
 import { MemoryClock } from '../../src/adapters/memory/memory-clock.js';
@@ -105,7 +106,8 @@ export class ManagedWorld {
       effects, records, states, store: this.store, services: this.services, clock: this.clock, logger: this.logger, config: CONFIG,
       mode: config.agent.mode, instanceId, selfExecutable, handedOver: () => handedOver,
     });
-    const handler = new AgentUpgradeHandler({ ...base, lock: this.lock, store: this.store, records, states, source: this.source, extractor: new TarGzExtractor(), instanceId });
+    const interrupted = interruptedActivationFor({ fs: this.fs, services: this.services, container: this.container, engine, config: CONFIG, logger: this.logger });
+    const handler = new AgentUpgradeHandler({ ...base, lock: this.lock, store: this.store, records, states, source: this.source, extractor: new TarGzExtractor(), instanceId, interrupted });
     return {
       instanceId,
       gate,
@@ -122,7 +124,14 @@ export class ManagedWorld {
           return outcome;
         },
       },
-      recover: (message: string) => recover({ lock: this.lock, records, effects, services: this.services, clock: this.clock, logger: this.logger, config: CONFIG }, message),
+      recover: (message: string) =>
+        recover(
+          {
+            lock: this.lock, records, effects, services: this.services, clock: this.clock, logger: this.logger, config: CONFIG,
+            interrupted,
+          },
+          message,
+        ),
     };
   }
 

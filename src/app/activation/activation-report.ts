@@ -1,9 +1,13 @@
 import type { Failure } from '../../domain/failure.js';
 import type { SlotName } from '../../domain/slot.js';
+import type { NodeCondition } from './slot-effects.js';
 
 export interface ActivationReport {
-  /** `unchanged`: an identical candidate; nothing was installed or switched. */
-  readonly outcome: 'activated' | 'unchanged' | 'rolled-back';
+  /**
+   * `unchanged`: an identical candidate; nothing was installed or switched. `degraded`: the
+   * activation failed and so did going back; `node` says where the host stands.
+   */
+  readonly outcome: 'activated' | 'unchanged' | 'rolled-back' | 'degraded';
   readonly from: SlotName;
   readonly to: SlotName;
   readonly candidateSha256: string;
@@ -12,6 +16,12 @@ export interface ActivationReport {
   readonly restarted: boolean;
   /** Why the activation was rolled back, when it was. */
   readonly failure: Failure | null;
+  /** Whether the failed candidate's digest was recorded in the quarantine. */
+  readonly quarantined: boolean;
+  /** Why going back failed (`degraded` only). */
+  readonly rollbackFailure: Failure | null;
+  /** The node as observed after a `degraded` outcome. */
+  readonly node: NodeCondition | null;
 }
 
 export interface PreflightReport {

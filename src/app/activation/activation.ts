@@ -1,12 +1,12 @@
+import { newActivationMarker } from '../../domain/activation-marker.js';
 import type { HostArchitecture } from '../../domain/archive-rules.js';
 import type { Sha256 } from '../../domain/digest.js';
 import { failure, type Failure } from '../../domain/failure.js';
 import { linkedSlot, type LayoutFacts } from '../../domain/host-facts.js';
 import { slotPath } from '../../domain/slot-layout.js';
-import type { SlotName } from '../../domain/slot.js';
-import { describeStep, planActivation, type ActivationPlan } from '../../domain/upgrade-plan.js';
+import { describeStep, planActivation, type ActivationPlan, type ActivationStep } from '../../domain/upgrade-plan.js';
 import { withCommittedVersion, withQuarantined, withSlotInfo, type UpgradeState } from '../../domain/upgrade-state.js';
-import { formatVersion, parseVersion, type Version } from '../../domain/version.js';
+import { formatVersion } from '../../domain/version.js';
 import type { Clock } from '../../ports/clock.js';
 import type { ContainerRootfs } from '../../ports/container-rootfs.js';
 import type { FileSystem } from '../../ports/file-system.js';
@@ -14,14 +14,18 @@ import type { Logger } from '../../ports/logger.js';
 import type { ProcessRunner } from '../../ports/process-runner.js';
 import type { ServiceManager } from '../../ports/service-manager.js';
 import { checkCandidate, type CheckedCandidate } from '../artifact/check-candidate.js';
+import { activeVersion } from '../artifact/running-version.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
-import { FailureSignal, raise, unwrap } from '../failure-signal.js';
-import type { LayoutEngine, RollbackReport } from '../layout/layout-engine.js';
+import { raise, unwrap } from '../failure-signal.js';
+import type { LayoutEngine } from '../layout/layout-engine.js';
 import { LogKeys } from '../log-keys.js';
+import { MarkerStore } from '../record/marker-store.js';
 import { RecordStore } from '../record/record-store.js';
 import { StateStore } from '../state/state-store.js';
-import { translatePortError } from '../translate-port-error.js';
+import { activeBinary, asFailure, parseRequestedVersion, serviceIsActive } from './activation-support.js';
 import type { ActivationReport, PreflightReport } from './activation-report.js';
+import { InterruptedActivation } from './interrupted-activation.js';
+import { realSlotPath, SlotEffects } from './slot-effects.js';
 
 export interface ActivationDependencies {
   readonly fs: FileSystem;
@@ -38,31 +42,42 @@ export interface ActivationDependencies {
 export interface ActivateRequest {
   readonly candidatePath: string;
   /**
-   * The candidate is already a private copy in the slot directory (a verified download) and the
-   * caller migrated the layout first: no snapshot is taken and no migration runs (its temp sweep
-   * would remove the candidate).
+   * The candidate is already a private copy in the slot directory (a verified download): no
+   * snapshot is taken, and the migration keeps it.
    */
   readonly candidateIsPrivate?: boolean;
   readonly requestedVersion?: string | undefined;
   readonly allowDowngrade?: boolean | undefined;
   /** Accept a candidate whose digest is quarantined. */
   readonly force?: boolean | undefined;
+  /** Aborted by SIGINT/SIGTERM/SIGHUP: after the switch the activation rolls back, then ends. */
+  readonly signal?: AbortSignal | undefined;
 }
 
+type ReportBase = Omit<ActivationReport, 'outcome' | 'failure' | 'quarantined' | 'rollbackFailure' | 'node'>;
+
 /**
- * The direct (host-driven) activation of a staged candidate (SPEC §1, notes/protocol.md "Direct
- * path"). The caller holds the host lock throughout. The candidate is checked before anything
- * changes, then snapshotted and compared with what was checked, so replacing its path later
- * cannot change what is activated; after the switch, any failure to restart, become healthy or
- * sync the container rolls back to the previous binary.
+ * The direct (host-driven) activation of a staged candidate (docs/protocol.md "Direct path").
+ * The caller holds the host lock throughout. The candidate is checked before anything changes,
+ * then snapshotted and compared with what was checked, so replacing its path later cannot change
+ * what is activated. A durable marker exists from before the slot is written until the verdict,
+ * so even a SIGKILL leaves enough for the next lock holder to roll back; after the switch, any
+ * failure — or a signal — rolls back to the previous binary.
  */
 export class Activation {
   private readonly records: RecordStore;
   private readonly states: StateStore;
+  private readonly markers: MarkerStore;
+  private readonly effects: SlotEffects;
+  readonly interrupted: InterruptedActivation;
 
   constructor(private readonly deps: ActivationDependencies) {
-    this.records = new RecordStore(deps.fs, deps.engine.layout.record);
-    this.states = new StateStore(deps.fs, deps.engine.layout.state);
+    const { layout } = deps.engine;
+    this.records = new RecordStore(deps.fs, layout.record);
+    this.states = new StateStore(deps.fs, layout.state);
+    this.markers = new MarkerStore(deps.fs, layout.activation);
+    this.effects = new SlotEffects(deps);
+    this.interrupted = new InterruptedActivation({ ...deps, markers: this.markers, states: this.states });
   }
 
   /** What `activate` would do, changing nothing and taking no lock. */
@@ -71,8 +86,9 @@ export class Activation {
     const { layout } = this.deps.engine;
     const facts = await this.deps.engine.inspect();
     const candidate = await this.deps.fs.hashFile(request.candidatePath, this.deps.config.artifact.maxBinaryBytes);
-    const active = await this.activeBinary(facts);
-    const plan = await this.plan(facts, candidate.sha256, active?.digest ?? candidate.sha256, await this.serviceActive(), await this.deps.services.assetsCurrent());
+    const active = await activeBinary(this.deps, facts);
+    const plan = await this.plan(facts, candidate.sha256, active?.digest ?? candidate.sha256, await serviceIsActive(this.deps.services), await this.deps.services.assetsCurrent());
+    const interrupted = unwrap(await this.markers.read()) === null ? [] : ['resolve the interrupted activation first (roll back unless its candidate proves healthy)'];
     return {
       candidate: request.candidatePath,
       candidateSha256: candidate.sha256,
@@ -82,126 +98,149 @@ export class Activation {
       lastGoodLink: layout.lastGood,
       initializeLayout: plan.initializeLayout,
       candidateChanged: plan.candidateChanged,
-      actions: [...plan.steps.map((step) => describeStep(layout, step)), `roll back to ${slotPath(layout, plan.rollbackSlot)} if activation fails`],
+      actions: [...interrupted, ...plan.steps.map((step) => describeStep(layout, step)), `roll back to ${slotPath(layout, plan.rollbackSlot)} if activation fails`],
     };
   }
 
   async activate(request: ActivateRequest): Promise<ActivationReport> {
+    const { engine } = this.deps;
     await this.refuseWhilePending();
+    await this.interrupted.resolve({ restart: 'sync' });
+    const isPrivate = request.candidateIsPrivate === true;
     // A snapshot an interrupted activation left behind is ours: gone before anything else.
-    if ((await this.deps.fs.lstat(this.snapshotPath())) !== null) await this.deps.fs.remove(this.snapshotPath());
-    const serviceActive = await this.serviceActive();
+    if (!isPrivate) await this.deps.fs.remove(this.snapshotPath());
+    const serviceActive = await serviceIsActive(this.deps.services);
     const state = unwrap(await this.states.read());
     // Everything that can refuse the candidate runs before the first change to the host.
-    const before = await this.deps.engine.inspect();
-    const checked = await this.check(request.candidatePath, request, state, linkedSlot(before, 'current'));
-    if (request.candidateIsPrivate !== true) await this.deps.engine.migrate();
-    const snapshot = request.candidateIsPrivate === true ? request.candidatePath : await this.snapshot(request.candidatePath, checked.digest);
+    const checked = await this.check(request, state, await engine.inspect());
+    await engine.migrate({ keep: isPrivate ? [request.candidatePath] : [] });
+    const snapshot = isPrivate ? request.candidatePath : await this.snapshot(request.candidatePath, checked.digest);
     try {
-      const observed = await this.deps.engine.inspect();
+      const observed = await engine.inspect();
       // The snapshot is ours, not a stale temp of an interrupted write.
       const facts = { ...observed, staleTemps: observed.staleTemps.filter((path) => path !== snapshot) };
       const activeSlot = linkedSlot(facts, 'current');
       if (activeSlot === null) raise(failure('E_LAYOUT', 'the current link does not name a slot after migration'));
-      const activeDigest = (await this.deps.fs.hashFile(slotPath(this.deps.engine.layout, activeSlot), this.deps.config.artifact.maxBinaryBytes)).sha256;
+      const activeDigest = (await this.deps.fs.hashFile(slotPath(engine.layout, activeSlot), this.deps.config.artifact.maxBinaryBytes)).sha256;
       const plan = await this.plan(facts, checked.digest, activeDigest, serviceActive, true);
-      return await this.execute(plan, snapshot, checked, state, facts);
+      return await this.execute(plan, { snapshot, checked, state, facts, serviceActive, signal: request.signal });
     } finally {
       if (snapshot !== request.candidatePath) await this.deps.fs.remove(snapshot);
     }
   }
 
-  /** `rollback`: current back to last-good's slot, then the service and the container follow. */
-  async rollbackToLastGood(): Promise<RollbackReport & { readonly restarted: boolean }> {
-    await this.refuseWhilePending();
-    const serviceActive = await this.serviceActive();
-    const facts = await this.deps.engine.inspect();
-    const report = await this.deps.engine.rollback();
-    if (report.changed) await this.rollBack(report.to, facts, serviceActive);
-    return { ...report, restarted: report.changed && serviceActive };
-  }
-
-  private async execute(plan: ActivationPlan, snapshot: string, checked: CheckedCandidate, state: UpgradeState, facts: LayoutFacts): Promise<ActivationReport> {
-    const { engine, services, logger } = this.deps;
-    const report = {
+  private async execute(plan: ActivationPlan, run: ActivationRun): Promise<ActivationReport> {
+    const report: ReportBase = {
       from: plan.rollbackSlot === plan.targetSlot ? plan.activeSlot : plan.rollbackSlot,
       to: plan.targetSlot,
-      candidateSha256: checked.digest,
-      candidateVersion: formatVersion(checked.version),
+      candidateSha256: run.checked.digest,
+      candidateVersion: formatVersion(run.checked.version),
       restarted: plan.steps.some((step) => step.kind === 'restart-service'),
     };
     let switched = false;
     for (const step of plan.steps) {
       try {
-        switch (step.kind) {
-          case 'restart-service':
-            await services.restart();
-            break;
-          case 'wait-healthy':
-            await this.expectHealthy(realSlotPath(facts, step.slot));
-            break;
-          case 'sync-container':
-            await this.syncContainer(slotPath(engine.layout, step.slot));
-            break;
-          default:
-            await engine.applyLayoutStep(step, snapshot, checked.digest);
-            if (step.kind === 'switch-current') switched = true;
-        }
+        if (run.signal?.aborted === true) raise(failure('E_INTERRUPTED', 'interrupted by a signal'));
+        await this.runStep(step, run);
+        if (step.kind === 'switch-current') switched = true;
       } catch (error) {
         const cause = asFailure(error);
         const serviceStep = step.kind === 'restart-service' || step.kind === 'wait-healthy' || step.kind === 'sync-container';
         // Before the switch and the service steps nothing runs the candidate; with nowhere else
         // to go (an identical candidate and last-good on the same slot) there is nothing to undo.
-        if ((!switched && !serviceStep) || plan.rollbackSlot === plan.targetSlot) throw error;
-        logger.error({ [LogKeys.code]: cause.code, [LogKeys.slot]: plan.targetSlot }, `Activation failed after the switch; rolling back to ${plan.rollbackSlot}.`);
-        await this.rollBack(plan.rollbackSlot, facts, report.restarted);
-        await this.states.write(withQuarantined(state, checked.digest));
-        return { ...report, outcome: 'rolled-back', failure: cause };
+        if ((!switched && !serviceStep) || plan.rollbackSlot === plan.targetSlot) {
+          if (plan.candidateChanged) await this.markers.delete();
+          throw error;
+        }
+        return this.undo(plan, run, report, cause);
       }
     }
-    let next = withSlotInfo(state, plan.targetSlot, { digest: checked.digest, version: formatVersion(checked.version) });
-    if (plan.candidateChanged) next = withCommittedVersion(next, formatVersion(checked.version));
-    await this.states.write(next);
-    logger.info({ [LogKeys.from]: plan.activeSlot, [LogKeys.to]: plan.targetSlot }, 'Activated the candidate.');
-    return { ...report, outcome: plan.candidateChanged ? 'activated' : 'unchanged', failure: null };
+    return this.commit(plan, run, report);
+  }
+
+  private async runStep(step: ActivationStep, run: ActivationRun): Promise<void> {
+    const { engine, services } = this.deps;
+    switch (step.kind) {
+      case 'mark-activation':
+        await this.markers.write(
+          newActivationMarker({
+            previous: step.previous,
+            candidate: step.candidate,
+            candidateDigest: run.checked.digest,
+            candidateVersion: formatVersion(run.checked.version),
+            serviceActive: run.serviceActive,
+          }),
+        );
+        return;
+      case 'restart-service':
+        await services.restart();
+        return;
+      case 'wait-healthy':
+        await this.effects.expectHealthy(realSlotPath(run.facts, step.slot), run.signal);
+        return;
+      case 'sync-container':
+        await this.effects.syncContainer(slotPath(engine.layout, step.slot));
+        return;
+      default:
+        await engine.applyLayoutStep(step, run.snapshot, run.checked.digest, true);
+    }
   }
 
   /**
-   * Back to the previous binary: current first (the host link), then the service, then the
-   * container copy. Every step is idempotent; a failure here is reported, not hidden.
+   * After the switch: quarantine the candidate first (unless a signal, not the candidate, ended
+   * the activation), then go back. The marker goes only once the host is back; when going back
+   * fails it stays, so the next lock holder tries again, and the report says where the node is.
    */
-  private async rollBack(previous: SlotName, facts: LayoutFacts, restart: boolean): Promise<void> {
-    await this.deps.engine.pointCurrentAt(previous);
-    if (restart) {
-      await this.deps.services.restart();
-      await this.expectHealthy(realSlotPath(facts, previous));
+  private async undo(plan: ActivationPlan, run: ActivationRun, report: ReportBase, cause: Failure): Promise<ActivationReport> {
+    this.deps.logger.error({ [LogKeys.code]: cause.code, [LogKeys.slot]: plan.targetSlot }, `Activation failed after the switch; rolling back to ${plan.rollbackSlot}.`);
+    let quarantined = false;
+    if (cause.code !== 'E_INTERRUPTED') {
+      quarantined = await this.states.write(withQuarantined(run.state, run.checked.digest)).then(
+        () => true,
+        (error: unknown) => {
+          asFailure(error);
+          return false;
+        },
+      );
     }
-    if ((await this.deps.container.activeMachine()) !== null) await this.syncContainer(slotPath(this.deps.engine.layout, previous));
+    try {
+      await this.effects.switchBackTo(plan.rollbackSlot, run.facts, report.restarted);
+    } catch (error) {
+      const rollbackFailure = asFailure(error);
+      this.deps.logger.error({ [LogKeys.code]: rollbackFailure.code }, 'Rolling back failed; the node needs attention.');
+      return { ...report, outcome: 'degraded', failure: cause, quarantined, rollbackFailure, node: await this.effects.condition() };
+    }
+    if (plan.candidateChanged) await this.markers.delete();
+    return { ...report, outcome: 'rolled-back', failure: cause, quarantined, rollbackFailure: null, node: null };
   }
 
-  private async expectHealthy(expectedPath: string): Promise<void> {
-    const verdict = await this.deps.services.waitHealthy(expectedPath, this.deps.config.health);
-    if (verdict.kind === 'healthy') return;
-    raise(failure('E_UNHEALTHY', verdict.kind === 'unhealthy' ? `the agent did not become healthy: ${verdict.reason}` : 'the agent is not running'));
+  /** The verdict is in: record the slot and the committed version, then drop the marker. */
+  private async commit(plan: ActivationPlan, run: ActivationRun, report: ReportBase): Promise<ActivationReport> {
+    const version = formatVersion(run.checked.version);
+    let next = withSlotInfo(run.state, plan.targetSlot, { digest: run.checked.digest, version });
+    if (plan.candidateChanged) next = withCommittedVersion(next, version);
+    const stateFailure = await this.states.write(next).then(
+      () => null,
+      (error: unknown) => asFailure(error),
+    );
+    if (plan.candidateChanged) await this.markers.delete();
+    if (stateFailure !== null) {
+      raise(failure(stateFailure.code, `activated ${plan.targetSlot} (version ${version}), but the upgrade state could not be recorded: ${stateFailure.message}`));
+    }
+    this.deps.logger.info({ [LogKeys.from]: plan.activeSlot, [LogKeys.to]: plan.targetSlot }, 'Activated the candidate.');
+    return { ...report, outcome: plan.candidateChanged ? 'activated' : 'unchanged', failure: null, quarantined: false, rollbackFailure: null, node: null };
   }
 
-  private async syncContainer(sourcePath: string): Promise<void> {
-    const machine = await this.deps.container.activeMachine();
-    if (machine === null) return;
-    const written = await this.deps.container.install(machine, sourcePath);
-    const copy = await this.deps.container.digest(machine);
-    if (copy === null || copy.sha256 !== written.sha256) raise(failure('E_DIGEST_MISMATCH', `the copy in machine ${machine} does not match the host binary`));
-  }
-
-  private async check(path: string, request: ActivateRequest, state: UpgradeState, activeSlot: SlotName | null): Promise<CheckedCandidate> {
+  private async check(request: ActivateRequest, state: UpgradeState, facts: LayoutFacts): Promise<CheckedCandidate> {
     const { config } = this.deps;
+    const active = await activeBinary(this.deps, facts);
     return checkCandidate(this.deps, {
-      path,
+      path: request.candidatePath,
       arch: this.deps.arch,
       allowScripts: config.agent.allowScripts,
       maxBinaryBytes: config.artifact.maxBinaryBytes,
       requestedVersion: request.requestedVersion === undefined ? null : unwrap(parseRequestedVersion(request.requestedVersion)),
-      currentVersion: activeSlot === null ? null : storedVersion(state, activeSlot),
+      currentVersion: await activeVersion(this.deps, { state, slot: linkedSlot(facts, 'current'), path: active?.path ?? null, maxBinaryBytes: config.artifact.maxBinaryBytes }),
       allowDowngrade: request.allowDowngrade === true,
       state,
       force: request.force === true,
@@ -242,44 +281,17 @@ export class Activation {
     return path;
   }
 
-  private async activeBinary(facts: LayoutFacts): Promise<{ readonly path: string; readonly digest: Sha256 } | null> {
-    const current = facts.current.kind === 'symlink' && facts.current.resolved.kind === 'file' ? facts.current.resolved.path : null;
-    const path = current ?? (facts.entry.kind === 'file' ? this.deps.engine.layout.entry : null);
-    if (path === null) return null;
-    return { path, digest: (await this.deps.fs.hashFile(path, this.deps.config.artifact.maxBinaryBytes)).sha256 };
-  }
-
-  private async serviceActive(): Promise<boolean> {
-    const activity = await this.deps.services.activity();
-    if (activity === 'unknown') raise(failure('E_SERVICE', 'the agent service is in an unexpected state'));
-    return activity === 'active' || activity === 'failed';
-  }
-
-  private async refuseWhilePending(): Promise<void> {
+  async refuseWhilePending(): Promise<void> {
     const record = unwrap(await this.records.read());
     if (record !== null) raise(failure('E_UPGRADE_PENDING', `a managed upgrade (${record.operation.name}) is in progress; the direct path waits for the daemon to finish it`));
   }
 }
 
-function realSlotPath(facts: LayoutFacts, slot: SlotName): string {
-  return slot === 'blue' ? facts.canonical.blue : facts.canonical.green;
-}
-
-function storedVersion(state: UpgradeState, slot: SlotName): Version | null {
-  const text = state.slots[slot]?.version ?? null;
-  if (text === null) return null;
-  const parsed = parseVersion(text);
-  return parsed.ok ? parsed.value : null;
-}
-
-function parseRequestedVersion(text: string) {
-  const parsed = parseVersion(text);
-  return parsed.ok ? parsed : { ok: false as const, failure: failure('E_USAGE', '--version must be of the form [v]MAJOR.MINOR.PATCH') };
-}
-
-function asFailure(error: unknown): Failure {
-  if (error instanceof FailureSignal) return error.failure;
-  const translated = translatePortError(error);
-  if (translated !== null) return translated;
-  throw error;
+interface ActivationRun {
+  readonly snapshot: string;
+  readonly checked: CheckedCandidate;
+  readonly state: UpgradeState;
+  readonly facts: LayoutFacts;
+  readonly serviceActive: boolean;
+  readonly signal: AbortSignal | undefined;
 }

@@ -1,5 +1,6 @@
 import { parseOptionalSha256 } from '../../domain/digest.js';
 import { linkedSlot } from '../../domain/host-facts.js';
+import { basenamePath, dirnamePath, joinPath } from '../../domain/posix-path.js';
 import { slotPath } from '../../domain/slot-layout.js';
 import { otherSlot } from '../../domain/slot.js';
 import { parseDownloadUrl } from '../../domain/url-policy.js';
@@ -9,6 +10,7 @@ import { fetchToFile } from '../artifact/fetch-to-file.js';
 import { unwrap } from '../failure-signal.js';
 import type { Activation, ActivationDependencies, ActivateRequest } from './activation.js';
 import type { ActivationReport, PreflightReport } from './activation-report.js';
+import { parseRequestedVersion } from './activation-support.js';
 
 export interface InstallRequest extends Omit<ActivateRequest, 'candidatePath' | 'candidateIsPrivate'> {
   readonly url: string;
@@ -23,14 +25,17 @@ export interface InstallDependencies extends ActivationDependencies {
 }
 
 /**
- * `install --url`: the artifact pipeline feeding the same activation. The member is downloaded
- * into a private file in the slot directory (named like a temp of the blue slot, so a crash
- * leaves nothing the next migration would not sweep) and activated from there.
+ * `install --url`: the artifact pipeline feeding the same activation. Every refusal that needs
+ * no download (the request itself, a pending managed upgrade) comes first, and the download and
+ * the candidate checks come before the layout is touched, so a bad URL, a 404 or a refused
+ * candidate leaves the host as it was. The member lands in a private temp file (named like a
+ * temp of a layout file, so a crash leaves nothing the next sweep would miss): in the slot
+ * directory, or beside the legacy entry on a host not yet migrated.
  */
 export async function installFromUrl(deps: InstallDependencies, request: InstallRequest): Promise<ActivationReport> {
-  await deps.engine.migrate();
-  const { layout } = deps.engine;
-  const staging = `${layout.slotDir}/.${layout.blue.slice(layout.slotDir.length + 1)}.tmp-download`;
+  validateRequest(deps, request);
+  await deps.activation.refuseWhilePending();
+  const staging = await stagingPath(deps);
   try {
     await fetchToFile(deps, {
       url: request.url,
@@ -47,14 +52,14 @@ export async function installFromUrl(deps: InstallDependencies, request: Install
 /** What `install` would do, without downloading or changing anything: the target is the inactive slot. */
 export async function previewInstall(deps: InstallDependencies, request: InstallRequest): Promise<PreflightReport> {
   const { layout } = deps.engine;
+  const source = validateRequest(deps, request);
+  await deps.activation.refuseWhilePending();
   const facts = await deps.engine.inspect();
   const current = linkedSlot(facts, 'current');
   const target = otherSlot(current);
-  const digest = unwrap(parseOptionalSha256(request.sha256));
-  const source = unwrap(parseDownloadUrl(request.url, deps.config.artifact, digest !== null));
   return {
     candidate: source.url.toString(),
-    candidateSha256: digest ?? '',
+    candidateSha256: source.digest ?? '',
     activeBinary: current === null ? null : slotPath(layout, current),
     installTarget: slotPath(layout, target),
     currentLink: layout.current,
@@ -71,4 +76,22 @@ export async function previewInstall(deps: InstallDependencies, request: Install
       `roll back to ${current === null ? 'the previous binary' : slotPath(layout, current)} if activation fails`,
     ],
   };
+}
+
+/** The request's own refusals (`E_INVALID_URL`, `E_INVALID_DIGEST`, `E_INSECURE_SOURCE`, `E_USAGE`). */
+function validateRequest(deps: InstallDependencies, request: InstallRequest) {
+  const digest = unwrap(parseOptionalSha256(request.sha256));
+  const source = unwrap(parseDownloadUrl(request.url, deps.config.artifact, digest !== null));
+  if (request.requestedVersion !== undefined) unwrap(parseRequestedVersion(request.requestedVersion));
+  return { url: source.url, digest };
+}
+
+/** In the slot directory when it exists; beside the legacy entry (a temp of the entry) otherwise. */
+async function stagingPath(deps: InstallDependencies): Promise<string> {
+  const { layout } = deps.engine;
+  return tempOf((await deps.fs.lstat(layout.slotDir))?.kind === 'directory' ? layout.blue : layout.entry);
+}
+
+function tempOf(file: string): string {
+  return joinPath(dirnamePath(file), `.${basenamePath(file)}.tmp-download`);
 }

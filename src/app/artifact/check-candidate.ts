@@ -66,6 +66,17 @@ export async function checkCandidate(deps: CandidateCheckDependencies, check: Ca
   return { digest: digest.sha256, bytes: digest.bytes, version };
 }
 
+/**
+ * The version a binary reports, or null when it does not say (fails, times out, prints none):
+ * how the running binary's version is learnt when the state file does not know it.
+ */
+export async function probeVersion(deps: CandidateCheckDependencies, path: string, timeoutMs: number = VERSION_TIMEOUT_MS): Promise<Version | null> {
+  const outcome = await runVersion(deps, path, timeoutMs);
+  if (outcome.kind !== 'exited' || outcome.exitCode !== 0) return null;
+  const printed = versionFromOutput(outcome.stdout);
+  return printed.ok ? printed.value : null;
+}
+
 /** Runs `<candidate> version`, retrying ETXTBSY until the one overall deadline. */
 async function runVersion(deps: CandidateCheckDependencies, path: string, timeoutMs: number): Promise<RunOutcome> {
   const deadlineMs = deps.clock.nowMs() + timeoutMs;

@@ -13,17 +13,19 @@ export abstract class ActivationCommandBase extends BaseCommand {
   allowDowngrade = Option.Boolean('--allow-downgrade', false, { description: 'Accept a version older than the current one' });
   force = Option.Boolean('--force', false, { description: 'Accept a candidate that failed before (quarantined)' });
 
-  /** A rolled-back activation is a failure with exit code 3. */
+  /** A rolled-back activation is a failure with exit code 3; one that could not go back, 5. */
   protected reportActivation(result: Result<ActivationReport>): number {
     if (!result.ok) return this.failWith(result.failure);
     const report = result.value;
-    if (report.outcome === 'rolled-back' && report.failure !== null) {
+    if ((report.outcome === 'rolled-back' || report.outcome === 'degraded') && report.failure !== null) {
+      const rolledBack = report.outcome === 'rolled-back';
       if (this.json) {
-        this.context.stdout.write(`${JSON.stringify({ ok: false, error: { code: report.failure.code, message: report.failure.message }, rolledBack: true, activation: report })}\n`);
-        return ExitCode.rolledBack;
+        const error = { code: report.failure.code, message: report.failure.message, ...(rolledBack ? {} : { hostChanged: true }) };
+        this.context.stdout.write(`${JSON.stringify({ ok: false, error, rolledBack, activation: report })}\n`);
+      } else {
+        this.context.stderr.write(`agent-upgrade: ${report.failure.code}: ${renderActivation(report).join('\n')}\n`);
       }
-      this.context.stderr.write(`agent-upgrade: ${report.failure.code}: ${renderActivation(report).join('\n')}\n`);
-      return ExitCode.rolledBack;
+      return rolledBack ? ExitCode.rolledBack : ExitCode.changedThenFailed;
     }
     return this.succeed({ activation: report }, renderActivation(report));
   }
@@ -46,7 +48,10 @@ export class ActivateCommand extends ActivationCommandBase {
 
       With \`--preflight\` nothing changes and no lock is taken: the plan is printed.
       Refused while a managed upgrade record exists. Exit codes: 0 activated (or identical),
-      1 failed with nothing changed, 2 invalid input, 3 failed and rolled back, 4 busy.
+      1 failed with nothing changed, 2 invalid input, 3 failed and rolled back, 4 busy, 5 changed
+      and then failed (the output says where the node stands). SIGINT, SIGTERM or SIGHUP after
+      the switch roll back before the command ends; a kill that leaves no time for that is
+      resolved by the next command, \`recover\` or the daemon (roll back unless proven healthy).
     `,
     examples: [
       ['Show what would happen', 'sudo $0 activate /tmp/aks-flex-node-candidate --preflight'],
@@ -64,6 +69,6 @@ export class ActivateCommand extends ActivationCommandBase {
       const plan = await upgrader.value.preflight(request);
       return plan.ok ? this.succeed({ preflight: plan.value }, renderPreflight(plan.value)) : this.failWith(plan.failure);
     }
-    return this.reportActivation(await upgrader.value.activate(request));
+    return this.reportActivation(await this.interruptible((signal) => upgrader.value.activate({ ...request, signal })));
   }
 }

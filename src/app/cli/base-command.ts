@@ -37,10 +37,34 @@ export abstract class BaseCommand extends Command<CliContext> {
     return exitCode;
   }
 
-  /** Prints a failure and returns its exit code (SPEC §8). */
-  protected failWith(problem: Failure, exitCode: ExitCode = exitCodeFor(problem.code)): number {
-    if (this.json) this.context.stdout.write(`${JSON.stringify({ ok: false, error: { code: problem.code, message: problem.message } })}\n`);
-    else this.context.stderr.write(`agent-upgrade: ${problem.code}: ${problem.message}\n`);
+  /**
+   * Prints a failure and returns its exit code (SPEC §8): 5 when the host had changed before
+   * the failure, so a script never reads "nothing changed" when something did.
+   */
+  protected failWith(problem: Failure, exitCode: ExitCode = defaultExitCode(problem)): number {
+    const changed = problem.hostChanged === true;
+    if (this.json) {
+      this.context.stdout.write(`${JSON.stringify({ ok: false, error: { code: problem.code, message: problem.message, ...(changed ? { hostChanged: true } : {}) } })}\n`);
+    } else {
+      this.context.stderr.write(`agent-upgrade: ${problem.code}: ${problem.message}${changed ? ' (the host was changed before this failure; run `agent-upgrade status`)' : ''}\n`);
+    }
     return exitCode;
   }
+
+  /**
+   * Runs `body` with an AbortSignal that SIGINT, SIGTERM and SIGHUP abort (when the context
+   * delivers signals): a long command rolls back what it started before it ends.
+   */
+  protected async interruptible<T>(body: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+    const interrupts = this.context.interrupts?.();
+    try {
+      return await body(interrupts?.signal);
+    } finally {
+      interrupts?.dispose();
+    }
+  }
+}
+
+function defaultExitCode(problem: Failure): ExitCode {
+  return problem.hostChanged === true ? ExitCode.changedThenFailed : exitCodeFor(problem.code);
 }

@@ -15,4 +15,9 @@ export interface CliContext extends BaseContext {
   openUpgrader(options: GlobalOptions): Promise<Result<Upgrader>>;
   /** Who this process is and where it logs, for commands that build their own sandbox (demo). */
   host(logLevel: string): Promise<{ readonly identity: HostIdentity; readonly logger: Logger }>;
+  /**
+   * Starts listening for SIGINT, SIGTERM and SIGHUP until `dispose`: the signal aborts. Absent
+   * where the process's signals are not the command's (tests running the CLI in memory).
+   */
+  interrupts?(): { readonly signal: AbortSignal; dispose(): void };
 }

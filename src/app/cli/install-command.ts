@@ -15,8 +15,10 @@ export class InstallCommand extends ActivationCommandBase {
       binary must report. With \`--preflight\` the request is validated and the plan printed;
       nothing is downloaded or changed.
 
-      Exit codes: 0 installed, 1 failed with nothing changed, 2 invalid input, 3 failed and
-      rolled back, 4 busy (lock held or managed upgrade pending).
+      The request is validated, a pending managed upgrade refused, and the archive downloaded and
+      its binary checked before the host is touched. Exit codes: 0 installed, 1 failed with
+      nothing changed, 2 invalid input, 3 failed and rolled back, 4 busy (lock held or managed
+      upgrade pending), 5 changed and then failed.
     `,
     examples: [
       ['Install a release', 'sudo $0 install --url https://example.com/aks-flex-node-linux-amd64.tar.gz --sha256 0123…cdef --version 1.4.2'],
@@ -37,10 +39,13 @@ export class InstallCommand extends ActivationCommandBase {
     }
     const stderr = this.context.stderr as NodeJS.WriteStream;
     const progress = !this.json && stderr.isTTY === true ? new ProgressBar(stderr) : null;
-    const result = await upgrader.value.install({
-      ...request,
-      ...(progress === null ? {} : { onProgress: (bytes: number, total: number | null) => progress.update(bytes, total) }),
-    });
+    const result = await this.interruptible((signal) =>
+      upgrader.value.install({
+        ...request,
+        signal,
+        ...(progress === null ? {} : { onProgress: (bytes: number, total: number | null) => progress.update(bytes, total) }),
+      }),
+    );
     progress?.finish();
     return this.reportActivation(result);
   }

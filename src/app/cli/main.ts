@@ -33,8 +33,28 @@ export async function main(argv: readonly string[]): Promise<number> {
       return createUpgrader({ config: config.value, identity: identity(options.configPath ?? null), logger: await logger(options.logLevel), overrides: { fileSystem: fs } });
     },
     host: async (logLevel: string) => ({ identity: identity(null), logger: await logger(logLevel) }),
+    interrupts,
   };
   return runCli(createCli(), argv, context);
+}
+
+const INTERRUPT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * While listening, a signal aborts instead of killing: the command finishes what must be
+ * finished (a rollback) and exits with the code that says so. Further signals are absorbed
+ * until then; the work they wait for is bounded (I10).
+ */
+function interrupts(): { readonly signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  for (const name of INTERRUPT_SIGNALS) process.on(name, onSignal);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      for (const name of INTERRUPT_SIGNALS) process.off(name, onSignal);
+    },
+  };
 }
 
 function identity(configPath: string | null): HostIdentity {

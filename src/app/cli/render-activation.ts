@@ -1,3 +1,4 @@
+import type { NodeCondition } from '../activation/slot-effects.js';
 import type { ActivationReport, PreflightReport } from '../activation/activation-report.js';
 
 export function renderPreflight(report: PreflightReport): string[] {
@@ -22,6 +23,19 @@ export function renderActivation(report: ActivationReport): string[] {
     case 'unchanged':
       return [`The candidate is identical to the ${report.to} slot${version}; nothing was installed.${report.restarted ? ' The agent was restarted.' : ''}`];
     case 'rolled-back':
-      return [`Activation of ${report.to}${version} failed (${report.failure?.code ?? ''}: ${report.failure?.message ?? ''}); rolled back to ${report.from}.`];
+      return [
+        `Activation of ${report.to}${version} failed (${report.failure?.code ?? ''}: ${report.failure?.message ?? ''}); rolled back to ${report.from}.${report.quarantined ? ' Its digest is quarantined.' : ''}`,
+      ];
+    case 'degraded':
+      return [
+        `Activation of ${report.to}${version} failed (${report.failure?.code ?? ''}: ${report.failure?.message ?? ''}), and rolling back to ${report.from} failed too (${report.rollbackFailure?.code ?? ''}: ${report.rollbackFailure?.message ?? ''}).`,
+        describeNode(report.node),
+      ];
   }
+}
+
+/** One line on where a node stands after a failure that could not be undone. */
+export function describeNode(node: NodeCondition | null): string {
+  if (node === null) return 'The node state is unknown; run `agent-upgrade status`.';
+  return `Node: current names ${node.current ?? 'no slot'}; the agent service is ${node.service}. Run \`agent-upgrade status\` and \`agent-upgrade rollback\` once the cause is fixed.`;
 }

@@ -1,5 +1,7 @@
 import { type Sha256 } from '../../domain/digest.js';
 import { failure } from '../../domain/failure.js';
+import { FileSystemError } from '../../domain/port-errors.js';
+import { dirnamePath } from '../../domain/posix-path.js';
 import { checkLayoutShape, checkRootOwnership, type LayoutFacts } from '../../domain/host-facts.js';
 import { planMigration, pointLink, type LayoutAction } from '../../domain/migration-plan.js';
 import { BINARY_MODE, slotPath, validateCanonicalLayout, type SlotLayout } from '../../domain/slot-layout.js';
@@ -70,14 +72,19 @@ export class LayoutEngine {
     return facts;
   }
 
-  /** Converges a legacy or half-migrated host into the managed layout (SPEC §3). Idempotent. */
-  async migrate(): Promise<MigrationReport> {
+  /**
+   * Converges a legacy or half-migrated host into the managed layout (SPEC §3). Idempotent.
+   * `keep` names private temps of the caller (a staged download) that the sweep must spare.
+   */
+  async migrate(options: { readonly keep?: readonly string[] } = {}): Promise<MigrationReport> {
+    const keep = new Set(options.keep ?? []);
     this.requireRoot();
     // Read-only question first: a service platform that cannot work fails here, before any change.
     await this.services.assetsCurrent();
     const done: string[] = [];
     for (let pass = 0; pass < MIGRATION_PASSES_MAX; pass += 1) {
-      const facts = await this.inspect();
+      const observed = await this.inspect();
+      const facts = { ...observed, staleTemps: observed.staleTemps.filter((path) => !keep.has(path)) };
       const plan = unwrap(planMigration(this.layout, facts));
       if (plan.actions.length === 0) {
         const assets = await this.services.convergeAssets();
@@ -123,8 +130,12 @@ export class LayoutEngine {
   /**
    * Runs one activation step that changes the layout (links, slots, temps); service and
    * container steps are not the layout's and are left to the caller. One step, one crash point.
+   * A `candidateIsPrivate` candidate is a file of ours (a staged download, an activation
+   * snapshot): when it lies in the slot directory, so on the slot's filesystem, it is moved into
+   * the slot rather than copied, so installing needs no room for a second copy, and the
+   * candidate path is gone afterwards. Elsewhere (beside a legacy entry) it is copied.
    */
-  async applyLayoutStep(step: ActivationStep, candidatePath: string, candidateDigest: Sha256): Promise<void> {
+  async applyLayoutStep(step: ActivationStep, candidatePath: string, candidateDigest: Sha256, candidateIsPrivate = false): Promise<void> {
     switch (step.kind) {
       case 'initialize-layout':
         for (const action of step.actions) await this.apply(action);
@@ -136,13 +147,19 @@ export class LayoutEngine {
         await this.apply(pointLink(this.layout, 'lastGood', slotPath(this.layout, step.slot)));
         return;
       case 'install-candidate': {
-        const written = await this.fs.copyFileAtomic(candidatePath, slotPath(this.layout, step.slot), {
-          mode: BINARY_MODE,
-          maxBytes: this.options.binaryMaxBytes,
-        });
-        if (written.sha256 !== candidateDigest) {
-          raise(failure('E_CANDIDATE_INVALID', `the candidate ${candidatePath} changed while it was being installed`));
+        const target = slotPath(this.layout, step.slot);
+        const limits = { mode: BINARY_MODE, maxBytes: this.options.binaryMaxBytes };
+        const changed = (): never => raise(failure('E_CANDIDATE_INVALID', `the candidate ${candidatePath} changed while it was being installed`));
+        if (candidateIsPrivate && dirnamePath(candidatePath) === this.layout.slotDir) {
+          try {
+            await this.fs.moveFileAtomic(candidatePath, target, { ...limits, sha256: candidateDigest });
+          } catch (error) {
+            if (error instanceof FileSystemError && error.code === 'ECHANGED') changed();
+            throw error;
+          }
+          return;
         }
+        if ((await this.fs.copyFileAtomic(candidatePath, target, limits)).sha256 !== candidateDigest) changed();
         return;
       }
       case 'switch-current':

@@ -3,6 +3,7 @@ import { parseOptionalSha256 } from '../../domain/digest.js';
 import { failure, type Failure } from '../../domain/failure.js';
 import { linkedSlot } from '../../domain/host-facts.js';
 import { redactUrlsInText } from '../../domain/redacted-url.js';
+import { slotPath } from '../../domain/slot-layout.js';
 import { otherSlot } from '../../domain/slot.js';
 import { parseDownloadUrl } from '../../domain/url-policy.js';
 import {
@@ -16,7 +17,9 @@ import {
 import type { HostLock } from '../../ports/host-lock.js';
 import type { AgentUpgradeRequest, OperationStore } from '../../ports/operation-store.js';
 import type { ActivationDependencies } from '../activation/activation.js';
+import type { InterruptedActivation } from '../activation/interrupted-activation.js';
 import { checkCandidate } from '../artifact/check-candidate.js';
+import { activeVersion } from '../artifact/running-version.js';
 import { fetchToFile } from '../artifact/fetch-to-file.js';
 import { FailureSignal, raise, unwrap } from '../failure-signal.js';
 import { LogKeys } from '../log-keys.js';
@@ -49,6 +52,7 @@ export interface HandlerDependencies extends ActivationDependencies {
   readonly extractor: ArchiveExtractor;
   readonly arch: HostArchitecture;
   readonly instanceId: string;
+  readonly interrupted: InterruptedActivation;
 }
 
 /**
@@ -82,6 +86,10 @@ export class AgentUpgradeHandler {
     const existing = unwrap(await deps.records.read());
     // One upgrade at a time: the gate of this process resolves the existing record first.
     if (existing !== null) return existing.operation.name === request.operation.name ? { kind: 'gate' } : { kind: 'requeue', afterMs: LOCK_BUSY_REQUEUE_MS };
+    // A direct activation that died before its verdict is resolved before anything is staged;
+    // a self-hosted daemon that rolled back has scheduled its own restart and stops here.
+    const restart = deps.config.agent.mode === 'self-hosted' ? 'scheduled' : 'sync';
+    if ((await deps.interrupted.resolve({ restart })) === 'rolled-back' && restart === 'scheduled') return { kind: 'requeue', afterMs: LOCK_BUSY_REQUEUE_MS };
     // Row 3: the record exists before InProgress, which reconcilers do not re-queue.
     let record = unwrap(
       newUpgradeRecord({ operationName: request.operation.name, operationUid: request.operation.uid, instanceId: deps.instanceId, activeMachine: await deps.container.activeMachine() }),
@@ -134,14 +142,15 @@ export class AgentUpgradeHandler {
         allowScripts: deps.config.agent.allowScripts,
         maxBinaryBytes: deps.config.artifact.maxBinaryBytes,
         requestedVersion: null,
-        currentVersion: null,
-        allowDowngrade: true,
+        // The never-downgrade rule holds on both paths: a MachineOperation cannot allow one.
+        currentVersion: await activeVersion(deps, { state, slot: previous, path: slotPath(engine.layout, previous), maxBinaryBytes: deps.config.artifact.maxBinaryBytes }),
+        allowDowngrade: false,
         state,
         force: false,
       });
       // Last-good moves to the running slot before the other slot is overwritten (protect).
       if (linkedSlot(facts, 'lastGood') !== previous) await engine.pointLastGoodAt(previous);
-      await engine.applyLayoutStep({ kind: 'install-candidate', slot: candidate }, staging, checked.digest);
+      await engine.applyLayoutStep({ kind: 'install-candidate', slot: candidate }, staging, checked.digest, true);
       record = withCandidateDigest(record, checked.digest);
       await deps.records.write(record);
     } finally {

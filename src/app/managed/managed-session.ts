@@ -6,6 +6,7 @@ import type { UpgraderParts } from '../upgrader-parts.js';
 import { RecordStore } from '../record/record-store.js';
 import { StateStore } from '../state/state-store.js';
 import { runUseCase } from '../failure-signal.js';
+import { interruptedActivationFor, type InterruptedActivation } from '../activation/interrupted-activation.js';
 import { AgentUpgradeHandler, type HandleOutcome } from './agent-upgrade-handler.js';
 import { HostEffects } from './host-effects.js';
 import { StartupGate, type GateOutcome } from './startup-gate.js';
@@ -29,6 +30,7 @@ export class ManagedSession {
   readonly instanceId: string;
   private readonly gate: StartupGate;
   private readonly handler: AgentUpgradeHandler;
+  private readonly interrupted: InterruptedActivation;
   private handedOver = false;
 
   constructor(
@@ -55,7 +57,8 @@ export class ManagedSession {
       selfExecutable: options.selfExecutable,
       handedOver: () => this.handedOver,
     });
-    this.handler = new AgentUpgradeHandler({ ...parts, arch, store: options.store, records, states, instanceId: this.instanceId });
+    this.interrupted = interruptedActivationFor({ fs, services, container, engine, config, logger });
+    this.handler = new AgentUpgradeHandler({ ...parts, arch, store: options.store, records, states, instanceId: this.instanceId, interrupted: this.interrupted });
   }
 
   /** The startup gate, then (once it is open) the layout converged, as every daemon start does. */
@@ -65,7 +68,12 @@ export class ManagedSession {
       if (attempt.kind === 'busy') return { kind: 'busy' } as const;
       try {
         const outcome = await this.gate.run();
-        if (outcome.kind === 'open') await this.parts.engine.migrate();
+        if (outcome.kind !== 'open') return outcome;
+        // A direct activation that died before its verdict: a self-hosted daemon may be its
+        // candidate, so its own rollback restarts it through the service manager.
+        const restart = this.parts.config.agent.mode === 'self-hosted' ? 'scheduled' : 'sync';
+        if ((await this.interrupted.resolve({ restart })) === 'rolled-back' && restart === 'scheduled') return { kind: 'closed', reason: 'restart-scheduled' } as const;
+        await this.parts.engine.migrate();
         return outcome;
       } finally {
         await attempt.lease.release();

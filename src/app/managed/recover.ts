@@ -9,6 +9,7 @@ import type { ServiceManager } from '../../ports/service-manager.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
 import { raise, unwrap } from '../failure-signal.js';
 import { LogKeys } from '../log-keys.js';
+import type { InterruptedActivation } from '../activation/interrupted-activation.js';
 import type { RecordStore } from '../record/record-store.js';
 import type { HostEffects } from './host-effects.js';
 
@@ -24,6 +25,7 @@ export interface RecoverDependencies {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly config: UpgraderConfig;
+  readonly interrupted: InterruptedActivation;
 }
 
 export interface RecoverReport {
@@ -38,10 +40,27 @@ export interface RecoverReport {
  * allowed, and restarts the agent unit; the next daemon publishes. Idempotent (I11).
  */
 export async function recover(deps: RecoverDependencies, message: string): Promise<RecoverReport> {
-  if (unwrap(await deps.records.read()) === null) return { recovered: false, rolledBackTo: null };
+  if (unwrap(await deps.records.read()) === null) return recoverDirect(deps);
   const lease = await acquireWithin(deps, 2 * deps.config.health.timeoutMs);
   try {
     return await recoverUnderLock(deps, message);
+  } finally {
+    await lease.release();
+  }
+}
+
+/**
+ * No managed upgrade: the agent failing is an ordinary failure, unless a direct activation died
+ * before its verdict (its marker is left). Then the candidate that runs is proven bad: roll back
+ * to the previous binary, quarantine it, restart the agent.
+ */
+async function recoverDirect(deps: RecoverDependencies): Promise<RecoverReport> {
+  const marker = await deps.interrupted.pending();
+  if (marker === null) return { recovered: false, rolledBackTo: null };
+  const lease = await acquireWithin(deps, 2 * deps.config.health.timeoutMs);
+  try {
+    const outcome = await deps.interrupted.resolve({ restart: 'sync', knownHealth: 'unhealthy' });
+    return outcome === 'rolled-back' ? { recovered: true, rolledBackTo: marker.previous } : { recovered: outcome !== 'none', rolledBackTo: null };
   } finally {
     await lease.release();
   }

@@ -1,0 +1,41 @@
+import type { Sha256 } from '../../domain/digest.js';
+import { failure, type Failure, type Result } from '../../domain/failure.js';
+import type { LayoutFacts } from '../../domain/host-facts.js';
+import { parseVersion, type Version } from '../../domain/version.js';
+import type { FileSystem } from '../../ports/file-system.js';
+import type { ServiceManager } from '../../ports/service-manager.js';
+import type { UpgraderConfig } from '../config/upgrader-config.js';
+import { FailureSignal, raise } from '../failure-signal.js';
+import type { LayoutEngine } from '../layout/layout-engine.js';
+import { translatePortError } from '../translate-port-error.js';
+
+/** The binary the agent runs now: what current resolves to or, on a host not yet managed, the legacy file. */
+export async function activeBinary(
+  deps: { readonly fs: FileSystem; readonly engine: LayoutEngine; readonly config: UpgraderConfig },
+  facts: LayoutFacts,
+): Promise<{ readonly path: string; readonly digest: Sha256 } | null> {
+  const current = facts.current.kind === 'symlink' && facts.current.resolved.kind === 'file' ? facts.current.resolved.path : null;
+  const path = current ?? (facts.entry.kind === 'file' ? deps.engine.layout.entry : null);
+  if (path === null) return null;
+  return { path, digest: (await deps.fs.hashFile(path, deps.config.artifact.maxBinaryBytes)).sha256 };
+}
+
+export function parseRequestedVersion(text: string): Result<Version> {
+  const parsed = parseVersion(text);
+  return parsed.ok ? parsed : { ok: false, failure: failure('E_USAGE', '--version must be of the form [v]MAJOR.MINOR.PATCH') };
+}
+
+/** An expected failure or a typed port error as data; anything else is not an outcome and propagates. */
+export function asFailure(error: unknown): Failure {
+  if (error instanceof FailureSignal) return error.failure;
+  const translated = translatePortError(error);
+  if (translated !== null) return translated;
+  throw error;
+}
+
+/** Whether the agent service runs (or is failing and restarting); `unknown` is refused. */
+export async function serviceIsActive(services: ServiceManager): Promise<boolean> {
+  const activity = await services.activity();
+  if (activity === 'unknown') raise(failure('E_SERVICE', 'the agent service is in an unexpected state'));
+  return activity === 'active' || activity === 'failed';
+}
