@@ -8,6 +8,7 @@ import { Activation, type ActivateRequest, type ActivationDependencies } from '.
 import { asFailure } from './activation/activation-support.js';
 import { rollbackToLastGood, type RollbackOutcome } from './activation/rollback-to-last-good.js';
 import { hostFingerprint } from './host-fingerprint.js';
+import { findRuleProblem } from './config/config-rules.js';
 import type { ActivationReport, PreflightReport } from './activation/activation-report.js';
 import { installFromUrl, previewInstall, type InstallDependencies, type InstallRequest } from './activation/install-from-url.js';
 import { fetchToFile, type FetchReport, type FetchToFileRequest } from './artifact/fetch-to-file.js';
@@ -207,6 +208,9 @@ export class Upgrader {
 /** Builds an Upgrader from a resolved configuration and optional port overrides. */
 export function createUpgrader(options: UpgraderOptions): Result<Upgrader> {
   const { config } = options;
+  // A configuration an embedder built by hand gets the same cross-key rules as a parsed file.
+  const problem = findRuleProblem(config);
+  if (problem !== null) return fail('E_CONFIG', `${problem.keys.join(', ')}: ${problem.problem}`);
   const layout = deriveLayout({ root: config.root, agentName: config.agent.name, ...config.paths });
   if (!layout.ok) return fail('E_CONFIG', layout.failure.message);
   const container = createContainer({

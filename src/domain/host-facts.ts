@@ -1,5 +1,5 @@
 import { fail, ok, type Result } from './failure.js';
-import { resolveLinkTarget } from './posix-path.js';
+import { isPathInside, resolveLinkTarget } from './posix-path.js';
 import { slotAt, type CanonicalPaths, type SlotLayout } from './slot-layout.js';
 import type { SlotName } from './slot.js';
 
@@ -124,4 +124,22 @@ export function describeKind(fact: PathFact): string {
     case 'other':
       return 'a special file';
   }
+}
+
+/**
+ * With a sandbox root, every link of the layout must resolve inside it: a current, last-good or
+ * entry that leads to a host file outside (by an absolute target or by climbing with `..`)
+ * would make a sandbox command copy or run the host's binary.
+ */
+export function checkTargetsInsideRoot(layout: SlotLayout, facts: LayoutFacts, canonicalRoot: string): Result<LayoutFacts> {
+  if (layout.root === '/') return ok(facts);
+  for (const role of ['entry', 'current', 'lastGood'] as const) {
+    const fact = facts[role];
+    if (fact.kind !== 'symlink') continue;
+    const resolved = fact.resolved.kind === 'file' || fact.resolved.kind === 'not-file' ? fact.resolved.path : null;
+    if (resolved !== null && !isPathInside(canonicalRoot, resolved)) {
+      return fail('E_LAYOUT', `${layout[role]} resolves to ${resolved}, outside the root ${layout.root}`);
+    }
+  }
+  return ok(facts);
 }

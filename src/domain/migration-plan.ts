@@ -2,7 +2,7 @@ import { fail, ok, type Result } from './failure.js';
 import { executableTarget, linkedSlot, slotFileExecutable, type LayoutFacts } from './host-facts.js';
 import { dirnamePath, relativePath, resolveLinkTarget } from './posix-path.js';
 import { BINARY_MODE, SLOT_DIR_MODE, slotPath, type SlotLayout } from './slot-layout.js';
-import type { SlotName } from './slot.js';
+import { otherSlot, type SlotName } from './slot.js';
 
 /**
  * One durable change to the layout. The app runs each through exactly one port call, so every
@@ -33,12 +33,19 @@ export interface MigrationPlan {
  * still leads to a runnable binary. Temp entries left by an interrupted write are swept first.
  * Service assets are converged separately by the caller.
  */
-export function planMigration(layout: SlotLayout, facts: LayoutFacts): Result<MigrationPlan> {
+/**
+ * The binaries current may be repaired from, by where they are: current's own target outside the
+ * slots, a slot, or the legacy entry file. Those named here are unfit — quarantined, or older
+ * than the highest committed version — and are never made current.
+ */
+export type SeedSource = 'outside' | SlotName | 'entry';
+
+export function planMigration(layout: SlotLayout, facts: LayoutFacts, unfit: ReadonlySet<SeedSource> = new Set()): Result<MigrationPlan> {
   const actions: LayoutAction[] = facts.staleTemps.map((path) => ({ kind: 'remove-stale-temp', path }));
   if (facts.slotDir.kind === 'missing') {
     actions.push({ kind: 'create-slot-directory', path: layout.slotDir, mode: SLOT_DIR_MODE });
   }
-  const seeded = chooseCurrent(layout, facts);
+  const seeded = chooseCurrent(layout, facts, unfit);
   if (!seeded.ok) return seeded;
   const { slot: currentSlot, seedSource } = seeded.value;
   if (seedSource !== null) {
@@ -70,22 +77,26 @@ interface CurrentChoice {
  * Which slot current will name. A current that already names an executable slot is kept. A
  * current that resolves to an executable file outside the slots (the agent runs from a legacy
  * path) is adopted by copying that file into a slot — blue, unless last-good names blue.
- * Otherwise the first executable of blue, green and the legacy entry file is used, the legacy
- * file again by copying it.
+ * Otherwise the first fit executable of last-good's slot, blue, green and the legacy entry file
+ * is used, the legacy file again by copying it: last-good first, because it is the binary known
+ * to have worked; an unfit one (quarantined, or older than what was committed) never.
  */
-function chooseCurrent(layout: SlotLayout, facts: LayoutFacts): Result<CurrentChoice> {
+function chooseCurrent(layout: SlotLayout, facts: LayoutFacts, unfit: ReadonlySet<SeedSource>): Result<CurrentChoice> {
   const managed = linkedSlot(facts, 'current');
   if (managed !== null) return ok({ slot: managed, seedSource: null });
+  const lastGood = linkedSlot(facts, 'lastGood');
   // Seed the slot last-good does not name, so a usable last-good binary is never overwritten.
-  const seedSlot = linkedSlot(facts, 'lastGood') === 'blue' ? 'green' : 'blue';
+  const seedSlot = lastGood === 'blue' ? 'green' : 'blue';
   const outside = executableTarget(facts.current, layout.current);
-  if (outside !== null) return ok({ slot: seedSlot, seedSource: outside });
-  for (const slot of ['blue', 'green'] as const) {
-    if (slotFileExecutable(facts, slot)) return ok({ slot, seedSource: null });
+  if (outside !== null && !unfit.has('outside')) return ok({ slot: seedSlot, seedSource: outside });
+  const slots = lastGood === null ? (['blue', 'green'] as const) : [lastGood, otherSlot(lastGood)];
+  for (const slot of slots) {
+    if (slotFileExecutable(facts, slot) && !unfit.has(slot)) return ok({ slot, seedSource: null });
   }
   const legacy = executableTarget(facts.entry, layout.entry);
-  if (legacy !== null && !entryLeadsToCurrent(layout, facts)) return ok({ slot: seedSlot, seedSource: legacy });
-  return fail('E_LAYOUT', `no runnable agent binary found: neither ${layout.current}, the slots, nor ${layout.entry} leads to an executable file`);
+  if (legacy !== null && !entryLeadsToCurrent(layout, facts) && !unfit.has('entry')) return ok({ slot: seedSlot, seedSource: legacy });
+  const refused = unfit.size > 0 ? ' (the binaries found are quarantined or older than the highest committed version)' : '';
+  return fail('E_LAYOUT', `no runnable agent binary found: neither ${layout.current}, the slots, nor ${layout.entry} leads to an executable file fit to run${refused}`);
 }
 
 /** True when the entry is a symlink whose stored text names the current link itself. */

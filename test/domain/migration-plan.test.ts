@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planMigration, pointLink, type LayoutAction, type LinkRole, type MigrationPlan } from '../../src/domain/migration-plan.js';
+import { planMigration, pointLink, type LayoutAction, type LinkRole, type MigrationPlan, type SeedSource } from '../../src/domain/migration-plan.js';
 import { joinPath, resolveLinkTarget } from '../../src/domain/posix-path.js';
 import { slotPath, type SlotLayout } from '../../src/domain/slot-layout.js';
 import type { SlotName } from '../../src/domain/slot.js';
@@ -113,9 +113,9 @@ const CASES: readonly Case[] = [
     }),
   ],
   [
-    'no current, both slots executable, last-good on green: blue becomes current, green kept',
+    'no current, both slots executable, last-good on green: last-good (green) becomes current',
     () => ({ entry: entryLink, blue: file('blue-bin'), green: file('green-bin'), lastGood: link(TEXT.green) }),
-    (l) => ({ actions: [point(l, 'current', TEXT.blue)], currentSlot: 'blue', lastGoodSlot: 'green' }),
+    (l) => ({ actions: [point(l, 'current', TEXT.green)], currentSlot: 'green', lastGoodSlot: 'green' }),
   ],
   [
     'no current, blue not executable, only the legacy file runs: blue is re-seeded',
@@ -225,9 +225,9 @@ const CASES: readonly Case[] = [
     (l) => ({ actions: [point(l, 'current', TEXT.green)], currentSlot: 'green', lastGoodSlot: 'green' }),
   ],
   [
-    'current resolves to a directory, blue present',
+    'current resolves to a directory, both slots present: last-good (green) becomes current',
     () => ({ ...managed, current: link('.') }),
-    (l) => ({ actions: [point(l, 'current', TEXT.blue)], currentSlot: 'blue', lastGoodSlot: 'green' }),
+    (l) => ({ actions: [point(l, 'current', TEXT.green)], currentSlot: 'green', lastGoodSlot: 'green' }),
   ],
   [
     'current and last-good form a loop, green present',
@@ -490,3 +490,35 @@ describe('pointLink', () => {
     expect(action).toEqual({ kind: 'point-link', role: 'entry', link: '/sb/usr/bin/agent', text: '../../opt/slots/aks-flex-node-current' });
   });
 });
+
+describe('planMigration: repairing current never picks an unfit binary', () => {
+  const l = flexLayout('/sb');
+  const dangling: HostSpec = { entry: entryLink, blue: file('blue-bin'), green: file('green-bin'), current: link('aks-flex-node-gone'), lastGood: link(TEXT.green) };
+  const choose = (spec: HostSpec, unfit: readonly SeedSource[]) => {
+    const result = planMigration(l, observe(l, buildHost(l, spec)), new Set(unfit));
+    return result.ok ? result.value.currentSlot : result.failure.code;
+  };
+
+  it.each<[string, readonly SeedSource[], string]>([
+    ['last-good fit: last-good is current', [], 'green'],
+    ['last-good quarantined or too old: blue', ['green'], 'blue'],
+    ['both slots unfit, no legacy file: refused, nothing picked', ['green', 'blue'], 'E_LAYOUT'],
+  ])('%s', (_label, unfit, expected) => {
+    expect(choose(dangling, unfit)).toBe(expected);
+  });
+
+  it('a quarantined blue is skipped for the legacy file, which is seeded into it', () => {
+    const result = unwrapPlan(planMigration(l, observe(l, buildHost(l, { entry: file('legacy'), blue: file('crasher') })), new Set<SeedSource>(['blue'])));
+    expect(result.currentSlot).toBe('blue');
+    expect(result.actions).toContainEqual(seed(l, 'blue', l.entry));
+  });
+
+  it('an unfit legacy file is never seeded', () => {
+    expect(choose({ entry: file('legacy') }, ['entry'])).toBe('E_LAYOUT');
+  });
+});
+
+function unwrapPlan<T>(result: { ok: true; value: T } | { ok: false; failure: { code: string } }): T {
+  if (!result.ok) throw new Error(result.failure.code);
+  return result.value;
+}

@@ -132,10 +132,10 @@ const CASES: readonly Case[] = [
     (l, s) => plan(true, 'blue', 'green', true, [V, init(migrationActions(l, s)), mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
   ],
   [
-    'dangling current, blue present, last-good on green: initialise, protect, install green',
+    'dangling current, blue present, last-good on green: initialise on last-good (green), install blue',
     () => ({ entry: entryLink, blue: file('blue-bin'), green: file('green-bin'), current: link('aks-flex-node-gone'), lastGood: lgGreen }),
     CHANGED,
-    (l, s) => plan(true, 'blue', 'green', true, [V, init(migrationActions(l, s)), protect('blue'), mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
+    (l, s) => plan(true, 'green', 'blue', true, [V, init(migrationActions(l, s)), mark('green', 'blue'), install('blue'), sw('blue'), restart, wait('blue')]),
   ],
   [
     'dangling current, only green present: green is active, target blue',

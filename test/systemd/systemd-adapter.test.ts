@@ -75,6 +75,21 @@ describe('SystemdServiceManager on a real systemd', () => {
     expect((await services.waitHealthy(host.path('/somewhere/else'), QUICK)).kind).toBe('unhealthy');
   });
 
+  it('a unit written without its reload (the reload failed, or the writer died) is reloaded by the next convergence', async () => {
+    // The agent runs, so systemd holds the unit loaded. The files on disk are what this
+    // configuration renders; only systemd still has the old copy.
+    const text = readFileSync(unitFile(), 'utf8');
+    writeFileSync(unitFile(), text.replace('Restart=on-failure', 'Restart=no'));
+    host.systemd.run('systemctl', ['daemon-reload']);
+    writeFileSync(unitFile(), text);
+    expect(host.systemd.property(host.unit, 'NeedDaemonReload')).toBe('yes');
+    expect(await services.assetsCurrent()).toBe(false);
+    expect(await services.convergeAssets()).toEqual({ changed: false });
+    expect(host.systemd.property(host.unit, 'NeedDaemonReload')).toBe('no');
+    expect(host.systemd.property(host.unit, 'Restart')).toBe('on-failure');
+    expect(await services.assetsCurrent()).toBe(true);
+  });
+
   it('schedules a restart through a collected transient unit and returns before it happens', async () => {
     const pidBefore = host.systemd.property(host.unit, 'MainPID');
     const startedMs = Date.now();

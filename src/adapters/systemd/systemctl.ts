@@ -39,6 +39,12 @@ export class Systemctl {
     };
   }
 
+  /** Whether systemd still runs an older copy of the unit file than the one on disk. */
+  async needsReload(unit: string): Promise<boolean> {
+    const text = await this.systemctl(['show', '--property=NeedDaemonReload', '--', unit]);
+    return /^NeedDaemonReload=yes$/m.test(text);
+  }
+
   private async run(command: string, args: readonly string[]): Promise<string> {
     const outcome = await this.runner.run({ command, args, timeoutMs: SYSTEMCTL_TIMEOUT_MS, outputMaxBytes: OUTPUT_MAX_BYTES });
     if (outcome.kind === 'exited' && outcome.exitCode === 0) return outcome.stdout;

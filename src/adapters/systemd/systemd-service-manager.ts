@@ -18,6 +18,8 @@ export interface SystemdOptions {
   /** The agent unit, the recovery unit and the recovery script, rendered from configuration. */
   readonly assets: readonly OwnedFile[];
   readonly unitDir: string;
+  /** Units whose loaded copy must match the disk (default: the agent unit). */
+  readonly reloadWatched?: readonly string[];
   readonly restartDelayMs?: number;
   /**
    * Where `<pid>/exe` is read. `/proc` on a host; a test that drives a systemd in another PID
@@ -42,14 +44,22 @@ export class SystemdServiceManager implements ServiceManager {
   async convergeAssets(): Promise<{ readonly changed: boolean }> {
     await this.options.fs.ensureDirectory(this.options.unitDir, 0o755);
     const changed = await convergeFiles(this.options.fs, this.options.assets);
-    // Reload even when only the script changed: cheap, and it also picks up a unit file an
-    // earlier run wrote just before it crashed without reloading.
-    if (changed) await this.systemctl.systemctl(['daemon-reload']);
+    // Converged as state, not as an event: reload when files changed, and also when systemd
+    // still holds an older unit than the disk (an earlier run wrote it, then its reload failed
+    // or it died first), so running migrate again always finishes the job.
+    if (changed || (await this.reloadPending())) await this.systemctl.systemctl(['daemon-reload']);
     return { changed };
   }
 
   async assetsCurrent(): Promise<boolean> {
-    return filesCurrent(this.options.fs, this.options.assets);
+    return (await filesCurrent(this.options.fs, this.options.assets)) && !(await this.reloadPending());
+  }
+
+  private async reloadPending(): Promise<boolean> {
+    for (const unit of this.options.reloadWatched ?? [this.options.unit]) {
+      if (await this.systemctl.needsReload(unit)) return true;
+    }
+    return false;
   }
 
   async activity(): Promise<ServiceActivity> {

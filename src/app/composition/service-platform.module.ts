@@ -32,7 +32,7 @@ export const systemdServiceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.ServiceManager)
     .toResolvedValue(
       (fs: FileSystem, runner: ProcessRunner, clock: Clock, config: UpgraderConfig, layout: SlotLayout, identity: HostIdentity) =>
-        new SystemdServiceManager({ fs, runner, clock, unit: config.service.unit, unitDir: layout.unitDir, assets: systemdAssets(config, layout, identity) }),
+        new SystemdServiceManager({ fs, runner, clock, unit: config.service.unit, reloadWatched: [config.service.unit, config.service.recoveryUnit], unitDir: layout.unitDir, assets: systemdAssets(config, layout, identity) }),
       [Tokens.FileSystem, Tokens.ProcessRunner, Tokens.Clock, Tokens.Config, Tokens.Layout, Tokens.HostIdentity],
     )
     .inSingletonScope();

@@ -1,8 +1,8 @@
 import { type Sha256 } from '../../domain/digest.js';
 import { failure } from '../../domain/failure.js';
 import { FileSystemError } from '../../domain/port-errors.js';
-import { dirnamePath } from '../../domain/posix-path.js';
-import { checkLayoutShape, checkRootOwnership, type LayoutFacts } from '../../domain/host-facts.js';
+import { checkLayoutShape, checkRootOwnership, checkTargetsInsideRoot, linkedSlot, type LayoutFacts } from '../../domain/host-facts.js';
+import type { Version } from '../../domain/version.js';
 import { planMigration, pointLink, type LayoutAction } from '../../domain/migration-plan.js';
 import { BINARY_MODE, slotPath, validateCanonicalLayout, type SlotLayout } from '../../domain/slot-layout.js';
 import type { SlotName } from '../../domain/slot.js';
@@ -14,12 +14,15 @@ import { raise, unwrap } from '../failure-signal.js';
 import { LogKeys } from '../log-keys.js';
 import { canonicalRoot, observeLayout } from './observe-layout.js';
 import { describeLayoutAction, runLayoutAction } from './run-layout-action.js';
+import { unfitSeeds } from './seed-fitness.js';
 
 export interface LayoutEngineOptions {
   readonly layout: SlotLayout;
   readonly binaryMaxBytes: number;
   /** The effective user id; mutating commands on production paths need root. */
   readonly euid: number;
+  /** Asks a binary for its version, so a repair of current never picks one older than committed. */
+  readonly probeVersion?: (path: string) => Promise<Version | null>;
 }
 
 export interface MigrationReport {
@@ -66,7 +69,9 @@ export class LayoutEngine {
   /** Observes and validates the host: canonical aliases, entry types and (in production) ownership. */
   async inspect(): Promise<LayoutFacts> {
     const facts = await observeLayout(this.fs, this.layout);
-    unwrap(validateCanonicalLayout(this.layout, facts.canonical, await canonicalRoot(this.fs, this.layout)));
+    const root = await canonicalRoot(this.fs, this.layout);
+    unwrap(validateCanonicalLayout(this.layout, facts.canonical, root));
+    unwrap(checkTargetsInsideRoot(this.layout, facts, root));
     unwrap(checkLayoutShape(this.layout, facts));
     if (this.isProduction()) unwrap(checkRootOwnership(this.layout, facts));
     return facts;
@@ -85,7 +90,8 @@ export class LayoutEngine {
     for (let pass = 0; pass < MIGRATION_PASSES_MAX; pass += 1) {
       const observed = await this.inspect();
       const facts = { ...observed, staleTemps: observed.staleTemps.filter((path) => !keep.has(path)) };
-      const plan = unwrap(planMigration(this.layout, facts));
+      const unfit = linkedSlot(facts, 'current') === null ? await unfitSeeds({ ...this.options, fs: this.fs }, facts) : new Set<never>();
+      const plan = unwrap(planMigration(this.layout, facts, unfit));
       if (plan.actions.length === 0) {
         const assets = await this.services.convergeAssets();
         if (this.isProduction()) unwrap(checkRootOwnership(this.layout, await this.inspect()));
@@ -131,9 +137,9 @@ export class LayoutEngine {
    * Runs one activation step that changes the layout (links, slots, temps); service and
    * container steps are not the layout's and are left to the caller. One step, one crash point.
    * A `candidateIsPrivate` candidate is a file of ours (a staged download, an activation
-   * snapshot): when it lies in the slot directory, so on the slot's filesystem, it is moved into
-   * the slot rather than copied, so installing needs no room for a second copy, and the
-   * candidate path is gone afterwards. Elsewhere (beside a legacy entry) it is copied.
+   * snapshot): it is moved into the slot rather than copied, so installing needs no room for a
+   * second copy, and the candidate path is gone afterwards. Only across filesystems (a download
+   * staged beside a legacy entry) is it copied.
    */
   async applyLayoutStep(step: ActivationStep, candidatePath: string, candidateDigest: Sha256, candidateIsPrivate = false): Promise<void> {
     switch (step.kind) {
@@ -150,14 +156,14 @@ export class LayoutEngine {
         const target = slotPath(this.layout, step.slot);
         const limits = { mode: BINARY_MODE, maxBytes: this.options.binaryMaxBytes };
         const changed = (): never => raise(failure('E_CANDIDATE_INVALID', `the candidate ${candidatePath} changed while it was being installed`));
-        if (candidateIsPrivate && dirnamePath(candidatePath) === this.layout.slotDir) {
+        if (candidateIsPrivate) {
           try {
             await this.fs.moveFileAtomic(candidatePath, target, { ...limits, sha256: candidateDigest });
+            return;
           } catch (error) {
             if (error instanceof FileSystemError && error.code === 'ECHANGED') changed();
-            throw error;
+            if (!(error instanceof FileSystemError && error.code === 'EXDEV')) throw error;
           }
-          return;
         }
         if ((await this.fs.copyFileAtomic(candidatePath, target, limits)).sha256 !== candidateDigest) changed();
         return;
