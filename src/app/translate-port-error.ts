@@ -20,9 +20,12 @@ export function translatePortError(error: unknown): Failure | null {
       case 'ENOTDIR':
       case 'EISDIR':
       case 'ELOOP':
+      case 'ENOTREG':
         return failure('E_LAYOUT', `unexpected entry type: ${message}`);
       case 'ETOOBIG':
         return failure('E_TOO_LARGE', `file too large: ${message}`);
+      case 'ECHANGED':
+        return failure('E_DIGEST_MISMATCH', `file content changed: ${message}`);
       default:
         return failure('E_IO', `filesystem error: ${message}`);
     }

@@ -19,6 +19,12 @@ export type FileSystemErrorCode =
   | 'EIO'
   | 'EROFS'
   | 'ETOOBIG'
+  /** Not a regular file (a FIFO, a device, a socket) where one was required: never opened for data. */
+  | 'ENOTREG'
+  /** The file's content is not the digest the caller expected (moveFileAtomic). */
+  | 'ECHANGED'
+  /** A rename across filesystems (moveFileAtomic): nothing moved, a copy is needed. */
+  | 'EXDEV'
   | 'EOTHER';
 
 /** The one error type FileSystem implementations throw for operating failures. */

@@ -26,8 +26,13 @@ export interface FileSystem {
    */
   resolve(path: string): Promise<Resolution>;
 
-  /** Reads a whole file, refusing (ETOOBIG) past `maxBytes`; `null` when absent. Follows links. */
-  readFile(path: string, maxBytes: number): Promise<Uint8Array | null>;
+  /**
+   * Reads a whole regular file, refusing (ETOOBIG) past `maxBytes` without reading more than
+   * that bound; `null` when absent. Never blocks on what it finds: a FIFO, a device or a socket
+   * is refused with ENOTREG (a directory with EISDIR) before any data is read. Follows links
+   * unless `followLinks` is false, in which case a symlink at `path` itself is refused (ELOOP).
+   */
+  readFile(path: string, maxBytes: number, options?: ReadFileOptions): Promise<Uint8Array | null>;
 
   /**
    * Up to `bytes` bytes of a regular file from `offset` (fewer at its end, none past it);
@@ -50,6 +55,17 @@ export interface FileSystem {
    * Returns the digest of the bytes written, hashed while copying.
    */
   copyFileAtomic(source: string, target: string, options: { readonly mode: number; readonly maxBytes: number }): Promise<FileDigest>;
+
+  /**
+   * Moves `source`, a private regular file (never a symlink: ELOOP) that nobody else writes,
+   * over `target` without copying it: fchmod to `mode`, fsync, rename
+   * over `target` (the entry itself is replaced, a symlink there is never followed), fsync the
+   * directory. Before the rename the content is hashed from the open descriptor: past `maxBytes`
+   * (ETOOBIG) or unequal to `sha256` (ECHANGED) nothing moves; on another filesystem (EXDEV)
+   * nothing but the source's mode changed. Repeating a move that completed (source gone, target
+   * holding those bytes with that mode) succeeds. Returns the digest.
+   */
+  moveFileAtomic(source: string, target: string, options: { readonly mode: number; readonly maxBytes: number; readonly sha256: Sha256 }): Promise<FileDigest>;
 
   /**
    * Makes `link` a symlink whose stored text is `target`, atomically: the old entry (a link or a
@@ -91,6 +107,11 @@ export interface StagedFile {
   seal(): Promise<{ readonly bytes: number }>;
   commit(): Promise<void>;
   discard(): Promise<void>;
+}
+
+export interface ReadFileOptions {
+  /** Default true. False for files only the upgrader writes, which are never legitimately links. */
+  readonly followLinks?: boolean;
 }
 
 export type EntryKind = 'file' | 'directory' | 'symlink' | 'other';

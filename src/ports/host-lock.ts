@@ -2,10 +2,24 @@
  * The one lock serialising every host-changing path (SPEC §6). Implementations must be released
  * by the kernel when the holder dies, race-free under concurrent acquisition, and non-blocking.
  */
-export interface LockHolder {
+export type LockHolder = KnownLockHolder | UnknownLockHolder;
+
+/** A holder that described itself, with the kernel confirming that it is the one holding the lock. */
+export interface KnownLockHolder {
+  readonly kind: 'known';
   readonly pid: number;
   readonly command: string;
   readonly sinceMs: number;
+}
+
+/**
+ * The lock is held, but by a process that left no description that can be trusted (another tool,
+ * or a description left by an earlier, dead holder). `pid` is the holding process as the kernel
+ * reports it, null when it is not visible from here (another pid namespace).
+ */
+export interface UnknownLockHolder {
+  readonly kind: 'unknown';
+  readonly pid: number | null;
 }
 
 export type LockAttempt =
@@ -17,6 +31,10 @@ export interface LockLease {
   release(): Promise<void>;
 }
 
+/**
+ * Both methods throw LockError (src/domain/port-errors.ts) when the lock cannot be tried at all,
+ * for instance when the lock path is not a regular file; a busy lock is not an error.
+ */
 export interface HostLock {
   /** Never waits: a held lock is reported as `busy` with its holder when known. */
   tryAcquire(): Promise<LockAttempt>;

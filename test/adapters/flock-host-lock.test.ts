@@ -23,8 +23,8 @@ describe('FlockHostLock', () => {
     expect(first.kind).toBe('acquired');
 
     const second = await new FlockHostLock(lockPath, 'second').tryAcquire();
-    expect(second).toMatchObject({ kind: 'busy', holder: { pid: process.pid, command: 'test holder' } });
-    expect(await lock.holder()).toMatchObject({ pid: process.pid });
+    expect(second).toMatchObject({ kind: 'busy', holder: { kind: 'known', pid: process.pid, command: 'test holder' } });
+    expect(await lock.holder()).toMatchObject({ kind: 'known', pid: process.pid });
 
     if (first.kind === 'acquired') {
       await first.lease.release();
@@ -38,12 +38,11 @@ describe('FlockHostLock', () => {
 
   it('lets exactly one of 20 racing processes win, round after round', async () => {
     mkdirSync(dirname(lockPath), { recursive: true });
-    const { command, args } = flockCommand(lockPath);
-    // Each contender takes the lock the way the adapter does; a winner holds it until the test
-    // closes the contender's stdin, which happens only after every contender has answered.
+    // Each contender takes the lock the way the adapter does (its own descriptor of the file
+    // handed to the flock child); a winner holds it until the test closes the contender's stdin,
+    // which happens only after every contender has answered.
     const contender = [
-      "const { spawn } = require('node:child_process');",
-      `const child = spawn(${JSON.stringify(command)}, ${JSON.stringify(args)}, { stdio: ['pipe', 'pipe', 'ignore'] });`,
+      heldLikeTheAdapter(lockPath),
       "child.stdout.once('data', () => process.stdout.write('won'));",
       "child.once('exit', (code) => { if (code === 75) process.stdout.write('busy'); });",
       "process.stdin.on('data', () => {}).once('end', () => child.stdin.end());",
@@ -63,10 +62,8 @@ describe('FlockHostLock', () => {
     // A separate Node process holds the lock exactly as the adapter does (same flock command,
     // stdin a pipe from the holder), then dies without releasing.
     mkdirSync(dirname(lockPath), { recursive: true });
-    const { command, args } = flockCommand(lockPath);
     const script = [
-      "const { spawn } = require('node:child_process');",
-      `const child = spawn(${JSON.stringify(command)}, ${JSON.stringify(args)}, { stdio: ['pipe', 'pipe', 'ignore'] });`,
+      heldLikeTheAdapter(lockPath),
       "child.stdout.once('data', () => process.stdout.write('ready'));",
       'child.once(\'exit\', () => process.exit(1));',
       'setInterval(() => {}, 1000);',
@@ -92,6 +89,17 @@ describe('FlockHostLock', () => {
   });
 });
 
+/** Node source that opens the lock file and spawns the adapter's flock child on it (at descriptor 3) as `child`. */
+function heldLikeTheAdapter(lockPath: string): string {
+  const { command, args } = flockCommand();
+  return [
+    "const { spawn } = require('node:child_process');",
+    "const { openSync, constants: c } = require('node:fs');",
+    `const fd = openSync(${JSON.stringify(lockPath)}, c.O_RDWR | c.O_CREAT | c.O_NOFOLLOW | c.O_NONBLOCK, 0o600);`,
+    `const child = spawn(${JSON.stringify(command)}, ${JSON.stringify(args)}, { stdio: ['pipe', 'pipe', 'ignore', fd] });`,
+  ].join('\n');
+}
+
 async function waitUntilFree(lock: FlockHostLock): Promise<void> {
   for (let attempt = 0; attempt < 50; attempt += 1) {
     if ((await lock.holder()) === null) return;
@@ -113,7 +121,7 @@ describe('FlockHostLock when the lock cannot be tried', () => {
   });
 
   it('reports a missing flock(1) as LockError "unavailable"', async () => {
-    const lock = new FlockHostLock(join(scratch.root, 'agent.lock'), 'test', join(scratch.root, 'no-such-flock'));
+    const lock = new FlockHostLock(join(scratch.root, 'agent.lock'), 'test', { flockBinary: join(scratch.root, 'no-such-flock') });
     await expect(lock.tryAcquire()).rejects.toMatchObject({ constructor: LockError, code: 'unavailable' });
   });
 

@@ -2,19 +2,22 @@ import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileSystemError, type FileSystemErrorCode } from '../../src/domain/port-errors.js';
 import type { FileSystem } from '../../src/ports/file-system.js';
+import { moveFileAtomicContract } from './move-file.contract.js';
 
 export interface FileSystemFixture {
   readonly fs: FileSystem;
   /** An existing, empty, writable directory; every path the suite touches lies below it. */
   readonly root: string;
   cleanup(): Promise<void>;
+  /** Creates a FIFO at `path`, for adapters that can hold special files (the real one). */
+  makeFifo?(path: string): Promise<void>;
 }
 
 const text = (value: string): Uint8Array => new TextEncoder().encode(value);
 const decode = (bytes: Uint8Array | null): string | null => (bytes === null ? null : new TextDecoder().decode(bytes));
 const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
 
-async function expectFailure(promise: Promise<unknown>, code: FileSystemErrorCode): Promise<void> {
+export async function expectFailure(promise: Promise<unknown>, code: FileSystemErrorCode): Promise<void> {
   const error = await promise.then(
     () => null,
     (caught: unknown) => caught,
@@ -26,7 +29,7 @@ async function expectFailure(promise: Promise<unknown>, code: FileSystemErrorCod
 type Described = { kind: string; mode?: number; content?: string | null; link?: string | null };
 
 /** The whole tree under `directory` as seen through the port: the state the assertions compare. */
-async function describeTree(fs: FileSystem, directory: string): Promise<Record<string, Described>> {
+export async function describeTree(fs: FileSystem, directory: string): Promise<Record<string, Described>> {
   const result: Record<string, Described> = {};
   for (const name of (await fs.listDirectory(directory)) ?? []) {
     const path = `${directory}/${name}`;
@@ -48,10 +51,11 @@ export function fileSystemContract(name: string, makeFs: () => Promise<FileSyste
     let fs: FileSystem;
     let root: string;
     let cleanup: () => Promise<void>;
+    let makeFifo: ((path: string) => Promise<void>) | undefined;
 
     beforeEach(async () => {
       const fixture = await makeFs();
-      ({ fs, root } = fixture);
+      ({ fs, root, makeFifo } = fixture);
       cleanup = () => fixture.cleanup();
     });
     afterEach(async () => {
@@ -143,6 +147,8 @@ export function fileSystemContract(name: string, makeFs: () => Promise<FileSyste
         expect(await describeTree(fs, root)).toEqual(once);
       });
     });
+
+    moveFileAtomicContract(() => ({ fs, root }));
 
     describe('replaceSymlink', () => {
       it('creates a link, then swaps an existing one to a new target', async () => {
@@ -241,6 +247,28 @@ export function fileSystemContract(name: string, makeFs: () => Promise<FileSyste
         expect(await fs.readFile(at('absent'), 5)).toBeNull();
         await expectFailure(fs.readFile(at('file'), 4), 'ETOOBIG');
         await expectFailure(fs.readFile(root, 100), 'EISDIR');
+      });
+
+      it('readFile without following links reads a file, refuses a link at the path (ELOOP), and null when absent', async () => {
+        await fs.ensureDirectory(at('dir'), 0o755);
+        await write('dir/file', 'own');
+        await fs.replaceSymlink(at('dir/link'), 'file');
+        await fs.replaceSymlink(at('via'), 'dir');
+        expect(decode(await fs.readFile(at('dir/file'), 3, { followLinks: false }))).toBe('own');
+        // Only the last component is refused: a linked parent directory is still followed.
+        expect(decode(await fs.readFile(at('via/file'), 3, { followLinks: false }))).toBe('own');
+        await expectFailure(fs.readFile(at('dir/link'), 3, { followLinks: false }), 'ELOOP');
+        expect(await fs.readFile(at('dir/absent'), 3, { followLinks: false })).toBeNull();
+        expect(decode(await fs.readFile(at('dir/link'), 3))).toBe('own');
+      });
+
+      it('readFile refuses a FIFO with ENOTREG at once, directly and through a link, never waiting for a writer', async () => {
+        if (makeFifo === undefined) return; // the model holds no special files
+        await makeFifo(at('fifo'));
+        await fs.replaceSymlink(at('to-fifo'), 'fifo');
+        await expectFailure(fs.readFile(at('fifo'), 100), 'ENOTREG');
+        await expectFailure(fs.readFile(at('to-fifo'), 100), 'ENOTREG');
+        await expectFailure(fs.readFile(at('to-fifo'), 100, { followLinks: false }), 'ELOOP');
       });
 
       it('hashFile digests the content, refuses past maxBytes, and fails with ENOENT when absent', async () => {

@@ -33,6 +33,23 @@ describe('managed path (self-hosted) in a simulated world', () => {
     expect(JSON.stringify(world.logger.lines) + JSON.stringify(world.store.history('upgrade-1'))).not.toContain(CANARY);
   });
 
+  it('a committed record without the candidate digest settles: the state is written once and Complete published', async () => {
+    const world = new ManagedWorld();
+    const release = world.publishRelease('2.0.0');
+    const operation = world.store.create({ name: 'upgrade-nodigest', parameters: { downloadURL: release.url, sha256: release.sha256 } });
+    const parameters = { downloadURL: release.url, sha256: release.sha256 };
+    expect(await world.daemon().handler.handle({ operation, phase: null, parameters })).toEqual({ kind: 'handed-over' });
+    expect(await world.services.performScheduledRestarts()).toBe(1);
+    const record = JSON.parse(new TextDecoder().decode((await world.fs.readFile(LAYOUT.record, 65536)) ?? new Uint8Array())) as Record<string, unknown>;
+    await world.fs.writeFileAtomic(LAYOUT.record, new TextEncoder().encode(JSON.stringify({ ...record, candidateDigest: null })), { mode: 0o600 });
+
+    const stateWritesBefore = world.fs.journal.filter((entry) => entry.op === 'rename' && entry.path === LAYOUT.state).length;
+    const restarted = world.daemon(await world.services.mainExecutable());
+    expect(await restarted.gate.run()).toEqual({ kind: 'open' });
+    expect(statusOf(world, 'upgrade-nodigest')).toMatchObject({ phase: 'Complete', reason: 'Succeeded' });
+    expect(world.fs.journal.filter((entry) => entry.op === 'rename' && entry.path === LAYOUT.state).length - stateWritesBefore).toBe(1);
+  });
+
   it('a candidate that crash-loops is recovered through `recover`; last-good publishes Failed/DaemonFailed once', async () => {
     const world = new ManagedWorld();
     const release = world.publishRelease('2.0.0');

@@ -38,12 +38,24 @@ export class TarGzExtractor implements ArchiveExtractor {
     const feeding = pipeline(Readable.from(strictTarShape(gunzipSingleMember(metered(), limits.maxInflatedBytes))), extract);
     // Keeps the pipeline's rejection handled while the entries are read; rethrown below.
     feeding.catch(() => undefined);
+    // The sink's own failure (ENOSPC while writing the member) is the cause; tearing the
+    // pipeline down after it only adds a "premature close" that must not replace it.
+    let sinkFailure = null as { readonly error: unknown } | null;
+    const sink = async (chunk: Uint8Array): Promise<void> => {
+      try {
+        await request.sink(chunk);
+      } catch (error) {
+        sinkFailure ??= { error };
+        throw error;
+      }
+    };
     let memberBytes = 0;
     try {
-      memberBytes = await readSingleMember(extract, request.expectedMember, limits, request.sink);
+      memberBytes = await readSingleMember(extract, request.expectedMember, limits, sink);
       await feeding;
     } catch (error) {
       extract.destroy();
+      if (sinkFailure !== null) throw sinkFailure.error;
       throw asArchiveError(await preferPipelineError(feeding, error));
     }
     return { archive: { sha256: sha256FromHex(hash.digest('hex')), bytes: archiveBytes }, memberBytes };
@@ -90,13 +102,23 @@ function toEntryHeader(header: tar.Header): TarEntryHeader {
 async function preferPipelineError(feeding: Promise<void>, readError: unknown): Promise<unknown> {
   if (readError instanceof ArtifactError) return readError;
   const outcome = await Promise.race([feeding.then(() => null, (error: unknown) => error), new Promise((resolve) => setImmediate(() => resolve(null)))]);
-  return outcome ?? readError;
+  // A premature close is what tearing the stream down looks like, never a cause of its own.
+  if (outcome === null || (isPrematureClose(outcome) && !isPrematureClose(readError))) return readError;
+  return outcome;
+}
+
+function isPrematureClose(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ERR_STREAM_PREMATURE_CLOSE';
 }
 
 function asArchiveError(error: unknown): unknown {
   if (error instanceof ArtifactError) return error;
-  if (error instanceof Error && /tar|header|Unexpected end/i.test(error.message)) {
+  // Only tar-stream's own errors, which carry no code; typed port errors (a FileSystemError
+  // naming a path with "tar" in it) and errno errors keep their meaning.
+  if (error instanceof Error && !('code' in error) && /tar|header|Unexpected end/i.test(error.message)) {
     return new ArtifactError('E_ARCHIVE_FORMAT', 'the archive is not a valid tar stream');
   }
+  // The stream stopped before its end with no other cause on record.
+  if (isPrematureClose(error)) return new ArtifactError('E_TRUNCATED', 'the archive stream closed before its end');
   return error;
 }

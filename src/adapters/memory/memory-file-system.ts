@@ -1,9 +1,11 @@
 import { basenamePath, dirnamePath } from '../../domain/posix-path.js';
 import { FileSystemError } from '../../domain/port-errors.js';
-import type { EntryStat, FileDigest, FileSystem, Resolution, StagedFile } from '../../ports/file-system.js';
+import type { Sha256 } from '../../domain/digest.js';
+import type { EntryStat, FileDigest, FileSystem, ReadFileOptions, Resolution, StagedFile } from '../../ports/file-system.js';
 import { asFileSystemError, componentsOf, PARENT_DIRECTORY_MODE, tooBigError } from '../file-system-shared.js';
 import { DurableLayer } from './durable-layer.js';
 import { MemoryStagedFile } from './memory-staged-file.js';
+import { moveInModel, type MoveSteps } from './memory-move-file.js';
 import {
   OpRunner,
   SimulatedCrash,
@@ -154,8 +156,10 @@ export class MemoryFileSystem implements FileSystem {
     });
   }
 
-  async readFile(path: string, maxBytes: number): Promise<Uint8Array | null> {
+  async readFile(path: string, maxBytes: number, options: ReadFileOptions = {}): Promise<Uint8Array | null> {
     return this.read('readFile', path, () => {
+      // The model holds no FIFOs or devices (memfs has none), so only the link rule applies here.
+      if (options.followLinks === false && this.visible.lstat(path)?.kind === 'symlink') throw new FileSystemError('ELOOP', 'readFile', path, 'a symlink, not followed');
       const data = this.visible.readFile(path);
       if (data !== null && data.length > maxBytes) throw tooBigError('readFile', path, maxBytes);
       return data;
@@ -190,6 +194,10 @@ export class MemoryFileSystem implements FileSystem {
     const data = this.read('copyFileAtomic', source, () => this.readExisting('copyFileAtomic', source, options.maxBytes));
     this.replaceFile(target, data, options.mode);
     return digestOf(data);
+  }
+
+  async moveFileAtomic(source: string, target: string, options: { readonly mode: number; readonly maxBytes: number; readonly sha256: Sha256 }): Promise<FileDigest> {
+    return this.read('moveFileAtomic', source, () => moveInModel(this.moveSteps(), source, target, options));
   }
 
   async replaceSymlink(link: string, target: string): Promise<void> {
@@ -278,6 +286,22 @@ export class MemoryFileSystem implements FileSystem {
       this.step('rename', path, temp, () => this.visible.renameOver(temp, path));
     });
     this.step('fsync-dir', dirnamePath(path), undefined, () => this.syncDirectory(dirnamePath(path)));
+  }
+
+  private moveSteps(): MoveSteps {
+    return {
+      lstat: (path) => this.visible.lstat(path),
+      content: (path) => this.visible.readFile(path),
+      chmodAndSync: (path, mode) =>
+        this.step('fsync-file', path, mode.toString(8), () => {
+          const { ino } = this.visible.fileState(path);
+          // The layer has no chmod of its own; setMeta is what createExclusive uses for the mode.
+          this.visible['setMeta'](ino, mode, this.visible.uidOf(ino));
+          this.syncFile(path);
+        }),
+      renameOver: (from, to) => this.step('rename', to, from, () => this.visible.renameOver(from, to)),
+      syncDirectory: (path) => this.step('fsync-dir', path, undefined, () => this.syncDirectory(path)),
+    };
   }
 
   /**

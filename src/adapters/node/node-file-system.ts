@@ -4,13 +4,14 @@ import { chmod, lstat, mkdir, open, readdir, readlink, realpath, rename, stat, s
 import { dirname } from 'node:path';
 import { sha256FromHex } from '../../domain/digest.js';
 import { FileSystemError } from '../../domain/port-errors.js';
-import type { EntryKind, EntryStat, FileDigest, FileSystem, Resolution, StagedFile } from '../../ports/file-system.js';
+import type { EntryKind, EntryStat, FileDigest, FileSystem, ReadFileOptions, Resolution, StagedFile } from '../../ports/file-system.js';
 import { fsyncDirectory, TEMP_MODE, tempPathFor, writeAll } from './node-fs-primitives.js';
+import { readRegularFile } from './node-read-file.js';
 import { NodeStagedFile } from './node-staged-file.js';
+import { moveFileAtomic, type MoveOptions } from './node-move-file.js';
 import { asFileSystemError, componentsOf, errnoCode, PARENT_DIRECTORY_MODE, tooBigError } from '../file-system-shared.js';
 
 const COPY_CHUNK_BYTES = 1024 * 1024;
-const READ_CHUNK_BYTES = 64 * 1024;
 
 function hasCode(error: unknown, code: string): boolean {
   return errnoCode(error) === code;
@@ -114,27 +115,8 @@ export class NodeFileSystem implements FileSystem {
     }
   }
 
-  async readFile(path: string, maxBytes: number): Promise<Uint8Array | null> {
-    let opened: { handle: FileHandle; size: number };
-    try {
-      opened = await openRegularFile(path, 'readFile');
-    } catch (error) {
-      if (hasCode(error, 'ENOENT')) return null;
-      throw asFileSystemError(error, 'readFile', path);
-    }
-    const { handle, size } = opened;
-    try {
-      if (size > maxBytes) throw tooBigError('readFile', path, maxBytes);
-      const chunks: Buffer[] = [];
-      await readChunks(handle, READ_CHUNK_BYTES, maxBytes, () => tooBigError('readFile', path, maxBytes), (chunk) => {
-        chunks.push(Buffer.from(chunk));
-      });
-      return Buffer.concat(chunks);
-    } catch (error) {
-      throw asFileSystemError(error, 'readFile', path);
-    } finally {
-      await handle.close();
-    }
+  async readFile(path: string, maxBytes: number, options: ReadFileOptions = {}): Promise<Uint8Array | null> {
+    return readRegularFile(path, maxBytes, options.followLinks !== false);
   }
 
   async readRange(path: string, offset: number, bytes: number): Promise<Uint8Array | null> {
@@ -208,6 +190,10 @@ export class NodeFileSystem implements FileSystem {
     } finally {
       await input.close();
     }
+  }
+
+  moveFileAtomic(source: string, target: string, options: MoveOptions): Promise<FileDigest> {
+    return moveFileAtomic(source, target, options);
   }
 
   async replaceSymlink(link: string, target: string): Promise<void> {

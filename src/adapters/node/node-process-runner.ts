@@ -1,66 +1,115 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { ProcessRunner, RunOutcome, RunRequest } from '../../ports/process-runner.js';
+import { DescendantTracker } from './proc-tree.js';
+import { RunCgroup } from './run-cgroup.js';
 
-/** After the program exits, how long its inherited pipes may stay open before the group dies. */
+/** After the program exits, how long its inherited pipes may stay open before the tree dies. */
 const PIPE_GRACE_MS = 200;
+/** How long a killed tree may take to be gone before the run returns anyway. */
+const TREE_STOP_MS = 2000;
+/** How often /proc is read for new descendants when no cgroup holds them. */
+const PROC_SCAN_INTERVAL_MS = 50;
 
 /** Marks every process a run starts, so descendants that left the process group are found. */
 const RUN_TAG_VARIABLE = 'AGENT_UPGRADE_RUN_ID';
 
+export interface NodeProcessRunnerOptions {
+  /**
+   * `auto` (the default) contains each run in a cgroup v2 group of its own when one can be made
+   * and falls back to tracking /proc; `process-tree` always tracks /proc (tests of the fallback).
+   */
+  readonly containment?: 'auto' | 'process-tree';
+}
+
+type Child = ChildProcessByStdio<null, Readable, Readable>;
+
 /**
- * Runs a program in its own process group, without a shell. On timeout, abort or exit the
- * whole tree is killed — the process group, and every process that still carries this run's
- * tag in its environment (a daemon that called setsid, even after a double fork) — so a
- * candidate cannot outlive or stall the check. Captured output is cut at `outputMaxBytes` per
- * stream. (A descendant that also clears its environment escapes; only a cgroup, as a systemd
- * scope gives, contains that.)
+ * Runs a program in its own session and process group, without a shell, and returns within
+ * `timeoutMs` (plus the time a killed tree takes to go) whatever its descendants do: once the
+ * program exited and a short grace passed, or at the deadline, the pipes are destroyed — a
+ * daemon still holding them cannot keep this process alive — and the whole tree is killed. The
+ * tree is a cgroup v2 group when one can be made (nothing escapes it: not setsid, a double fork
+ * or a cleared environment); otherwise the processes found in /proc while it ran, by parent,
+ * session, process group and this run's tag in their environment. Captured output is cut at
+ * `outputMaxBytes` per stream.
  */
 export class NodeProcessRunner implements ProcessRunner {
+  constructor(private readonly options: NodeProcessRunnerOptions = {}) {}
+
   run(request: RunRequest): Promise<RunOutcome> {
-    return new Promise((resolve) => {
-      let settled = false;
-      const stdout = new BoundedText(request.outputMaxBytes);
-      const stderr = new BoundedText(request.outputMaxBytes);
-      const tag = randomBytes(12).toString('hex');
-      const child = spawn(request.command, [...request.args], {
+    const tag = randomBytes(12).toString('hex');
+    const group = this.options.containment === 'process-tree' ? null : RunCgroup.create(tag);
+    const start = (): Child =>
+      spawn(request.command, [...request.args], {
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...(request.env ?? process.env), [RUN_TAG_VARIABLE]: tag },
       });
-      const killGroup = (): void => {
-        if (child.pid !== undefined) signal(-child.pid);
-        for (const pid of taggedProcesses(tag)) signal(pid);
-      };
-      const finish = (outcome: RunOutcome): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        request.signal?.removeEventListener('abort', onAbort);
-        killGroup();
-        resolve(outcome);
-      };
-      const timer = setTimeout(() => finish({ kind: 'timed-out' }), request.timeoutMs);
-      const onAbort = (): void => finish({ kind: 'timed-out' });
-      request.signal?.addEventListener('abort', onAbort, { once: true });
-      child.stdout.on('data', (chunk: Buffer) => stdout.add(chunk));
-      child.stderr.on('data', (chunk: Buffer) => stderr.add(chunk));
-      child.once('error', (error: NodeJS.ErrnoException) => finish({ kind: 'spawn-failed', code: error.code ?? 'UNKNOWN' }));
-      child.once('exit', (code, signal) => {
-        const outcome = (): RunOutcome =>
-          signal !== null
-            ? { kind: 'signalled', signal, stdout: stdout.text(), stderr: stderr.text() }
-            : { kind: 'exited', exitCode: code ?? 0, stdout: stdout.text(), stderr: stderr.text() };
-        // Wait briefly for the pipes to drain; a grandchild holding them open is killed with the group.
-        const grace = setTimeout(() => finish(outcome()), PIPE_GRACE_MS);
-        child.once('close', () => {
-          clearTimeout(grace);
-          finish(outcome());
-        });
-      });
-    });
+    let child: Child;
+    let contained: RunCgroup | null = null;
+    try {
+      const inside = group?.spawnInside(start) ?? null;
+      contained = inside === null ? null : group;
+      child = inside ?? start();
+    } catch (error) {
+      // Some spawn failures (ETXTBSY among them) are thrown rather than emitted.
+      void group?.stop(TREE_STOP_MS);
+      return Promise.resolve({ kind: 'spawn-failed', code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN' });
+    }
+    // Without a group, the tree is whatever /proc shows of it while it runs.
+    const tracker = contained === null && child.pid !== undefined ? new DescendantTracker(child.pid) : null;
+    return supervise(child, request, tracker, () => stopTree(child, contained, tracker, tag));
   }
+}
+
+/** Collects output and settles once: exit (+ grace), deadline, abort or spawn error. */
+function supervise(child: Child, request: RunRequest, tracker: DescendantTracker | null, stop: () => Promise<void>): Promise<RunOutcome> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const stdout = new BoundedText(request.outputMaxBytes);
+    const stderr = new BoundedText(request.outputMaxBytes);
+    let grace: NodeJS.Timeout | undefined;
+    const finish = (outcome: RunOutcome): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      clearTimeout(grace);
+      clearInterval(scanning);
+      request.signal?.removeEventListener('abort', onAbort);
+      // Whoever still holds the write ends, this process stops waiting for them.
+      child.stdout.destroy();
+      child.stderr.destroy();
+      void stop().then(() => resolve(outcome));
+    };
+    const deadline = setTimeout(() => finish({ kind: 'timed-out' }), request.timeoutMs);
+    const scanning = tracker === null ? undefined : setInterval(() => tracker.scan(), PROC_SCAN_INTERVAL_MS);
+    tracker?.scan();
+    const onAbort = (): void => finish({ kind: 'timed-out' });
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout.on('data', (chunk: Buffer) => stdout.add(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.add(chunk));
+    child.once('error', (error: NodeJS.ErrnoException) => finish({ kind: 'spawn-failed', code: error.code ?? 'UNKNOWN' }));
+    child.once('exit', (code, signal) => {
+      const outcome = (): RunOutcome =>
+        signal !== null
+          ? { kind: 'signalled', signal, stdout: stdout.text(), stderr: stderr.text() }
+          : { kind: 'exited', exitCode: code ?? 0, stdout: stdout.text(), stderr: stderr.text() };
+      // Wait briefly for the pipes to drain; a descendant holding them open is killed with the tree.
+      grace = setTimeout(() => finish(outcome()), PIPE_GRACE_MS);
+      child.once('close', () => finish(outcome()));
+    });
+  });
+}
+
+/** Kills the run's whole tree: its cgroup when it has one, else what /proc showed of it. */
+async function stopTree(child: Child, contained: RunCgroup | null, tracker: DescendantTracker | null, tag: string): Promise<void> {
+  if (child.pid !== undefined) signal(-child.pid);
+  if (contained !== null) return contained.stop(TREE_STOP_MS);
+  tracker?.killAll();
+  for (const pid of taggedProcesses(tag)) signal(pid);
 }
 
 class BoundedText {

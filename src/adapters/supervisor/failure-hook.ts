@@ -39,3 +39,30 @@ export async function runFailureHook(
   if (status.code === 0) logger.info({ path: hook.command }, 'The on-failure hook finished.');
   else logger.warn({ path: hook.command, code: status.code, signal: status.signal }, 'The on-failure hook failed.');
 }
+
+/** At most one hook at a time: one still running from the previous failure covers the next too (systemd merges the start job). */
+export class FailureHookSlot {
+  private running: { readonly group: Promise<ProcessGroup | null>; readonly done: Promise<void> } | null = null;
+
+  /** Starts `hook` unless one runs, and returns at once: the hook is expected to call back. */
+  start(hook: FailureHook, env: NodeJS.ProcessEnv, logger: Logger): void {
+    if (this.running !== null) return;
+    let reportGroup: (group: ProcessGroup | null) => void = () => undefined;
+    const group = new Promise<ProcessGroup | null>((resolve) => {
+      reportGroup = resolve;
+    });
+    const done = runFailureHook(hook, env, logger, reportGroup).finally(() => {
+      this.running = null;
+    });
+    this.running = { group, done };
+  }
+
+  /** Stops a running hook (SIGTERM to its group, SIGKILL after `timeoutMs`) and waits for its end. */
+  async stop(timeoutMs: number): Promise<void> {
+    const running = this.running;
+    if (running === null) return;
+    const group = await running.group;
+    if (group !== null) await group.stop(timeoutMs);
+    await running.done;
+  }
+}

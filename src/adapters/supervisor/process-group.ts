@@ -115,7 +115,8 @@ export class ProcessGroup {
   }
 }
 
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+/** Signals every member of process group `pgid`; an empty group is not an error. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   // process.kill(-0) would signal the supervisor's own group.
   if (pgid <= 0) return;
   try {

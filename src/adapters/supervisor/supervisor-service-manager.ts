@@ -2,6 +2,7 @@ import type { Clock } from '../../ports/clock.js';
 import { ServiceError } from '../../domain/port-errors.js';
 import type { HealthLimits, HealthVerdict, ServiceActivity, ServiceManager } from '../../ports/service-manager.js';
 import { executableOf, waitForStableExecutable, type MainProcessSample } from '../service/stable-executable.js';
+import { agentRecordPath, liveRecordedAgent, readAgentRecord } from './agent-record.js';
 import { ControlClientError, requestSupervisor } from './control-client.js';
 import type { ControlFailure, ControlOp, ControlRequest, ReplyFor, StatusReply } from './control-protocol.js';
 
@@ -33,6 +34,14 @@ export interface SupervisorServiceManagerOptions {
  * systemd adapter's semantics: a failed agent is reset and restarted, an inactive or absent one
  * stays stopped, the managed hand-over is a delayed try-restart run by the supervisor (outside
  * the agent's process tree), and health is the main process's executable, stable for stableMs.
+ *
+ * With no supervisor listening, the agent record (agent-record.ts) tells an absent service from
+ * an agent that outlived a supervisor killed by SIGKILL (the parent-death signal normally
+ * prevents that; see death-signal.ts). Such an orphan is reported as it is: activity 'unknown'
+ * (nothing manages it, so callers that would act on the service refuse), its executable as the
+ * main process's and judged by the same health rule, and restarts fail — claiming it stopped
+ * would leave it running beside the agent the next supervisor starts, and claiming a restart
+ * would be false.
  */
 export class SupervisorServiceManager implements ServiceManager {
   readonly name = 'supervisor' as const;
@@ -51,12 +60,14 @@ export class SupervisorServiceManager implements ServiceManager {
   async activity(): Promise<ServiceActivity> {
     const status = await this.status();
     if (status === 'absent') return 'absent';
+    if ('orphanPid' in status) return 'unknown';
     // 'activating' is the restart delay or a start in progress: systemd's adapter reports it as active too.
     return status.state === 'activating' ? 'active' : status.state;
   }
 
   async restart(options: { readonly resetFailed?: boolean } = {}): Promise<{ readonly restarted: boolean }> {
     const status = await this.status();
+    if (status !== 'absent' && 'orphanPid' in status) throw unsupervised(status.orphanPid, 'restart');
     // A reset or rejoined host stopped the agent on purpose: it stays stopped.
     if (status === 'absent' || status.state === 'inactive') return { restarted: false };
     // Like the systemd adapter, a failed agent's start counter is cleared, or the restart would be refused.
@@ -68,7 +79,9 @@ export class SupervisorServiceManager implements ServiceManager {
   async scheduleRestart(): Promise<void> {
     const delayMs = this.options.restartDelayMs ?? SCHEDULED_RESTART_DELAY_MS;
     // With no supervisor there is no agent to restart, as a try-restart of a missing unit does nothing.
-    await this.call({ op: 'try-restart', delayMs }, this.requestTimeoutMs());
+    if ((await this.call({ op: 'try-restart', delayMs }, this.requestTimeoutMs())) !== 'absent') return;
+    const orphanPid = this.orphanPid();
+    if (orphanPid !== null) throw unsupervised(orphanPid, 'restart');
   }
 
   async mainExecutable(): Promise<string | null> {
@@ -83,13 +96,25 @@ export class SupervisorServiceManager implements ServiceManager {
   private async sample(): Promise<MainProcessSample | null | 'gave-up'> {
     const status = await this.status();
     if (status === 'absent') return null;
+    if ('orphanPid' in status) return this.sampleOf(status.orphanPid);
     if (status.state === 'failed') return 'gave-up';
-    if (status.mainPid === null) return null;
-    return { pid: status.mainPid, executable: await executableOf(status.mainPid, this.options.procRoot) };
+    return status.mainPid === null ? null : this.sampleOf(status.mainPid);
   }
 
-  private status(): Promise<StatusReply | 'absent'> {
-    return this.call({ op: 'status' }, this.requestTimeoutMs());
+  private async sampleOf(pid: number): Promise<MainProcessSample> {
+    return { pid, executable: await executableOf(pid, this.options.procRoot) };
+  }
+
+  private async status(): Promise<StatusReply | Orphan | 'absent'> {
+    const reply = await this.call({ op: 'status' }, this.requestTimeoutMs());
+    if (reply !== 'absent') return reply;
+    const orphanPid = this.orphanPid();
+    return orphanPid === null ? 'absent' : { orphanPid };
+  }
+
+  /** The agent a dead supervisor recorded, when that very process still runs. */
+  private orphanPid(): number | null {
+    return liveRecordedAgent(readAgentRecord(agentRecordPath(this.options.controlSocket)), this.options.procRoot);
   }
 
   private requestTimeoutMs(): number {
@@ -109,4 +134,13 @@ export class SupervisorServiceManager implements ServiceManager {
     if (!reply.ok) throw new ServiceError('command-failed', `the supervisor refused ${request.op}: ${reply.error.code}: ${reply.error.message}`);
     return reply;
   }
+}
+
+/** An agent whose supervisor died: it runs, but nothing can restart or stop it on request. */
+interface Orphan {
+  readonly orphanPid: number;
+}
+
+function unsupervised(pid: number, action: string): ServiceError {
+  return new ServiceError('command-failed', `cannot ${action} the agent: its supervisor is not running, but the agent it started (pid ${pid}) still does; start the supervisor, which stops it and starts the agent afresh`);
 }

@@ -1,34 +1,20 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../../ports/logger.js';
+import { agentRecordPath, removeAgentRecord } from './agent-record.js';
+import { startAgent } from './agent-start.js';
 import { ControlServer } from './control-server.js';
-import { controlFailure, type ControlFailure, type ControlReply, type ControlRequest, type RestartReply, type StartReply, type StopReply, type SupervisorState } from './control-protocol.js';
+import type { ControlFailure, ControlReply, ControlRequest, RestartReply, StartReply, StopReply, SupervisorState } from './control-protocol.js';
+import { findDeathSignalLauncher } from './death-signal.js';
 import { ProcessGroup, type ExitStatus } from './process-group.js';
 import { StartLimit } from './start-limit.js';
 import { SupervisorError } from './supervisor-error.js';
-import { runFailureHook, type FailureHook } from './failure-hook.js';
+import { FailureHookSlot } from './failure-hook.js';
+import { shuttingDown, SILENT_LOGGER, startLimitHit, stopFailed, validateOptions, type SupervisorOptions } from './supervisor-options.js';
+
+export type { SupervisorOptions } from './supervisor-options.js';
 
 /** The environment variable that tells the on-failure hook where to call back. */
 export const SUPERVISOR_SOCKET_VARIABLE = 'AGENT_UPGRADE_SUPERVISOR_SOCKET';
-
-export interface SupervisorOptions {
-  /** The current link: the kernel resolves it at every spawn, so a switch changes what the next start runs. */
-  readonly execStart: string;
-  readonly args: readonly string[];
-  /** The control socket's path (created mode 0600). */
-  readonly controlSocket: string;
-  /** RestartSec=: the pause before restarting an agent that failed. */
-  readonly restartDelayMs: number;
-  /** StartLimitBurst= and StartLimitIntervalSec=: more starts than this within the interval → 'failed'. */
-  readonly startLimitBurst: number;
-  readonly startLimitIntervalMs: number;
-  /** TimeoutStopSec=: SIGTERM to the agent's group, SIGKILL after this. */
-  readonly stopTimeoutMs: number;
-  /** OnFailure=: run once each time the agent enters 'failed'; it may call back over the socket. */
-  readonly onFailure: FailureHook | null;
-  readonly logger?: Logger;
-  /** How long a control client may take to send its request (default 5 s). */
-  readonly controlReadTimeoutMs?: number;
-}
 
 export interface SupervisorStatus {
   readonly state: SupervisorState;
@@ -45,6 +31,10 @@ type StartOutcome = 'spawned' | 'spawn-failed' | 'limit-hit';
  * Every state change that starts or stops the child runs through one serial queue, so restarts,
  * stops and delayed restarts never interleave and at most one agent runs; only the child's exit
  * and `status` act outside it.
+ *
+ * Never two agents across supervisors either: the agent dies with a supervisor killed by SIGKILL
+ * (death-signal.ts), and what survives that is found through the agent record and stopped
+ * before the next start (agent-record.ts, orphan.ts).
  */
 export class Supervisor {
   private state: SupervisorState = 'inactive';
@@ -58,12 +48,15 @@ export class Supervisor {
   /** The pending automatic restart; its token tells a fired timer whether it is still wanted. */
   private pendingRestart: { readonly token: object; readonly timer: NodeJS.Timeout } | null = null;
   private readonly tryRestartTimers = new Set<NodeJS.Timeout>();
-  private hook: { readonly group: Promise<ProcessGroup | null>; readonly done: Promise<void> } | null = null;
+  private readonly hook = new FailureHookSlot();
+  private readonly recordPath: string;
+  private launcher: string | null = null;
 
   constructor(private readonly options: SupervisorOptions) {
     validateOptions(options);
     this.startLimit = new StartLimit(options.startLimitBurst, options.startLimitIntervalMs);
     this.logger = (options.logger ?? SILENT_LOGGER).child({ component: 'supervisor' });
+    this.recordPath = agentRecordPath(options.controlSocket);
   }
 
   /**
@@ -73,6 +66,11 @@ export class Supervisor {
   async start(): Promise<void> {
     if (this.lifecycle !== 'new') throw new SupervisorError('invalid-state', 'the supervisor was already started');
     this.lifecycle = 'running';
+    // Before listening: a start request may arrive as soon as the socket exists.
+    if (this.options.parentDeathSignal !== false) {
+      this.launcher = await findDeathSignalLauncher();
+      if (this.launcher === null) this.logger.warn({}, 'setpriv with --pdeathsig is not available: an agent outlives a supervisor killed by SIGKILL until the next supervisor stops it.');
+    }
     let server: ControlServer;
     try {
       server = await ControlServer.listen({
@@ -139,7 +137,7 @@ export class Supervisor {
       }
       this.state = 'inactive';
     });
-    await this.stopHook();
+    await this.hook.stop(this.options.stopTimeoutMs);
     this.logger.info({}, 'The supervisor stopped.');
   }
 
@@ -154,7 +152,7 @@ export class Supervisor {
       if (!(await this.stopChild(child))) {
         // It still runs: report it as it is, so its eventual exit leaves the service inactive.
         this.state = 'active';
-        return stopFailed(child);
+        return stopFailed(child.pid);
       }
     }
     const outcome = await this.startChild();
@@ -167,7 +165,7 @@ export class Supervisor {
     // Like `systemctl stop` on a failed unit: nothing runs, and the failure stays visible until a restart.
     if (this.state === 'failed' || this.state === 'inactive') return { ok: true, stopped: false };
     const child = this.child;
-    if (child !== null && !(await this.stopChild(child))) return stopFailed(child);
+    if (child !== null && !(await this.stopChild(child))) return stopFailed(child.pid);
     this.state = 'inactive';
     this.logger.info({}, 'The agent was stopped on request.');
     return { ok: true, stopped: true };
@@ -195,10 +193,12 @@ export class Supervisor {
       return 'limit-hit';
     }
     this.state = 'activating';
-    const outcome = await ProcessGroup.spawn(this.options.execStart, this.options.args);
-    if (outcome.kind === 'failed') {
+    const { execStart, args, stopTimeoutMs } = this.options;
+    const outcome = await startAgent({ execStart, args, stopTimeoutMs, recordPath: this.recordPath, launcher: this.launcher, logger: this.logger });
+    if (outcome.kind !== 'spawned') {
       // Like systemd's exit status 203/EXEC: a failed start, restarted and counted like a crash.
-      this.logger.warn({ path: this.options.execStart, code: outcome.code }, 'The agent could not be started.');
+      // An orphan that survived SIGKILL fails the start the same way: two agents would be worse.
+      this.logger.warn({ path: execStart, code: outcome.kind === 'spawn-failed' ? outcome.code : 'ORPHAN_SURVIVED' }, 'The agent could not be started.');
       this.scheduleAutoRestart();
       return 'spawn-failed';
     }
@@ -212,6 +212,7 @@ export class Supervisor {
 
   /** Restart=on-failure: a clean exit ends the service, anything else the supervisor did not ask for restarts it. */
   private onChildExit(child: ProcessGroup, status: ExitStatus): void {
+    removeAgentRecord(this.recordPath, child.pid);
     if (this.child !== child) return;
     this.child = null;
     if (child.stopRequested) {
@@ -271,26 +272,8 @@ export class Supervisor {
     this.logger.error({ burst: this.options.startLimitBurst, intervalMs: this.options.startLimitIntervalMs }, 'The agent failed too often; the supervisor stopped restarting it.');
     const hook = this.options.onFailure;
     if (hook === null || this.lifecycle !== 'running') return;
-    // A hook still running from the previous failure covers this one too (systemd merges the start job).
-    if (this.hook !== null) return;
-    const env = { ...process.env, [SUPERVISOR_SOCKET_VARIABLE]: this.options.controlSocket };
-    let reportGroup: (group: ProcessGroup | null) => void = () => undefined;
-    const group = new Promise<ProcessGroup | null>((resolve) => {
-      reportGroup = resolve;
-    });
     // Not on the queue: the hook is expected to call back (restart), which is queued.
-    const done = runFailureHook(hook, env, this.logger, reportGroup).finally(() => {
-      this.hook = null;
-    });
-    this.hook = { group, done };
-  }
-
-  private async stopHook(): Promise<void> {
-    const hook = this.hook;
-    if (hook === null) return;
-    const group = await hook.group;
-    if (group !== null) await group.stop(this.options.stopTimeoutMs);
-    await hook.done;
+    this.hook.start(hook, { ...process.env, [SUPERVISOR_SOCKET_VARIABLE]: this.options.controlSocket }, this.logger);
   }
 
   /** Queues `task` unless the supervisor is shutting down. */
@@ -311,39 +294,3 @@ export class Supervisor {
     return run;
   }
 }
-
-function startLimitHit(): ControlFailure {
-  return controlFailure('start-limit-hit', 'the agent was started too often; restart with resetFailed to clear the start limit');
-}
-
-function stopFailed(child: ProcessGroup): ControlFailure {
-  return controlFailure('stop-failed', `the agent (pid ${child.pid}) did not exit even after SIGKILL`);
-}
-
-function shuttingDown(): ControlFailure {
-  return controlFailure('shutting-down', 'the supervisor is shutting down');
-}
-
-function validateOptions(options: SupervisorOptions): void {
-  const durations: Record<string, number> = {
-    restartDelayMs: options.restartDelayMs,
-    startLimitIntervalMs: options.startLimitIntervalMs,
-    stopTimeoutMs: options.stopTimeoutMs,
-    ...(options.onFailure === null ? {} : { 'onFailure.timeoutMs': options.onFailure.timeoutMs }),
-  };
-  for (const [name, value] of Object.entries(durations)) {
-    if (!Number.isInteger(value) || value < 0) throw new SupervisorError('invalid-options', `${name} must be a non-negative integer`);
-  }
-  if (!Number.isInteger(options.startLimitBurst) || options.startLimitBurst < 1) {
-    throw new SupervisorError('invalid-options', 'startLimitBurst must be a positive integer');
-  }
-  if (options.execStart === '') throw new SupervisorError('invalid-options', 'execStart must not be empty');
-}
-
-const SILENT_LOGGER: Logger = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-  child: () => SILENT_LOGGER,
-};

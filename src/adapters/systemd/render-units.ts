@@ -3,7 +3,33 @@
  * configuration. Pure: the systemd adapter writes what these return and compares it with what is
  * installed.
  */
+import { InvariantViolation } from '../../domain/invariant.js';
 import type { OwnedFile } from '../service/converge-files.js';
+
+/**
+ * C0 controls, DEL and C1. A line break in a unit starts a new directive and systemd drops or
+ * rewrites other controls, so no quoting makes them safe. Configuration refuses them first
+ * (`E_CONFIG`); reaching this is a bug, and rendering must stop rather than write a changed unit.
+ */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+function assertRenderable(field: string, value: string): string {
+  if (CONTROL_CHARACTER.test(value)) throw new InvariantViolation(`${field} contains a control character and cannot be rendered into a unit or script`);
+  return value;
+}
+
+/** Every text a unit or the script is rendered from, named for the refusal. */
+function assertUnitSettings(settings: UnitSettings): void {
+  const { description, unit, recoveryUnit, currentLink, recoveryScript } = settings;
+  for (const [field, value] of Object.entries({ description, unit, recoveryUnit, currentLink, recoveryScript })) assertRenderable(field, value);
+  settings.args.forEach((argument, index) => assertRenderable(`args[${index}]`, argument));
+}
+
+function assertScriptSettings(settings: RecoveryScriptSettings): void {
+  const { unit, record, lastGoodLink, recoverWith, message } = settings;
+  for (const [field, value] of Object.entries({ unit, record, lastGoodLink, recoverWith, message })) assertRenderable(field, value);
+  settings.recoverOptions.forEach((option, index) => assertRenderable(`recoverOptions[${index}]`, option));
+}
 
 export interface UnitSettings {
   readonly description: string;
@@ -34,6 +60,7 @@ export interface RecoveryScriptSettings {
 }
 
 export function renderAgentUnit(settings: UnitSettings): string {
+  assertUnitSettings(settings);
   const execStart = [settings.currentLink, ...settings.args].map(quoteExecArgument).join(' ');
   return [
     '# Written by agent-upgrade; changes here are replaced on the next migration.',
@@ -60,6 +87,7 @@ export function renderAgentUnit(settings: UnitSettings): string {
 }
 
 export function renderRecoveryUnit(settings: UnitSettings): string {
+  assertUnitSettings(settings);
   return [
     '# Written by agent-upgrade; changes here are replaced on the next migration.',
     '[Unit]',
@@ -80,6 +108,7 @@ export function renderRecoveryUnit(settings: UnitSettings): string {
  * script exits with the last failure.
  */
 export function renderRecoveryScript(settings: RecoveryScriptSettings): string {
+  assertScriptSettings(settings);
   const recoverArguments = ['recover', '--message', settings.message, ...settings.recoverOptions].map(shellQuote).join(' ');
   const recoverLine =
     settings.recoverWith === 'last-good'
@@ -110,6 +139,7 @@ export function renderRecoveryScript(settings: RecoveryScriptSettings): string {
 
 /** systemd's ExecStart quoting: double quotes, with `\`, `"`, `$` and `%` escaped. */
 export function quoteExecArgument(argument: string): string {
+  assertRenderable('an ExecStart argument', argument);
   if (/^[A-Za-z0-9_./:=@+,-]+$/.test(argument)) return argument.replace(/%/g, '%%');
   const escaped = argument.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\$/g, '$$$$').replace(/%/g, '%%');
   return `"${escaped}"`;
@@ -117,6 +147,7 @@ export function quoteExecArgument(argument: string): string {
 
 /** POSIX shell quoting: plain words stay bare, everything else is single-quoted. */
 export function shellQuote(text: string): string {
+  assertRenderable('a shell word', text);
   if (/^[A-Za-z0-9_./=@+,-]+$/.test(text)) return text;
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
@@ -125,6 +156,7 @@ export const UNIT_FILE_MODE = 0o644;
 
 /** Every file the systemd platform owns, rendered from configuration. */
 export function renderServiceAssets(unit: UnitSettings, recovery: RecoveryScriptSettings, unitDir: string, scriptMode: number): readonly OwnedFile[] {
+  assertRenderable('unitDir', unitDir);
   return [
     { path: `${unitDir}/${unit.unit}`, text: renderAgentUnit(unit), mode: UNIT_FILE_MODE },
     { path: `${unitDir}/${unit.recoveryUnit}`, text: renderRecoveryUnit(unit), mode: UNIT_FILE_MODE },

@@ -24,6 +24,8 @@ export interface FetchMemberRequest {
   readonly idleTimeoutMs: number;
   readonly onProgress?: (archiveBytes: number, totalBytes: number | null) => void;
   readonly signal?: AbortSignal;
+  /** Runs after the archive was verified and just before the member replaces `target`; may refuse. */
+  readonly beforeCommit?: () => Promise<void>;
 }
 
 export interface FetchedMember {
@@ -58,6 +60,7 @@ export async function fetchMember(deps: FetchDependencies, request: FetchMemberR
       raise(failure('E_DIGEST_MISMATCH', 'the archive SHA-256 does not match the expected digest'));
     }
     const { bytes } = await staged.seal();
+    await request.beforeCommit?.();
     await staged.commit();
     return { archive: extracted.archive, binaryBytes: bytes };
   } catch (error) {

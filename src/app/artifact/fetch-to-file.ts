@@ -2,7 +2,7 @@ import { checkMemberName, limitsFor, memberNameFor, type HostArchitecture } from
 import { parseOptionalSha256 } from '../../domain/digest.js';
 import { failure } from '../../domain/failure.js';
 import { isCleanAbsolutePath } from '../../domain/posix-path.js';
-import { BINARY_MODE } from '../../domain/slot-layout.js';
+import { BINARY_MODE, type SlotLayout } from '../../domain/slot-layout.js';
 import { parseDownloadUrl } from '../../domain/url-policy.js';
 import type { FileDigest } from '../../ports/file-system.js';
 import type { Logger } from '../../ports/logger.js';
@@ -10,6 +10,7 @@ import type { UpgraderConfig } from '../config/upgrader-config.js';
 import { raise, unwrap } from '../failure-signal.js';
 import { LogKeys } from '../log-keys.js';
 import { fetchMember, type FetchDependencies } from './fetch-member.js';
+import { refuseManagedOutput } from './managed-output.js';
 
 export interface FetchToFileRequest {
   readonly url: string;
@@ -34,10 +35,11 @@ export interface FetchReport {
 /**
  * `fetch`: validate the request (nothing is opened or written for bad input), then run the
  * artifact pipeline into `output`. Weak sources allowed by policy — plain HTTP, no digest — are
- * logged as warnings.
+ * logged as warnings. With `refuseOutputsIn` (the operator's `fetch`, which takes no lock), an
+ * output that is or reaches a file of that layout is refused with E_USAGE.
  */
 export async function fetchToFile(
-  deps: FetchDependencies & { readonly logger: Logger; readonly config: UpgraderConfig; readonly arch: HostArchitecture },
+  deps: FetchDependencies & { readonly logger: Logger; readonly config: UpgraderConfig; readonly arch: HostArchitecture; readonly refuseOutputsIn?: SlotLayout },
   request: FetchToFileRequest,
 ): Promise<FetchReport> {
   const { config } = deps;
@@ -45,6 +47,10 @@ export async function fetchToFile(
   const source = unwrap(parseDownloadUrl(request.url, config.artifact, expectedDigest !== null));
   const member = unwrap(request.member === undefined ? memberNameFor(config.agent.member, deps.arch) : checkMemberName(request.member));
   if (!isCleanAbsolutePath(request.output)) raise(failure('E_USAGE', '--output must name a file by an absolute, clean path'));
+  const layout = deps.refuseOutputsIn;
+  // Checked again just before the rename: a directory swapped for a link during the download.
+  const guard = layout === undefined ? undefined : () => refuseManagedOutput(deps.fs, layout, request.output);
+  await guard?.();
   const existing = await deps.fs.lstat(request.output);
   if (existing !== null && existing.kind !== 'file') raise(failure('E_USAGE', `--output ${request.output} exists and is not a regular file`));
   for (const weakness of source.weaknesses) {
@@ -64,6 +70,7 @@ export async function fetchToFile(
     idleTimeoutMs: config.artifact.idleTimeoutMs,
     ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
     ...(request.signal === undefined ? {} : { signal: request.signal }),
+    ...(guard === undefined ? {} : { beforeCommit: guard }),
   });
   deps.logger.info({ [LogKeys.url]: source.url, [LogKeys.digest]: fetched.archive.sha256, [LogKeys.path]: request.output }, 'Fetched and verified the release archive.');
   return { output: request.output, url: source.url.toString(), member, archive: fetched.archive, binaryBytes: fetched.binaryBytes, digestVerified: expectedDigest !== null };

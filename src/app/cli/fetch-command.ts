@@ -16,7 +16,9 @@ export class FetchCommand extends BaseCommand {
       is written next to the output file and renamed into place only after the whole archive and
       the digest were verified: on any failure the output file is not created (or keeps its old
       content) and no temp file remains. Without a digest, or over plain http, a warning is
-      logged.
+      logged. \`fetch\` takes no lock, so an output that is, or reaches through \`..\` or
+      symlinks, a file the upgrader manages (a slot or anything else in the slot directory, the
+      current and last-good links, the entry, the record, the state files) is refused.
 
       URLs are printed without their query string, fragment or user information. A progress bar
       is drawn on a terminal (not with \`--json\`). Exit codes: 0 fetched, 1 failed with nothing

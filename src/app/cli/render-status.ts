@@ -9,8 +9,7 @@ export function renderStatus(status: StatusReport): string[] {
   lines.push(`Blue slot:   ${describeSlot(status.slots.blue)}`);
   lines.push(`Green slot:  ${describeSlot(status.slots.green)}`);
   lines.push(`Record:      ${describeRecord(status)}`);
-  const holder = status.lock.holder;
-  lines.push(`Lock:        ${holder === null ? 'free' : `held by pid ${holder.pid} (${holder.command}) since ${new Date(holder.sinceMs).toISOString()}`}`);
+  lines.push(`Lock:        ${describeLock(status.lock)}`);
   lines.push(`Service:     ${status.service.manager}, ${status.service.activity}${status.service.mainExecutable === null ? '' : `, running ${status.service.mainExecutable}`}`);
   return lines;
 }
@@ -28,8 +27,17 @@ function describeLink(link: LinkStatus): string {
   return `${link.path} -> ${link.text} => ${target}${link.slot === null ? '' : ` [${link.slot}]`}`;
 }
 
+function describeLock(lock: StatusReport['lock']): string {
+  if (lock.problem !== undefined) return `unreadable: ${lock.problem.code} ${lock.problem.message}`;
+  const { holder } = lock;
+  if (holder === null) return 'free';
+  if (holder.kind === 'unknown') return `held by ${holder.pid === null ? 'a process not visible from here' : `pid ${holder.pid}`} (not described)`;
+  return `held by pid ${holder.pid} (${holder.command}) since ${new Date(holder.sinceMs).toISOString()}`;
+}
+
 function describeSlot(slot: SlotStatus): string {
   if (!slot.present) return `${slot.path} (absent)`;
+  if (slot.problem !== undefined) return `${slot.path} (cannot be digested: ${slot.problem.code} ${slot.problem.message})`;
   if (slot.sha256 === null) return `${slot.path} (not a regular file)`;
   return `${slot.path} sha256:${slot.sha256} ${slot.bytes ?? 0} bytes${slot.executable ? '' : ' (not executable)'}`;
 }

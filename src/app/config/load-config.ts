@@ -1,6 +1,7 @@
 import { fail, ok, type Result } from '../../domain/failure.js';
 import { isCleanAbsolutePath, rerootPath } from '../../domain/posix-path.js';
 import type { FileSystem } from '../../ports/file-system.js';
+import { isPlainText } from './config-text.js';
 import { parseConfigText, parseConfigValue, withRoot } from './parse-config.js';
 import { CONFIG_TEXT_MAX_BYTES, DEFAULT_CONFIG_PATH, type UpgraderConfig } from './upgrader-config.js';
 
@@ -16,8 +17,13 @@ export interface ConfigSource {
  * root when it exists, otherwise the built-in `flex` profile. `--root` wins over the file's root.
  */
 export async function loadConfig(fs: FileSystem, source: ConfigSource): Promise<Result<UpgraderConfig>> {
-  if (source.root !== undefined && !isCleanAbsolutePath(source.root)) return fail('E_USAGE', '--root must be an absolute, clean path');
-  if (source.path !== undefined && !source.path.startsWith('/')) return fail('E_USAGE', '--config must be an absolute path');
+  if (source.root !== undefined && (!isCleanAbsolutePath(source.root) || !isPlainText(source.root))) {
+    return fail('E_USAGE', '--root must be an absolute, clean path without control characters');
+  }
+  // The path is passed on to the recovery script and the supervisor's hook: it must render as is.
+  if (source.path !== undefined && (!source.path.startsWith('/') || !isPlainText(source.path))) {
+    return fail('E_USAGE', '--config must be an absolute path without control characters');
+  }
   const path = source.path ?? rerootPath(source.root ?? '/', DEFAULT_CONFIG_PATH);
   const bytes = await readConfigBytes(fs, path);
   if (!bytes.ok) return bytes;
@@ -26,8 +32,19 @@ export async function loadConfig(fs: FileSystem, source: ConfigSource): Promise<
     const profile = parseConfigValue({}, 'the built-in profile');
     return profile.ok ? withRoot(profile.value, source.root) : profile;
   }
-  const parsed = parseConfigText(new TextDecoder().decode(bytes.value), path);
+  const text = decodeUtf8(bytes.value);
+  if (text === null) return fail('E_CONFIG', `the configuration file ${path} is not UTF-8 text`);
+  const parsed = parseConfigText(text, path);
   return parsed.ok ? withRoot(parsed.value, source.root) : parsed;
+}
+
+/** Strict: a lenient decoder would turn invalid bytes into U+FFFD and change the values silently. */
+function decodeUtf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
 }
 
 async function readConfigBytes(fs: FileSystem, path: string): Promise<Result<Uint8Array | null>> {

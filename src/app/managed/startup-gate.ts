@@ -98,6 +98,9 @@ export class StartupGate {
     const state = record === null ? null : unwrap(await this.deps.states.read());
     const candidate = record?.candidate ?? null;
     const machine = record === null ? null : await effects.activeMachine();
+    // A record without the candidate's digest (written by an older release, or edited) is
+    // judged by what the candidate slot holds now, so committing the state settles it.
+    const candidateDigest = record?.candidateDigest ?? (candidate !== null && state !== null ? await this.slotDigest(candidate) : null);
     return {
       current: links.current,
       lastGood: links.lastGood,
@@ -106,7 +109,7 @@ export class StartupGate {
       candidateHealth: this.health,
       container: machine === null ? ('not-applicable' as const) : this.container,
       quarantined: state !== null && record?.candidateDigest != null && isQuarantined(state, record.candidateDigest),
-      stateCommitted: state !== null && candidate !== null && record?.candidateDigest != null && state.slots[candidate]?.digest === record.candidateDigest,
+      stateCommitted: state !== null && candidate !== null && candidateDigest !== null && state.slots[candidate]?.digest === candidateDigest,
     };
   }
 
@@ -172,6 +175,13 @@ export class StartupGate {
         this.container = 'unknown';
         return null;
     }
+  }
+
+  private async slotDigest(slot: SlotName) {
+    return this.deps.effects.digestOf(slot).catch((error: unknown) => {
+      if (translatePortError(error) === null) throw error;
+      return null;
+    });
   }
 
   /**

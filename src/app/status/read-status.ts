@@ -1,4 +1,4 @@
-import type { Failure } from '../../domain/failure.js';
+import { ok, type Failure, type Result } from '../../domain/failure.js';
 import { checkLayoutShape, linkedSlot, type LayoutFacts, type PathFact } from '../../domain/host-facts.js';
 import { planMigration } from '../../domain/migration-plan.js';
 import { validateCanonicalLayout, type SlotLayout } from '../../domain/slot-layout.js';
@@ -9,6 +9,7 @@ import type { HostLock, LockHolder } from '../../ports/host-lock.js';
 import type { ServiceActivity, ServiceManager } from '../../ports/service-manager.js';
 import { canonicalRoot, observeLayout } from '../layout/observe-layout.js';
 import { RecordStore } from '../record/record-store.js';
+import { translatePortError } from '../translate-port-error.js';
 
 export type LayoutCondition = 'managed' | 'needs-migration' | 'invalid';
 
@@ -25,6 +26,8 @@ export interface SlotStatus {
   readonly executable: boolean;
   readonly sha256: string | null;
   readonly bytes: number | null;
+  /** Only when the slot could not be digested (too large, unreadable, replaced while read). */
+  readonly problem?: Failure;
 }
 
 export interface StatusReport {
@@ -36,7 +39,8 @@ export interface StatusReport {
     | { readonly present: false }
     | { readonly present: true; readonly valid: true; readonly record: UpgradeRecord }
     | { readonly present: true; readonly valid: false; readonly problem: Failure };
-  readonly lock: { readonly path: string; readonly holder: LockHolder | null };
+  /** `problem` only when the holder could not be read (the lock path is not a usable file). */
+  readonly lock: { readonly path: string; readonly holder: LockHolder | null; readonly problem?: Failure };
   /** `mainExecutable`: the real path the agent's main process runs, when one runs. */
   readonly service: { readonly manager: string; readonly activity: ServiceActivity; readonly mainExecutable: string | null };
 }
@@ -49,11 +53,15 @@ export interface StatusDependencies {
   readonly binaryMaxBytes: number;
 }
 
-/** Everything an operator needs to see, read without changing anything and without the lock. */
+/**
+ * Everything an operator needs to see, read without changing anything and without the lock.
+ * What cannot be read (a record that is a FIFO or oversized, a slot too large to digest, a
+ * lock file that is not a file) is reported with its code rather than failing the report.
+ */
 export async function readStatus(deps: StatusDependencies): Promise<StatusReport> {
   const { fs, layout } = deps;
   const facts = await observeLayout(fs, layout);
-  const record = await new RecordStore(fs, layout.record).read();
+  const record = await portFailureAsResult(() => new RecordStore(fs, layout.record).read());
   return {
     root: layout.root,
     layout: judgeLayout(layout, facts, await canonicalRoot(fs, layout)),
@@ -71,7 +79,7 @@ export async function readStatus(deps: StatusDependencies): Promise<StatusReport
       : record.value === null
         ? { present: false }
         : { present: true, valid: true, record: record.value },
-    lock: { path: layout.lock, holder: await deps.lock.holder() },
+    lock: await lockStatus(deps),
     service: {
       manager: deps.services.name,
       activity: await deps.services.activity().catch(() => 'unknown' as const),
@@ -99,6 +107,23 @@ function linkStatus(path: string, fact: PathFact, slot: SlotName | null): LinkSt
 
 async function slotStatus(deps: StatusDependencies, path: string, fact: PathFact): Promise<SlotStatus> {
   if (fact.kind !== 'file') return { path, present: fact.kind !== 'missing', executable: false, sha256: null, bytes: null };
-  const digest = await deps.fs.hashFile(path, deps.binaryMaxBytes);
-  return { path, present: true, executable: fact.executable, sha256: digest.sha256, bytes: digest.bytes };
+  const digest = await portFailureAsResult(async () => ok(await deps.fs.hashFile(path, deps.binaryMaxBytes)));
+  if (!digest.ok) return { path, present: true, executable: fact.executable, sha256: null, bytes: null, problem: digest.failure };
+  return { path, present: true, executable: fact.executable, sha256: digest.value.sha256, bytes: digest.value.bytes };
+}
+
+async function lockStatus(deps: StatusDependencies): Promise<StatusReport['lock']> {
+  const holder = await portFailureAsResult(async () => ok(await deps.lock.holder()));
+  return holder.ok ? { path: deps.layout.lock, holder: holder.value } : { path: deps.layout.lock, holder: null, problem: holder.failure };
+}
+
+/** A port failure becomes a reported failure; anything else (a bug) still propagates. */
+async function portFailureAsResult<T>(read: () => Promise<Result<T>>): Promise<Result<T>> {
+  try {
+    return await read();
+  } catch (error) {
+    const problem = translatePortError(error);
+    if (problem === null) throw error;
+    return { ok: false, failure: problem };
+  }
 }
