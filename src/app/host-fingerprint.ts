@@ -1,4 +1,4 @@
-import { joinPath } from '../domain/posix-path.js';
+import { dirnamePath, joinPath } from '../domain/posix-path.js';
 import type { SlotLayout } from '../domain/slot-layout.js';
 import type { FileSystem } from '../ports/file-system.js';
 import type { UpgraderConfig } from './config/upgrader-config.js';
@@ -26,7 +26,17 @@ export async function hostFingerprint(fs: FileSystem, layout: SlotLayout, config
   ];
   const parts: string[] = [];
   for (const path of paths) parts.push(`${path}=${await describeEntry(fs, path, config.artifact.maxBinaryBytes)}`);
+  // The directories a command may create on the way (the slot directory's parents, /etc/…).
+  for (const directory of ancestors(paths, layout.root)) parts.push(`${directory}=${(await fs.lstat(directory))?.kind ?? 'absent'}`);
   return parts.join('\n');
+}
+
+function ancestors(paths: readonly string[], root: string): string[] {
+  const found = new Set<string>();
+  for (const path of paths) {
+    for (let directory = dirnamePath(path); directory !== root && directory !== '/' && !found.has(directory); directory = dirnamePath(directory)) found.add(directory);
+  }
+  return [...found].sort();
 }
 
 async function describeEntry(fs: FileSystem, path: string, maxBytes: number): Promise<string> {

@@ -18,7 +18,7 @@ export interface SlotLayout {
   readonly lastGood: string;
   readonly recoveryScript: string;
   readonly record: string;
-  /** The direct path's activation marker, beside the record (docs/protocol.md). */
+  /** The direct path's activation marker, beside the record (docs/operations.md "Interrupted activations"). */
   readonly activation: string;
   readonly state: string;
   readonly lock: string;

@@ -101,6 +101,17 @@ describe('the direct path on a hostile host', () => {
     expect(snapshotTree(scratch.root, ['/staging', '/run'])).toEqual(before);
   });
 
+  it('a directory named like a temp in the slot directory is not ours: status and commands agree, nothing blocks', async () => {
+    expect((await cli('migrate')).exitCode).toBe(0);
+    mkdirSync(at(`${SLOTS}/.aks-flex-node-blue.tmp-foreign`));
+    const status = await cli('status');
+    expect((status.doc as { layout?: { condition: string } }).layout?.condition).toBe('managed');
+    expect((await cli('migrate')).exitCode).toBe(0);
+    writeExecutable(at('staging/next'), agentScript('3.1.0'));
+    expect((await cli('activate', at('staging/next'))).exitCode).toBe(0);
+    expect({ current: link('current'), foreign: existsSync(at(`${SLOTS}/.aks-flex-node-blue.tmp-foreign`)) }).toEqual({ current: 'aks-flex-node-green', foreign: true });
+  });
+
   describe('install refuses before it changes anything', () => {
     const legacyUntouched = () => ({ entryIsFile: !existsSync(at(SLOTS)) && readFileSync(at('usr/local/bin/aks-flex-node'), 'utf8') === agentScript('3.0.0') });
 

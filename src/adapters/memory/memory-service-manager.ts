@@ -46,6 +46,8 @@ export class MemoryServiceManager implements ServiceManager {
   private running: StartRecord | null = null;
   private converged = false;
   private scheduled = 0;
+  /** The agent a SIGKILLed supervisor left running, until a new supervisor stops it. */
+  private orphan: StartRecord | null = null;
   private readonly failures = new Set<string>();
   readonly starts: StartRecord[] = [];
 
@@ -56,6 +58,28 @@ export class MemoryServiceManager implements ServiceManager {
   /** Makes the next call of `method` throw a ServiceError (command-failed). */
   failNext(method: 'convergeAssets' | 'restart' | 'scheduleRestart' | 'waitHealthy'): void {
     this.failures.add(method);
+  }
+
+  /**
+   * The supervisor dies by SIGKILL with its agent still running (no parent-death signal took
+   * it along): the agent lives on as an orphan nobody manages. Until `startSupervisor`, activity
+   * is `unknown` (the client cannot ask anyone), the main executable is the orphan's, and
+   * restarts fail, as the supervisor's client reports it.
+   */
+  killSupervisor(): void {
+    this.orphan = this.running;
+    this.running = null;
+  }
+
+  /** A new supervisor stops the orphan it finds recorded, then starts the agent from current. */
+  async startSupervisor(): Promise<void> {
+    this.orphan = null;
+    await this.start();
+  }
+
+  /** Agents running now, managed or not: never more than one. */
+  get runningAgents(): number {
+    return (this.running === null ? 0 : 1) + (this.orphan === null ? 0 : 1);
   }
 
   get scheduledRestarts(): number {
@@ -82,11 +106,12 @@ export class MemoryServiceManager implements ServiceManager {
   }
 
   async activity(): Promise<ServiceActivity> {
-    return this.state;
+    return this.orphan === null ? this.state : 'unknown';
   }
 
   async restart(_options: { readonly resetFailed?: boolean } = {}): Promise<{ readonly restarted: boolean }> {
     this.maybeFail('restart');
+    this.refuseWithoutSupervisor();
     // A failed unit restarts too: `systemctl restart` starts it again whether or not the
     // failure was reset first (`resetFailed` only clears the start-limit counter).
     if (this.state === 'inactive' || this.state === 'absent') return { restarted: false };
@@ -96,17 +121,20 @@ export class MemoryServiceManager implements ServiceManager {
 
   async scheduleRestart(): Promise<void> {
     this.maybeFail('scheduleRestart');
+    this.refuseWithoutSupervisor();
     this.scheduled += 1;
   }
 
   async mainExecutable(): Promise<string | null> {
-    return this.running?.path ?? null;
+    return (this.running ?? this.orphan)?.path ?? null;
   }
 
   async waitHealthy(expectedPath: string): Promise<HealthVerdict> {
     this.maybeFail('waitHealthy');
-    if (this.running === null) return { kind: 'not-running' };
-    if (this.running.path !== expectedPath) return { kind: 'unhealthy', reason: `the agent runs ${this.running.path}` };
+    const main = this.running ?? this.orphan;
+    if (main === null) return { kind: 'not-running' };
+    if (main.path !== expectedPath) return { kind: 'unhealthy', reason: `the agent runs ${main.path}` };
+    if (this.running === null) return { kind: 'healthy' };
     if (this.running.behaviour === 'crash-after-start') {
       this.running = null;
       this.state = 'failed';
@@ -139,6 +167,10 @@ export class MemoryServiceManager implements ServiceManager {
       this.running = null;
       throw new ServiceError('timeout', 'the agent did not finish starting in time');
     }
+  }
+
+  private refuseWithoutSupervisor(): void {
+    if (this.orphan !== null) throw new ServiceError('command-failed', 'no supervisor answers on the control socket');
   }
 
   private maybeFail(method: string): void {

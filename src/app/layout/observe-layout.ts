@@ -28,8 +28,8 @@ const ATOMICALLY_WRITTEN = ['entry', 'blue', 'green', 'current', 'lastGood', 're
 
 /**
  * Temp entries an interrupted write left behind. The slot directory belongs to the upgrader,
- * so every dot-named `.tmp-` entry in it is one (including the temps of private staging files);
- * elsewhere only the temps of the layout's own files are.
+ * so every dot-named `.tmp-` file or link in it is one (including the temps of private staging
+ * files); elsewhere only the temps of the layout's own files are.
  */
 async function staleTemps(fs: FileSystem, layout: SlotLayout): Promise<string[]> {
   const found = new Set<string>();
@@ -48,7 +48,13 @@ async function staleTemps(fs: FileSystem, layout: SlotLayout): Promise<string[]>
       if (name.startsWith(prefix)) found.add(joinPath(directory, name));
     }
   }
-  return [...found].sort();
+  // A directory is never a temp an atomic write left (those are files and links): it is not
+  // ours to sweep, and counting it would promise a repair that `remove` refuses.
+  const temps: string[] = [];
+  for (const path of [...found].sort()) {
+    if ((await fs.lstat(path))?.kind !== 'directory') temps.push(path);
+  }
+  return temps;
 }
 
 async function listIfDirectory(fs: FileSystem, directory: string): Promise<readonly string[] | null> {

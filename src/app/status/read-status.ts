@@ -1,5 +1,5 @@
 import { ok, type Failure, type Result } from '../../domain/failure.js';
-import { checkLayoutShape, linkedSlot, type LayoutFacts, type PathFact } from '../../domain/host-facts.js';
+import { checkLayoutShape, checkTargetsInsideRoot, linkedSlot, type LayoutFacts, type PathFact } from '../../domain/host-facts.js';
 import { planMigration } from '../../domain/migration-plan.js';
 import { validateCanonicalLayout, type SlotLayout } from '../../domain/slot-layout.js';
 import type { SlotName } from '../../domain/slot.js';
@@ -93,6 +93,8 @@ function judgeLayout(layout: SlotLayout, facts: LayoutFacts, root: string): Stat
   if (!canonical.ok) return { condition: 'invalid', problem: canonical.failure, pendingChanges: 0 };
   const shape = checkLayoutShape(layout, facts);
   if (!shape.ok) return { condition: 'invalid', problem: shape.failure, pendingChanges: 0 };
+  const inside = checkTargetsInsideRoot(layout, facts, root);
+  if (!inside.ok) return { condition: 'invalid', problem: inside.failure, pendingChanges: 0 };
   const plan = planMigration(layout, facts);
   if (!plan.ok) return { condition: 'invalid', problem: plan.failure, pendingChanges: 0 };
   const pending = plan.value.actions.length;
