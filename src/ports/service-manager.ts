@@ -49,7 +49,8 @@ export interface ServiceManager {
 
   /**
    * Waits until the main process runs `expectedPath` (a real path) continuously for
-   * `stableMs`, polling every `pollMs`, for at most `timeoutMs`.
+   * `stableMs`, polling every `pollMs`, for at most `timeoutMs`. An aborted `signal` ends the
+   * wait at the next poll (the verdict is then not healthy).
    */
-  waitHealthy(expectedPath: string, limits: HealthLimits): Promise<HealthVerdict>;
+  waitHealthy(expectedPath: string, limits: HealthLimits, options?: { readonly signal?: AbortSignal }): Promise<HealthVerdict>;
 }

@@ -127,3 +127,51 @@ describe('a full disk', () => {
     }
   });
 });
+
+/**
+ * A full `/etc/aks-flex-node` (where the marker, the state and the record live): the activation
+ * refuses before the switch, because the marker that makes it recoverable cannot be written —
+ * exit 1 is then the truth, and the slots and links are as they were.
+ */
+describe('a full state directory', () => {
+  let root: string;
+  const etc = () => join(root, 'etc/aks-flex-node');
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'agent-upgrade-etc-full-'));
+    mkdirSync(etc(), { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0755', 'tmpfs', etc()]);
+    writeFileSync(join(etc(), 'agent-upgrade.json'), JSON.stringify(CONFIG));
+    writeExecutable(join(root, 'usr/local/bin/aks-flex-node'), '#!/bin/sh\necho v1.0.0\n');
+  });
+  afterEach(() => {
+    for (const args of [[etc()], ['-l', etc()]]) {
+      try {
+        execFileSync('umount', args, { stdio: 'ignore' });
+        break;
+      } catch {
+        // Not mounted, or busy: detach lazily.
+      }
+    }
+    rmSync(root, { recursive: true, force: true });
+  }, 10_000);
+
+  it('activate: E_DISK_SPACE, exit 1, nothing switched or installed', async () => {
+    expect((await runCliInMemory(['migrate', '--root', root, '--json'])).exitCode).toBe(0);
+    writeExecutable(join(root, 'staging/candidate'), '#!/bin/sh\necho v2.0.0\n');
+    // Fill what is left of the state directory.
+    try {
+      writeFileSync(join(etc(), 'filler'), Buffer.alloc(128 * 1024));
+    } catch {
+      // ENOSPC once it is full: what was written stays.
+    }
+    const before = snapshotTree(root, ['/run', '/etc']);
+    const run = await runCliInMemory(['activate', join(root, 'staging/candidate'), '--root', root, '--json']);
+    expect({ exitCode: run.exitCode, error: (JSON.parse(run.stdout) as { error?: { code: string; hostChanged?: boolean } }).error }).toMatchObject({
+      exitCode: 1,
+      error: { code: 'E_DISK_SPACE' },
+    });
+    expect(snapshotTree(root, ['/run', '/etc'])).toEqual(before);
+    expect(readlinkSync(join(root, 'usr/local/lib/aks-flex-node/aks-flex-node-current'))).toBe('aks-flex-node-blue');
+  });
+});

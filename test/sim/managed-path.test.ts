@@ -50,6 +50,19 @@ describe('managed path (self-hosted) in a simulated world', () => {
     expect(world.fs.journal.filter((entry) => entry.op === 'rename' && entry.path === LAYOUT.state).length - stateWritesBefore).toBe(1);
   });
 
+  it('a release older than what runs is refused like on the direct path: Failed/ExecutionFailed, binaries untouched', async () => {
+    const world = new ManagedWorld('3.0.0');
+    const release = world.publishRelease('0.5.0');
+    const parameters = { downloadURL: release.url, sha256: release.sha256 };
+    const operation = world.store.create({ name: 'downgrade', parameters });
+    expect(await world.daemon().handler.handle({ operation, phase: null, parameters })).toEqual({ kind: 'finished' });
+    expect(statusOf(world, 'downgrade')).toMatchObject({ phase: 'Failed', reason: 'ExecutionFailed' });
+    expect(world.logger.lines.some((line) => line.fields.code === 'E_DOWNGRADE_REFUSED')).toBe(true);
+    expect(await currentSlot(world)).toBe(LAYOUT.blue);
+    expect((await world.fs.hashFile(LAYOUT.blue, 1 << 20)).sha256).toBe(digestOf(agentScript('3.0.0')));
+    expect(await world.fs.lstat(LAYOUT.record)).toBeNull();
+  });
+
   it('a candidate that crash-loops is recovered through `recover`; last-good publishes Failed/DaemonFailed once', async () => {
     const world = new ManagedWorld();
     const release = world.publishRelease('2.0.0');

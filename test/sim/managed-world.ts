@@ -157,15 +157,17 @@ export class ManagedWorld {
     return new MemoryContainerRootfs({ fs: this.fs, machinesDir: '/var/lib/machines', binaryPath: '/usr/local/bin/aks-flex-node', activeMachine: () => 'kube1', maxBytes: CONFIG.artifact.maxBinaryBytes });
   }
 
+  /** `<binary> version` prints the version written in the script: the staged download and both slots. */
   private scriptVersions(): void {
     const fs = this.fs;
-    const staging = `${LAYOUT.slotDir}/.aks-flex-node-blue.tmp-download`;
-    this.runner.setBehaviour(staging, async () => {
-      const bytes = await fs.readFile(staging, 1024 * 1024);
-      const version = bytes === null ? null : /aks-flex-node (\S+)/.exec(new TextDecoder().decode(bytes))?.[1];
-      return version === undefined || version === null
-        ? { kind: 'exited', exitCode: 1, stdout: '', stderr: '' }
-        : { kind: 'exited', exitCode: 0, stdout: `aks-flex-node version v${version}\n`, stderr: '' };
-    });
+    for (const path of [`${LAYOUT.slotDir}/.aks-flex-node-blue.tmp-download`, LAYOUT.blue, LAYOUT.green]) {
+      this.runner.setBehaviour(path, async () => {
+        const bytes = await fs.readFile(path, 1024 * 1024);
+        const version = bytes === null ? null : /aks-flex-node (\S+)/.exec(new TextDecoder().decode(bytes))?.[1];
+        return version === undefined || version === null
+          ? { kind: 'exited', exitCode: 1, stdout: '', stderr: '' }
+          : { kind: 'exited', exitCode: 0, stdout: `aks-flex-node version v${version}\n`, stderr: '' };
+      });
+    }
   }
 }

@@ -20,11 +20,13 @@ export async function waitForStableExecutable(
   expectedPath: string,
   limits: HealthLimits,
   clock: Clock,
+  signal?: AbortSignal,
 ): Promise<HealthVerdict> {
   const deadlineMs = clock.nowMs() + limits.timeoutMs;
   let stable: { readonly pid: number; readonly sinceMs: number } | null = null;
   let lastSeen: MainProcessSample | null = null;
   for (;;) {
+    if (signal?.aborted === true) return { kind: 'unhealthy', reason: 'the wait was interrupted' };
     const polled = await sample();
     // The manager stopped restarting the agent: waiting longer cannot make it healthy.
     if (polled === 'gave-up') return { kind: 'unhealthy', reason: 'the service manager gave up restarting the agent' };

@@ -97,8 +97,8 @@ export class SystemdServiceManager implements ServiceManager {
     return sample === null || sample === 'gave-up' ? null : sample.executable;
   }
 
-  async waitHealthy(expectedPath: string, limits: HealthLimits): Promise<HealthVerdict> {
-    return waitForStableExecutable(() => this.sample(), expectedPath, limits, this.options.clock);
+  async waitHealthy(expectedPath: string, limits: HealthLimits, options: { readonly signal?: AbortSignal } = {}): Promise<HealthVerdict> {
+    return waitForStableExecutable(() => this.sample(), expectedPath, limits, this.options.clock, options.signal);
   }
 
   private async sample(): Promise<MainProcessSample | null | 'gave-up'> {

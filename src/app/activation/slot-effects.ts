@@ -39,9 +39,12 @@ export class SlotEffects {
   }
 
   async expectHealthy(expectedPath: string, signal?: AbortSignal): Promise<void> {
-    const wait = this.deps.services.waitHealthy(expectedPath, this.deps.config.health);
+    const wait = this.deps.services.waitHealthy(expectedPath, this.deps.config.health, signal === undefined ? {} : { signal });
+    // The adapter ends its wait at the next poll; the race answers at once.
     const verdict = signal === undefined ? await wait : await Promise.race([wait, aborted(signal)]);
-    if (verdict === 'aborted') raise(failure('E_INTERRUPTED', 'interrupted by a signal while waiting for the agent to become healthy'));
+    if (verdict === 'aborted' || (verdict.kind !== 'healthy' && signal?.aborted === true)) {
+      raise(failure('E_INTERRUPTED', 'interrupted by a signal while waiting for the agent to become healthy'));
+    }
     if (verdict.kind === 'healthy') return;
     raise(failure('E_UNHEALTHY', verdict.kind === 'unhealthy' ? `the agent did not become healthy: ${verdict.reason}` : 'the agent is not running'));
   }
