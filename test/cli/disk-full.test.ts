@@ -17,6 +17,18 @@ function tempsBelow(directory: string): string[] {
   return readdirSync(directory, { recursive: true, encoding: 'utf8' }).filter((path) => path.includes('.tmp-'));
 }
 
+/** Unmounts `directory`; lazily when it is still busy; nothing when it is not mounted. */
+function unmount(directory: string): void {
+  for (const args of [[directory], ['-l', directory]]) {
+    try {
+      execFileSync('umount', args, { stdio: 'ignore' });
+      return;
+    } catch {
+      // Not mounted (the mount itself failed), or still busy: then detach it lazily.
+    }
+  }
+}
+
 function freeBytes(directory: string): number {
   const stats = statfsSync(directory);
   return stats.bavail * stats.bsize;
@@ -58,14 +70,7 @@ describe('a full disk', () => {
   });
   afterEach(async () => {
     await server.close();
-    for (const args of [[mountPoint], ['-l', mountPoint]]) {
-      try {
-        execFileSync('umount', args, { stdio: 'ignore' });
-        break;
-      } catch {
-        // Not mounted (the mount itself failed), or still busy: then detach it lazily.
-      }
-    }
+    unmount(mountPoint);
     rmSync(mountPoint, { recursive: true, force: true });
   }, 10_000);
 
@@ -145,14 +150,7 @@ describe('a full state directory', () => {
     writeExecutable(join(root, 'usr/local/bin/aks-flex-node'), '#!/bin/sh\necho v1.0.0\n');
   });
   afterEach(() => {
-    for (const args of [[etc()], ['-l', etc()]]) {
-      try {
-        execFileSync('umount', args, { stdio: 'ignore' });
-        break;
-      } catch {
-        // Not mounted, or busy: detach lazily.
-      }
-    }
+    unmount(etc());
     rmSync(root, { recursive: true, force: true });
   }, 10_000);
 

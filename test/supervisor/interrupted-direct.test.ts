@@ -10,6 +10,7 @@ import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
 import { buildTestAgent, type TestAgentBuild } from '../support/agent/build-agent.js';
 import { makeScratch } from '../support/real-tree.js';
 import { assertBuildCurrent, CLI, FAST_HEALTH, FAST_SERVICE } from '../support/systemd/systemd-host.js';
+import { waitFor } from '../support/wait-for.js';
 
 const SLOTS = '/usr/local/lib/aks-flex-node';
 const MARKER = '/etc/aks-flex-node/agent-upgrade-activation.json';
@@ -34,14 +35,6 @@ describe('direct activation interrupted under the supervisor', () => {
   const cli = (...args: string[]) => {
     const run = spawnSync(process.execPath, [CLI, ...args, '--root', scratch.root, '--json'], { encoding: 'utf8', timeout: 90_000 });
     return { status: run.status, doc: JSON.parse(run.stdout || '{}') as { error?: { code: string } } };
-  };
-  const waitFor = async (probe: () => Promise<boolean> | boolean, timeoutMs: number) => {
-    const deadlineMs = Date.now() + timeoutMs;
-    while (Date.now() < deadlineMs) {
-      if (await probe()) return true;
-      await new Promise((done) => setTimeout(done, 100));
-    }
-    return false;
   };
   const running = (name: 'blue' | 'green') => waitFor(async () => (await services.mainExecutable()) === slot(name), 30_000);
 

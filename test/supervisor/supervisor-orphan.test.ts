@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +9,8 @@ import { SupervisorServiceManager } from '../../src/adapters/supervisor/supervis
 import { buildTestAgent } from '../support/agent/build-agent.js';
 import { makeScratch } from '../support/real-tree.js';
 import { assertBuildCurrent, CLI, FAST_SERVICE } from '../support/systemd/systemd-host.js';
+import { waitFor } from '../support/wait-for.js';
+import { runningFrom } from '../support/processes.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SLOTS = '/usr/local/lib/aks-flex-node';
@@ -16,28 +18,7 @@ const SOCKET = '/run/aks-flex-node-supervisor.sock';
 /** Every wait in this file: a supervisor starts and an agent stops within a few seconds. */
 const WAIT_MS = 15_000;
 
-/** The PIDs of live processes whose executable is `slot` (zombies have none). */
-function runningFrom(slot: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readlinkSync(`/proc/${entry}/exe`) === slot) pids.push(Number(entry));
-    } catch {
-      // Gone, a zombie, or a kernel thread.
-    }
-  }
-  return pids;
-}
 
-async function waitFor(probe: () => boolean | Promise<boolean>, timeoutMs = WAIT_MS): Promise<boolean> {
-  const deadlineMs = Date.now() + timeoutMs;
-  for (;;) {
-    if (await probe()) return true;
-    if (Date.now() >= deadlineMs) return false;
-    await new Promise((done) => setTimeout(done, 50));
-  }
-}
 
 /**
  * A supervisor process killed by SIGKILL under a running agent (the compiled test agent), then a
@@ -89,7 +70,7 @@ describe('a supervisor killed by SIGKILL', () => {
       const reply = await requestSupervisor(path(SOCKET), { op: 'status' }, 2000).catch(() => null);
       pid = reply?.ok === true && reply.mainPid !== null && runningFrom(blue()).includes(reply.mainPid) ? reply.mainPid : null;
       return pid !== null;
-    });
+    }, WAIT_MS);
     return pid;
   }
 
@@ -115,7 +96,7 @@ describe('a supervisor killed by SIGKILL', () => {
     for (const child of supervisors.splice(0)) if (child.exitCode === null && child.signalCode === null) await killed(child);
     // Whatever still runs from this test's slots was started by it (an orphan the fix failed to stop).
     for (const pid of runningFrom(blue())) process.kill(pid, 'SIGKILL');
-    expect(await waitFor(() => runningFrom(blue()).length === 0)).toBe(true);
+    expect(await waitFor(() => runningFrom(blue()).length === 0, WAIT_MS)).toBe(true);
     scratch.cleanup();
   }, 2 * WAIT_MS);
 
@@ -124,7 +105,7 @@ describe('a supervisor killed by SIGKILL', () => {
     const old = await supervisedAgent();
     expect(old).not.toBeNull();
     await killed(first);
-    expect(await waitFor(() => runningFrom(blue()).length === 0)).toBe(true);
+    expect(await waitFor(() => runningFrom(blue()).length === 0, WAIT_MS)).toBe(true);
     expect(await services.activity()).toBe('absent');
 
     superviseCli();
@@ -147,7 +128,7 @@ describe('a supervisor killed by SIGKILL', () => {
     const next = await supervisedAgent();
     expect(next).not.toBeNull();
     expect(next).not.toBe(orphan);
-    expect(await waitFor(() => !runningFrom(blue()).includes(orphan ?? 0))).toBe(true);
+    expect(await waitFor(() => !runningFrom(blue()).includes(orphan ?? 0), WAIT_MS)).toBe(true);
     expect(runningFrom(blue())).toEqual([next]);
     expect(await services.activity()).toBe('active');
   });

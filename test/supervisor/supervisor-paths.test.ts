@@ -16,6 +16,7 @@ import { serve, startHostileServer, type HostileServer } from '../support/http/h
 import { makeScratch } from '../support/real-tree.js';
 import { RecordingLogger } from '../support/recording-logger.js';
 import { assertBuildCurrent, CLI, FAST_HEALTH, FAST_SERVICE, TEST_IDENTITY } from '../support/systemd/systemd-host.js';
+import { waitFor } from '../support/wait-for.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const SLOTS = '/usr/local/lib/aks-flex-node';
@@ -40,14 +41,6 @@ describe('the built-in supervisor runs the same scenarios', () => {
   const cli = (...args: string[]) => {
     const run = spawnSync(process.execPath, [CLI, ...args, '--root', root(), '--json'], { encoding: 'utf8', timeout: 90_000 });
     return { status: run.status, doc: JSON.parse(run.stdout || '{}') as { error?: { code: string } } };
-  };
-  const waitFor = async (probe: () => Promise<boolean>, timeoutMs: number) => {
-    const deadlineMs = Date.now() + timeoutMs;
-    while (Date.now() < deadlineMs) {
-      if (await probe()) return true;
-      await new Promise((done) => setTimeout(done, 100));
-    }
-    return false;
   };
   const running = (name: 'blue' | 'green') => waitFor(async () => (await services.mainExecutable()) === slot(name), 30_000);
 

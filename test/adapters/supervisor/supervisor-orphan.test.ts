@@ -1,23 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readlinkSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentRecordPath, describeProcess, writeAgentRecord, type AgentRecord } from '../../../src/adapters/supervisor/agent-record.js';
 import { ServiceError } from '../../../src/domain/port-errors.js';
 import { eventually, Host, isGone, isRunning, lines, numbers } from './fixtures.js';
+import { runningFrom } from '../../support/processes.js';
 
-/** The PIDs of live processes whose executable is `slot` (zombies have none). */
-function runningFrom(slot: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readlinkSync(`/proc/${entry}/exe`) === slot) pids.push(Number(entry));
-    } catch {
-      // Gone, a zombie, or a kernel thread.
-    }
-  }
-  return pids;
-}
 
 /**
  * What a supervisor killed by SIGKILL leaves: an agent it did not start from this process's

@@ -9,6 +9,7 @@ import { makeScratch } from '../real-tree.js';
 import { CLI, TEST_IDENTITY } from '../systemd/systemd-host.js';
 import { startFakeApiServer } from './fake-apiserver.js';
 import { machineOperation, writeKubeconfig } from './machine-operations.js';
+import { waitFor } from '../wait-for.js';
 
 const MACHINE = 'node-1';
 const BASE_VERSION = '2.1.100';
@@ -138,11 +139,3 @@ function memoryKiB(pid: number): { rss: number; peak: number } {
   return { rss: field('VmRSS'), peak: field('VmHWM') };
 }
 
-async function waitFor(probe: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadlineMs = Date.now() + timeoutMs;
-  while (Date.now() < deadlineMs) {
-    if (probe()) return true;
-    await new Promise((done) => setTimeout(done, 20));
-  }
-  return probe();
-}
