@@ -21,7 +21,10 @@ import { createUpgrader, type Upgrader } from '../../src/app/upgrader.js';
 import type { Result } from '../../src/domain/failure.js';
 import { RecordingLogger } from '../support/recording-logger.js';
 import { tempEntries } from './layout-world.js';
-import { agentScript, CONFIG, LAYOUT } from './managed-world.js';
+import { agentScript, CONFIG, LAYOUT, SIDECAR_CONFIG } from './managed-world.js';
+import { MemoryOperationStore } from '../../src/adapters/memory/memory-operation-store.js';
+import type { UpgraderConfig } from '../../src/app/config/upgrader-config.js';
+import { digestOf } from './managed-world.js';
 
 const CANDIDATE = '/var/tmp/aks-flex-node-candidate';
 const CONTAINER_COPY = '/var/lib/machines/kube1/usr/local/bin/aks-flex-node';
@@ -53,7 +56,7 @@ const SCENARIOS: Readonly<Record<string, Scenario>> = {
 };
 
 /** One host built as production builds it, with memory ports; the agent runs at boot. */
-async function boot(scenario: Scenario, lockFault: LockPathFault | null = null): Promise<{ fs: MemoryFileSystem; upgrader: Upgrader; services: MemoryServiceManager }> {
+async function boot(scenario: Scenario, lockFault: LockPathFault | null = null, config: UpgraderConfig = CONFIG): Promise<{ fs: MemoryFileSystem; upgrader: Upgrader; services: MemoryServiceManager }> {
   const fs = MemoryFileSystem.fromTree(scenario.tree);
   const clock = new MemoryClock();
   const candidateDigest = await fs.hashFile(CANDIDATE, 1 << 20);
@@ -70,7 +73,7 @@ async function boot(scenario: Scenario, lockFault: LockPathFault | null = null):
   lock.setPathFault(lockFault);
   const container = new MemoryContainerRootfs({ fs, machinesDir: '/var/lib/machines', binaryPath: '/usr/local/bin/aks-flex-node', activeMachine: () => 'kube1', maxBytes: 1 << 20 });
   const built = createUpgrader({
-    config: CONFIG,
+    config,
     identity: { euid: 0, arch: 'amd64', pid: 4242, command: 'agent-upgrade' },
     logger: new RecordingLogger(),
     overrides: { fileSystem: fs, clock, serviceManager: services, processRunner: runner, containerRootfs: container, hostLock: lock },
@@ -193,5 +196,49 @@ describe('a supervisor killed under its agent', () => {
     expect(host.services.runningAgents).toBe(1);
     await host.services.startSupervisor();
     expect({ agents: host.services.runningAgents, activity: await host.services.activity() }).toEqual({ agents: 1, activity: 'active' });
+  });
+});
+
+/**
+ * A direct activation killed after its switch, then the daemon starts (the production
+ * `ManagedSession`): its start resolves the marker before it converges anything. A sidecar
+ * daemon judges the agent; a self-hosted one is the candidate itself, so its rollback is a
+ * scheduled restart through the service manager.
+ */
+describe('the daemon start resolves an interrupted direct activation', () => {
+  const killedAfterSwitch: TreeSpec = {
+    ...MANAGED,
+    [LAYOUT.current]: { symlink: 'aks-flex-node-green' },
+    [LAYOUT.lastGood]: { symlink: 'aks-flex-node-blue' },
+    [LAYOUT.green]: exe(agentScript('2.0.0')),
+    [LAYOUT.activation]: {
+      file: JSON.stringify({ kind: 'AgentDirectActivation', schemaVersion: 1, previous: 'blue', candidate: 'green', candidateDigest: digestOf(agentScript('2.0.0')), candidateVersion: '2.0.0', serviceActive: true }),
+      mode: 0o600,
+    },
+  };
+
+  it.each([
+    ['sidecar, the candidate crashes after start: rolled back, quarantined', SIDECAR_CONFIG, 'crash-after-start', 'aks-flex-node-blue', 0],
+    ['sidecar, the candidate is healthy: committed', SIDECAR_CONFIG, 'healthy', 'aks-flex-node-green', 0],
+    ['self-hosted, the candidate is healthy: committed', CONFIG, 'healthy', 'aks-flex-node-green', 0],
+    ['self-hosted, the candidate fails: rolled back by a scheduled restart, quarantined', CONFIG, 'crash-after-start', 'aks-flex-node-blue', 1],
+  ] as const)('%s', async (_label, config, behaviour, expectedCurrent, scheduledRestarts) => {
+    const candidate = digestOf(agentScript('2.0.0'));
+    const host = await boot({ tree: { ...killedAfterSwitch, [CANDIDATE]: exe(agentScript('2.0.0')) }, behaviour, run: (upgrader) => upgrader.migrate() }, null, config);
+    // The agent restarted (or the host rebooted) after the kill: it runs what current names.
+    await host.services.restart();
+    const session = host.upgrader.managed({ store: new MemoryOperationStore(), selfExecutable: LAYOUT.blue });
+    if (!session.ok) throw new Error(session.failure.message);
+    const started = await session.value.start();
+    expect(started.ok).toBe(true);
+    const snapshot = host.fs.snapshot();
+    const stateText = new TextDecoder().decode((await host.fs.readFile(LAYOUT.state, 65536)) ?? new Uint8Array());
+    const quarantine = stateText === '' ? [] : (JSON.parse(stateText) as { quarantine: string[] }).quarantine;
+    expect({
+      current: linkText(snapshot, LAYOUT.current),
+      marker: snapshot[LAYOUT.activation] !== undefined,
+      quarantined: quarantine.includes(candidate),
+      scheduled: host.services.scheduledRestarts,
+    }).toEqual({ current: expectedCurrent, marker: false, quarantined: behaviour === 'crash-after-start', scheduled: scheduledRestarts });
   });
 });
