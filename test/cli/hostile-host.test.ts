@@ -105,7 +105,7 @@ describe('the direct path on a hostile host', () => {
     expect((await cli('migrate')).exitCode).toBe(0);
     mkdirSync(at(`${SLOTS}/.aks-flex-node-blue.tmp-foreign`));
     const status = await cli('status');
-    expect((status.doc as { layout?: { condition: string } }).layout?.condition).toBe('managed');
+    expect((status.doc as { status?: { layout: { condition: string } } }).status?.layout.condition).toBe('managed');
     expect((await cli('migrate')).exitCode).toBe(0);
     writeExecutable(at('staging/next'), agentScript('3.1.0'));
     expect((await cli('activate', at('staging/next'))).exitCode).toBe(0);
