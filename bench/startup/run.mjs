@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // bench/startup: how long `agent-upgrade version` and `agent-upgrade --help` take against
-// `node -e 0` (SPEC §10: ≤ 2×), run as installed (bin/agent-upgrade), interleaved, medians.
+// `node -e 0` (target ≤ 1.5×; SPEC asks ≤ 2×), run as installed (bin/agent-upgrade), interleaved, medians.
 //   node bench/startup/run.mjs [--rounds 21] [--binary path/to/sea]   (after npm run build)
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -46,5 +46,5 @@ for (const [label] of subjects) {
   if (label !== 'node -e 0') worst = Math.max(worst, ratio);
   console.log(`| ${label} | ${value.toFixed(0)} ms | ${ratio.toFixed(2)} |`);
 }
-console.log(`\ntarget ≤ 2.00: ${worst <= 2 ? 'met' : 'NOT met'} (worst ${worst.toFixed(2)})`);
-process.exitCode = worst <= 2 ? 0 : 1;
+console.log(`\ntarget ≤ 1.50: ${worst <= 1.5 ? "met" : "NOT met"} (worst ${worst.toFixed(2)})`);
+process.exitCode = worst <= 1.5 ? 0 : 1;

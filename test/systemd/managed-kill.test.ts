@@ -90,10 +90,14 @@ describe('SIGKILL of the daemon at each phase of the managed path (real systemd)
     return found;
   }
 
-  /** Daemon starts (and hand-overs) until the operation is terminal and no record is left; bounded. */
-  async function settle(host: SandboxHost): Promise<void> {
+  /**
+   * Daemon starts (and hand-overs) until the operation is terminal and no record is left; bounded.
+   * `killedPid` is the agent just killed: systemd may still report it for a moment, so the first
+   * round waits for its successor.
+   */
+  async function settle(host: SandboxHost, killedPid?: string): Promise<void> {
     for (let round = 0; round < 8 && !(terminal(host) && !host.recordExists()); round += 1) {
-      const agent = await runningAgent(host);
+      const agent = await runningAgent(host, round === 0 ? killedPid : undefined);
       const started = await daemonStep(host, 'start', agent.exe);
       if (started?.kind === 'closed') await runningAgent(host, agent.pid);
       else if (started?.kind === 'open' && !terminal(host) && !host.recordExists()) {
@@ -122,9 +126,9 @@ describe('SIGKILL of the daemon at each phase of the managed path (real systemd)
     expect(await daemonStep(host, 'handle', agent.exe, killAt)).toBe(null);
     // The daemon is the agent: its process dies with it, and systemd restarts the unit.
     expect(host.systemctl('kill', '--signal=SIGKILL', host.unit).status).toBe(0);
-    await settle(host);
+    await settle(host, agent.pid);
 
-    expectOutcome(host, expected);
+    await expectOutcome(host, expected);
   }, 180_000);
 
   it.each([
@@ -139,13 +143,15 @@ describe('SIGKILL of the daemon at each phase of the managed path (real systemd)
 
     expect(await daemonStep(host, 'start', candidate.exe, killAt)).toBe(null);
     expect(host.systemctl('kill', '--signal=SIGKILL', host.unit).status).toBe(0);
-    await settle(host);
+    await settle(host, candidate.pid);
 
-    expectOutcome(host, 'Complete');
+    await expectOutcome(host, 'Complete');
   }, 180_000);
 
-  function expectOutcome(host: SandboxHost, expected: 'Complete' | 'Failed'): void {
+  async function expectOutcome(host: SandboxHost, expected: 'Complete' | 'Failed'): Promise<void> {
     const slot = expected === 'Complete' ? 'green' : 'blue';
+    // The unit may still be restarting into its final binary: wait (bounded) on what is asserted.
+    await host.systemd.waitFor(() => host.mainExecutable() === host.slotPath(slot), 30_000);
     expect({ phase: operation(host).phase, terminalWrites: operation(host).terminalWrites, violations: violations(host) }).toEqual({ phase: expected, terminalWrites: 1, violations: [] });
     expect({ current: host.link('current'), record: host.recordExists() }).toEqual({ current: slot, record: false });
     expect(host.mainExecutable()).toBe(host.slotPath(slot));
