@@ -1,6 +1,6 @@
 /**
  * agent-upgrade as a library: the use cases over a configuration, with any port replaceable by
- * the embedder's own adapter (see docs/embedding.md once published; SPEC §8 "Library API").
+ * the embedder's own adapter (see docs/embedding.md).
  */
 export { createUpgrader, Upgrader, type UpgraderOptions } from './app/upgrader.js';
 export { loadConfig, type ConfigSource } from './app/config/load-config.js';

@@ -40,7 +40,8 @@ describe('daemon load', () => {
     console.log(`\n${table}\n`);
     for (const result of [withSelector, clientSide]) {
       expect({ completed: result.completed, othersTouched: result.othersTouched, notExactlyOnce: result.notExactlyOnce }).toEqual({ completed: OURS, othersTouched: 0, notExactlyOnce: [] });
-      // SPEC §10: the daemon's idle RSS, at start and again after the upgrades.
+      // docs/benchmarks.md#daemon-under-load: the daemon's idle RSS, at start and after the
+      // upgrades.
       expect(Math.max(result.rssKiB.idle, result.rssKiB.end)).toBeLessThanOrEqual(100 * MIB);
     }
   }, 900_000);

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // bench/startup: how long `agent-upgrade version` and `agent-upgrade --help` take against
-// `node -e 0` (target ≤ 1.5×; SPEC asks ≤ 2×), run as installed (bin/agent-upgrade), interleaved, medians.
+// `node -e 0` (target ≤ 1.5×; docs/benchmarks.md#start-up documents ≤ 2×), run as installed
+// (bin/agent-upgrade), interleaved, medians.
 //   node bench/startup/run.mjs [--rounds 21] [--binary path/to/sea]   (after npm run build)
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';

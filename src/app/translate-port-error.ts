@@ -33,7 +33,7 @@ export function translatePortError(error: unknown): Failure | null {
   if (error instanceof ServiceError) return failure(error.code === 'not-supported' ? 'E_CONFIG' : 'E_SERVICE', redactUrlsInText(error.message));
   if (error instanceof ContainerError) return failure(containerCode(error), redactUrlsInText(error.message));
   if (error instanceof ClusterError) return failure('E_CLUSTER', redactUrlsInText(error.message));
-  if (error instanceof LockError) return failure('E_IO', error.message);
+  if (error instanceof LockError) return failure(error.code === 'permission' ? 'E_NOT_ROOT' : 'E_IO', error.message);
   if (error instanceof ArtifactError) return failure(error.code, redactUrlsInText(error.message));
   return null;
 }

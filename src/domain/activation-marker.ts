@@ -6,7 +6,7 @@ import { isPlainObject } from './upgrade-record.js';
 import { isStoredVersionText } from './upgrade-state.js';
 
 /**
- * The direct path's durable marker (docs/operations.md "Interrupted activations"): written
+ * The direct path's durable marker (docs/protocol.md#interrupted-activation-marker): written
  * before the candidate is installed and the switch happens, deleted only once the activation
  * reached its verdict (committed or rolled back). A marker that outlives its activation means
  * the process died before the verdict — SIGKILL, an OOM kill, a power loss — and whoever takes

@@ -1,9 +1,10 @@
 import { fail, ok, type Result } from './failure.js';
 
 /**
- * What a release archive may contain (SPEC §4): exactly one entry, named exactly the expected
- * member, a regular file of 1 byte to `maxBinaryBytes`. Every decision is made from the entry's
- * header before a single byte of it is used, and no archive path ever names a file on disk.
+ * What a release archive may contain (docs/operations.md#fetch): exactly one entry, named exactly
+ * the expected member, a regular file of 1 byte to `maxBinaryBytes`. Every decision is made from
+ * the entry's header before a single byte of it is used, and no archive path ever names a file on
+ * disk.
  */
 export interface ArchiveLimits {
   readonly maxArchiveBytes: number;

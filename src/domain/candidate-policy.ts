@@ -34,7 +34,7 @@ export function checkCandidateVersion(input: VersionPolicyInput): Result<Version
     return fail('E_VERSION_MISMATCH', `the candidate reports version ${formatVersion(input.printed)}, but ${formatVersion(input.requested)} was requested`);
   }
   if (input.current !== null && !input.allowDowngrade && compareVersions(input.printed, input.current) < 0) {
-    return fail('E_DOWNGRADE_REFUSED', `the candidate version ${formatVersion(input.printed)} is older than the current ${formatVersion(input.current)}; allow downgrades to proceed`);
+    return fail('E_DOWNGRADE_REFUSED', `the candidate version ${formatVersion(input.printed)} is older than the current ${formatVersion(input.current)}; to install it anyway, run activate or install with --allow-downgrade (a MachineOperation never downgrades)`);
   }
   return ok(input.printed);
 }

@@ -1,6 +1,6 @@
 /**
- * The closed set of stable error codes (SPEC §8). Every expected failure carries exactly one of
- * these; tests assert on codes, never on message text.
+ * The closed set of stable error codes (docs/operations.md#error-codes). Every expected failure
+ * carries exactly one of these; tests assert on codes, never on message text.
  */
 export const ERROR_CODES = [
   'E_USAGE',
@@ -49,7 +49,7 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && known.has(value);
 }
 
-/** CLI exit codes (SPEC §8). */
+/** CLI exit codes (docs/protocol.md#exit-codes). */
 export const ExitCode = {
   ok: 0,
   failedNothingChanged: 1,

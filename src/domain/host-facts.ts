@@ -97,8 +97,8 @@ export function checkLayoutShape(layout: SlotLayout, facts: LayoutFacts): Result
 }
 
 /**
- * With production paths every existing entry must be owned by root (SPEC §3), so that no other
- * user can swap a binary the root-run agent will execute.
+ * With production paths every existing entry must be owned by root (docs/security.md#the-host), so
+ * that no other user can swap a binary the root-run agent will execute.
  */
 export function checkRootOwnership(layout: SlotLayout, facts: LayoutFacts): Result<LayoutFacts> {
   const roles = ['slotDir', 'entry', 'blue', 'green', 'current', 'lastGood', 'record', 'state'] as const;

@@ -1,6 +1,7 @@
 /**
- * Which MachineOperations address this machine (SPEC §7): `spec.machineRef` equal to the
- * machine's name, or else a Kubernetes label selector matched against the local Node's labels.
+ * Which MachineOperations address this machine
+ * (docs/operations.md#the-daemon-and-machineoperations): `spec.machineRef` equal to the machine's
+ * name, or else a Kubernetes label selector matched against the local Node's labels.
  */
 export interface LabelRequirement {
   readonly key: string;

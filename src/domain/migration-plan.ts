@@ -27,11 +27,11 @@ export interface MigrationPlan {
 
 /**
  * Plans the convergence of a host — legacy single file, half-migrated, or managed — into the
- * managed layout (SPEC §3). Order is what makes it crash-safe: a legacy binary is copied into a
- * slot before any link moves, current is pointed before last-good and the entry, and the
- * compatibility entry (the legacy file itself) is replaced last, so at every step some path
- * still leads to a runnable binary. Temp entries left by an interrupted write are swept first.
- * Service assets are converged separately by the caller.
+ * managed layout (docs/operations.md#migrate). Order is what makes it crash-safe: a legacy binary
+ * is copied into a slot before any link moves, current is pointed before last-good and the entry,
+ * and the compatibility entry (the legacy file itself) is replaced last, so at every step some
+ * path still leads to a runnable binary. Temp entries left by an interrupted write are swept
+ * first. Service assets are converged separately by the caller.
  */
 /**
  * The binaries current may be repaired from, by where they are: current's own target outside the

@@ -72,7 +72,12 @@ export class ContainerError extends Error {
   }
 }
 
-export type LockErrorCode = 'unavailable' | 'timeout';
+/**
+ * `permission`: the lock path cannot be opened or created for lack of permission (EACCES,
+ * EPERM), which for a root-run tool means it was not run as root; `unavailable`: anything else
+ * that makes the path unusable (a refused entry type, a missing flock(1)).
+ */
+export type LockErrorCode = 'unavailable' | 'permission' | 'timeout';
 
 /** Thrown by HostLock implementations when the lock cannot be tried at all (busy is not an error). */
 export class LockError extends Error {

@@ -6,7 +6,8 @@ import type { SlotName } from './slot.js';
 import type { FailureReason, RecordedFailure, UpgradeRecord } from './upgrade-record.js';
 
 /**
- * The RecoveryPolicy (SPEC §5, notes/protocol.md "Startup" and "Recovery command" tables).
+ * The RecoveryPolicy: the startup gate (docs/protocol.md#startup-gate-s1s8) and the recovery
+ * command (docs/protocol.md#recovery-command-r1r3).
  *
  * Every function here is total and pure and returns the NEXT single decision: one durable effect
  * (or one measurement) at a time. The app executes it, re-observes the host, and calls again
@@ -113,7 +114,10 @@ export interface StartupInput {
   readonly progress: RunProgress;
 }
 
-/** The protocol.md row a decision comes from; `own-record` is the reference guard. */
+/**
+ * The rule a decision comes from (docs/protocol.md#s1 … #s8); `own-record` is
+ * docs/protocol.md#own-record.
+ */
 export type StartupRule = 'S1' | 'S2' | 'S3' | 'S4' | 'S5' | 'S6' | 'S7' | 'S8' | 'own-record';
 
 export type StartupDecision =
@@ -258,7 +262,10 @@ function checkRecordShape(record: UpgradeRecord): void {
 // Startup (or resume) table S1–S8
 // ---------------------------------------------------------------------------------------------
 
-/** The next single decision of the startup gate (protocol.md, S1–S8; first matching row wins). */
+/**
+ * The next single decision of the startup gate (docs/protocol.md#startup-gate-s1s8; first matching
+ * row wins).
+ */
 export function decideStartup(input: StartupInput): StartupDecision {
   if (input.record !== null) checkRecordShape(input.record);
   const decision = startupDecision(input);
@@ -477,7 +484,7 @@ export type RecoverDecision =
   | { readonly kind: 'restart-agent'; readonly rule: RecoverRule };
 
 /**
- * The next single decision of `recover` (protocol.md, "Recovery command"). Running it twice
+ * The next single decision of `recover` (docs/protocol.md#recovery-command-r1r3). Running it twice
  * equals running it once (I11): the failure is kept, the flag only rises, rollback is judged
  * from the links, and the restart is idempotent.
  *

@@ -3,8 +3,8 @@ import { dirnamePath, isCleanAbsolutePath, isPathInside, joinPath, rerootPath } 
 import type { SlotName } from './slot.js';
 
 /**
- * Every host path the upgrader touches (SPEC §3), by role. All absolute and clean; with a
- * `--root` every one of them lies under that root.
+ * Every host path the upgrader touches (docs/operations.md#the-managed-layout), by role. All
+ * absolute and clean; with a `--root` every one of them lies under that root.
  */
 export interface SlotLayout {
   /** `/` in production; a sandbox directory under `--root`. */
@@ -18,7 +18,10 @@ export interface SlotLayout {
   readonly lastGood: string;
   readonly recoveryScript: string;
   readonly record: string;
-  /** The direct path's activation marker, beside the record (docs/operations.md "Interrupted activations"). */
+  /**
+   * The direct path's activation marker, beside the record
+   * (docs/protocol.md#interrupted-activation-marker).
+   */
   readonly activation: string;
   readonly state: string;
   readonly lock: string;

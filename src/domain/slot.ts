@@ -7,7 +7,7 @@ export function isSlotName(value: unknown): value is SlotName {
   return value === 'blue' || value === 'green';
 }
 
-/** The inactive slot: green when blue is current, otherwise blue (SPEC §3). */
+/** The inactive slot: green when blue is current, otherwise blue. */
 export function otherSlot(current: SlotName | null): SlotName {
   return current === 'blue' ? 'green' : 'blue';
 }

@@ -122,7 +122,9 @@ export function describeStep(layout: SlotLayout, step: ActivationStep): string {
   }
 }
 
-/** Refuses a rollback that would not go anywhere useful (SPEC §8 `rollback`). */
+/**
+ * Refuses a rollback that would not go anywhere useful (docs/operations.md#rollback-and-recover).
+ */
 export function planRollback(facts: LayoutFacts): Result<{ readonly from: SlotName; readonly to: SlotName }> {
   const current = linkedSlot(facts, 'current');
   const lastGood = linkedSlot(facts, 'lastGood');

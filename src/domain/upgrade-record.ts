@@ -5,9 +5,9 @@ import { invariant } from './invariant.js';
 import { isSlotName, type SlotName } from './slot.js';
 
 /**
- * The durable upgrade record (SPEC §5): the single source of truth for a managed upgrade across
- * processes. It is written atomically and durably after every change; an unknown kind or schema
- * version, or any field of the wrong shape, is an error and never guessed at.
+ * The durable upgrade record (docs/protocol.md#terms): the single source of truth for a managed
+ * upgrade across processes. It is written atomically and durably after every change; an unknown
+ * kind or schema version, or any field of the wrong shape, is an error and never guessed at.
  */
 export const UPGRADE_RECORD_KIND = 'AgentUpgradeRecord';
 export const UPGRADE_RECORD_SCHEMA_VERSION = 1;

@@ -6,11 +6,12 @@ import { isPlainObject } from './upgrade-record.js';
 import { compareVersions, parseVersion, type Version } from './version.js';
 
 /**
- * The durable upgrade state file (SPEC §3): what is known about each slot's binary, the digests
- * of binaries that failed (quarantine, bounded, oldest first) and the highest version ever
- * committed (the never-downgrade mark). It is advisory: every decision re-observes links and
- * processes, so a lost update never breaks recovery. Like the upgrade record, an unknown kind or
- * schema version, or any field of the wrong shape, is an error (`E_STATE`), never guessed at.
+ * The durable upgrade state file (docs/protocol.md#state-file-updates): what is known about each
+ * slot's binary, the digests of binaries that failed (quarantine, bounded, oldest first) and the
+ * highest version ever committed (the never-downgrade mark). It is advisory: every decision
+ * re-observes links and processes, so a lost update never breaks recovery. Like the upgrade
+ * record, an unknown kind or schema version, or any field of the wrong shape, is an error
+ * (`E_STATE`), never guessed at.
  */
 export const UPGRADE_STATE_KIND = 'AgentUpgradeState';
 export const UPGRADE_STATE_SCHEMA_VERSION = 1;

@@ -18,9 +18,9 @@ export interface AcceptedSource {
 export const URL_TEXT_MAX_LENGTH = 8192;
 
 /**
- * Validates a download URL (SPEC §4): http or https only, a host, no userinfo, no fragment, no
- * whitespace or control characters. Messages never repeat the URL, so a secret in it cannot leak
- * through the error.
+ * Validates a download URL (docs/operations.md#fetch): http or https only, a host, no userinfo, no
+ * fragment, no whitespace or control characters. Messages never repeat the URL, so a secret in it
+ * cannot leak through the error.
  */
 export function parseDownloadUrl(text: string, policy: SourcePolicy, hasDigest: boolean): Result<AcceptedSource> {
   const trimmed = text.trim();

@@ -2,10 +2,10 @@ import type { ArchiveLimits } from '../domain/archive-rules.js';
 import type { FileDigest } from './file-system.js';
 
 /**
- * Turns a release archive's byte stream into its one member's bytes (SPEC §4): hashes the
- * compressed bytes as they arrive, accepts exactly one gzip member with nothing after it, reads
- * the tar strictly, and hands the member's bytes to `sink` only after the entry's header passed
- * the domain's rules. Every cap is enforced while streaming. Failures are `ArtifactError`s
+ * Turns a release archive's byte stream into its one member's bytes (docs/operations.md#fetch):
+ * hashes the compressed bytes as they arrive, accepts exactly one gzip member with nothing after
+ * it, reads the tar strictly, and hands the member's bytes to `sink` only after the entry's header
+ * passed the domain's rules. Every cap is enforced while streaming. Failures are `ArtifactError`s
  * (E_ARCHIVE_FORMAT, E_ARCHIVE_MEMBER*, E_TOO_LARGE, E_TRUNCATED).
  */
 export interface ExtractRequest {

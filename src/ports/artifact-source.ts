@@ -2,8 +2,8 @@ import type { RedactedUrl } from '../domain/redacted-url.js';
 
 /**
  * Opens a release archive for streaming. The implementation enforces the transport rules of
- * SPEC §4 (redirects, identity encoding, status 200, length and time limits, TLS) and throws
- * `ArtifactError` with a domain error code; its messages carry only redacted URLs.
+ * docs/operations.md#fetch (redirects, identity encoding, status 200, length and time limits, TLS)
+ * and throws `ArtifactError` with a domain error code; its messages carry only redacted URLs.
  */
 export interface ArtifactRequest {
   readonly url: RedactedUrl;

@@ -1,6 +1,7 @@
 /**
- * The one lock serialising every host-changing path (SPEC §6). Implementations must be released
- * by the kernel when the holder dies, race-free under concurrent acquisition, and non-blocking.
+ * The one lock serialising every host-changing path (docs/security.md#the-host). Implementations
+ * must be released by the kernel when the holder dies, race-free under concurrent acquisition, and
+ * non-blocking.
  */
 export type LockHolder = KnownLockHolder | UnknownLockHolder;
 

@@ -1,6 +1,7 @@
 /**
- * MachineOperation status in the cluster (SPEC §5, §7). Writes are merge-patches retried on
- * conflict by the implementation; a deleted operation is `gone`, never an error.
+ * MachineOperation status in the cluster (docs/protocol.md#publication-rules). Writes are
+ * merge-patches retried on conflict by the implementation; a deleted operation is `gone`, never an
+ * error.
  */
 export type OperationPhase = 'Pending' | 'InProgress' | 'Complete' | 'Failed';
 

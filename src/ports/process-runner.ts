@@ -1,6 +1,6 @@
 /**
  * Runs a program without a shell. Used for `<candidate> version`, systemctl and systemd-run.
- * Arguments never carry secrets (SPEC I8): callers pass redacted values only.
+ * Arguments never carry secrets (docs/protocol.md#i8): callers pass redacted values only.
  */
 export interface RunRequest {
   readonly command: string;

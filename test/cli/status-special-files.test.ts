@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { closeSync, constants, mkdirSync, openSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
@@ -40,6 +40,17 @@ const STATE = 'etc/aks-flex-node/agent-upgrade-state.json';
 const OVERSIZED = 'x'.repeat(64 * 1024 + 1);
 
 type Plant = (path: string) => void;
+
+interface StatusDocument {
+  readonly ok: boolean;
+  readonly error?: { readonly code: string };
+  readonly status: { readonly layout: { readonly problem: { readonly code: string } | null }; readonly record: { readonly problem?: { readonly code: string } }; readonly state: { readonly problem?: { readonly code: string } } };
+}
+
+/** The error status reports: the layout's problem first, then the record's, then the state's. */
+function blockingCode(document: StatusDocument): string | undefined {
+  return document.status.layout.problem?.code ?? document.status.record.problem?.code ?? document.status.state.problem?.code;
+}
 const plants: ReadonlyArray<readonly [string, Plant]> = [
   ['a FIFO', mkfifo],
   ['a symlink to /dev/zero', (path) => symlinkSync('/dev/zero', path)],
@@ -66,28 +77,37 @@ describe('status when the upgrade record or the state file is not a usable file'
     if (how === mkfifo) fifos.push(path);
   };
 
-  it.each(plants)('reports a record that is %s as invalid (E_RECORD), exits 0 and leaves it in place', async (_name, how) => {
+  it.each(plants)('reports a record that is %s as invalid (E_RECORD), exits 1 with the whole report and leaves it in place', async (_name, how) => {
     plant(RECORD, how);
     const before = snapshotTree(scratch.root);
     const run = await within(runCliInMemory(['status', '--root', scratch.root, '--json']), 'status');
-    const report = JSON.parse(run.stdout) as { ok: boolean; status: { record: unknown } };
-    expect({ exitCode: run.exitCode, ok: report.ok }).toEqual({ exitCode: 0, ok: true });
+    const report = JSON.parse(run.stdout) as StatusDocument;
+    expect({ exitCode: run.exitCode, ok: report.ok, code: report.error?.code }).toEqual({ exitCode: 1, ok: false, code: blockingCode(report) });
     expect(report.status.record).toMatchObject({ present: true, valid: false, problem: { code: 'E_RECORD' } });
     expect(snapshotTree(scratch.root)).toEqual(before);
   });
 
-  it.each(plants)('reports a host whose state file is %s, exits 0 and leaves it in place', async (_name, how) => {
+  it.each(plants)('reports a host whose state file is %s (E_STATE), exits 1 with the whole report and leaves it in place', async (_name, how) => {
     plant(STATE, how);
     const before = snapshotTree(scratch.root);
     const run = await within(runCliInMemory(['status', '--root', scratch.root, '--json']), 'status');
-    expect({ exitCode: run.exitCode, ok: (JSON.parse(run.stdout) as { ok: boolean }).ok }).toEqual({ exitCode: 0, ok: true });
+    const report = JSON.parse(run.stdout) as StatusDocument;
+    expect({ exitCode: run.exitCode, ok: report.ok, code: report.error?.code }).toEqual({ exitCode: 1, ok: false, code: blockingCode(report) });
+    expect(report.status.state).toMatchObject({ problem: { code: 'E_STATE' } });
     expect(snapshotTree(scratch.root)).toEqual(before);
   });
 
-  it('prints the text form for a FIFO record and exits 0', async () => {
+  it('prints the text form for a FIFO record, then the error, and exits 1', async () => {
     plant(RECORD, mkfifo);
     const run = await within(runCliInMemory(['status', '--root', scratch.root]), 'status');
-    expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: '' });
+    // The same host without the FIFO, for the length of a whole report.
+    rmSync(join(scratch.root, RECORD));
+    const healthy = await within(runCliInMemory(['status', '--root', scratch.root]), 'status');
+    expect({ exitCode: run.exitCode, reportLines: run.stdout.trim().split('\n').length, errorLines: run.stderr.trim().split('\n').length }).toEqual({
+      exitCode: 1,
+      reportLines: healthy.stdout.trim().split('\n').length,
+      errorLines: 1,
+    });
   });
 
   it.each(plants)('the record and state stores refuse %s with E_RECORD and E_STATE', async (_name, how) => {

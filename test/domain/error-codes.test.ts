@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, exitCodeFor, ExitCode, isErrorCode, type ErrorCode } from '../../src/domain/error-codes.js';
 import { fail, failure, ok } from '../../src/domain/failure.js';
 
-/** Every code SPEC §8 requires, plus the durable-file and I/O codes the domain adds. */
+/**
+ * Every code the CLI contract requires (docs/operations.md#error-codes), plus the durable-file and
+ * I/O codes the domain adds.
+ */
 const SPEC_CODES = [
   'E_USAGE', 'E_CONFIG', 'E_INVALID_URL', 'E_INSECURE_SOURCE', 'E_INVALID_DIGEST', 'E_HTTP_STATUS',
   'E_REDIRECT_REFUSED', 'E_TOO_MANY_REDIRECTS', 'E_TIMEOUT', 'E_TOO_LARGE', 'E_TRUNCATED', 'E_TLS',
@@ -55,7 +58,7 @@ describe('isErrorCode', () => {
 });
 
 describe('ExitCode', () => {
-  it('matches SPEC §8, plus 5 for a host changed and then failed', () => {
+  it('matches docs/protocol.md#exit-codes, including 5 for a host changed and then failed', () => {
     expect(ExitCode).toEqual({ ok: 0, failedNothingChanged: 1, usage: 2, rolledBack: 3, busy: 4, changedThenFailed: 5 });
   });
 });

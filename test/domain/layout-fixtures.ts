@@ -1,7 +1,8 @@
 /**
- * Shared fixtures for the layout tests: the SPEC §3 flex defaults, and a tiny in-memory host
- * model (paths → files, links, directories) from which `LayoutFacts` are derived the way the app
- * observes them, and onto which `LayoutAction`s can be applied to simulate a migration.
+ * Shared fixtures for the layout tests: the flex defaults (docs/operations.md#the-managed-layout),
+ * and a tiny in-memory host model (paths → files, links, directories) from which `LayoutFacts` are
+ * derived the way the app observes them, and onto which `LayoutAction`s can be applied to simulate
+ * a migration.
  */
 import { sha256FromHex, type Sha256 } from '../../src/domain/digest.js';
 import type { Result } from '../../src/domain/failure.js';
@@ -18,7 +19,7 @@ import {
   type SlotLayout,
 } from '../../src/domain/slot-layout.js';
 
-/** The SPEC §3 flex settings (production root). */
+/** The flex settings (production root). */
 export const FLEX_SETTINGS: LayoutSettings = {
   root: '/',
   agentName: 'aks-flex-node',
@@ -31,7 +32,10 @@ export const FLEX_SETTINGS: LayoutSettings = {
   unitDir: '/etc/systemd/system',
 };
 
-/** The SPEC §3 table, role by role, for the flex profile on `/`. */
+/**
+ * The layout table (docs/operations.md#the-managed-layout), role by role, for the flex profile on
+ * `/`.
+ */
 export const FLEX_PATHS: Readonly<Record<PathRole, string>> = {
   entry: '/usr/local/bin/aks-flex-node',
   slotDir: '/usr/local/lib/aks-flex-node',

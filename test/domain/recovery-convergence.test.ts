@@ -109,7 +109,7 @@ function must(record: UpgradeRecord | null): UpgradeRecord {
   return record;
 }
 
-/** The old daemon's durable effects (protocol.md "Managed path"), in order. */
+/** The old daemon's durable effects (docs/protocol.md#managed-path-rows-1-8), in order. */
 function managedEffects(variant: Variant, mode: AgentMode, oldId: string, scenario: Scenario): Array<(w: World, p: Proc) => void> {
   const head: Array<(w: World, p: Proc) => void> = [
     (w) => { w.record = created(oldId); }, // row 3

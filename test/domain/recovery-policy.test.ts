@@ -86,7 +86,7 @@ function recoverIn(record: UpgradeRecord | null, observed: Partial<RecoverInput[
   };
 }
 
-describe('decideStartup: protocol.md S1–S8', () => {
+describe('decideStartup: docs/protocol.md#startup-gate-s1s8', () => {
   const rows: Array<[string, StartupInput, Partial<StartupDecision> & Record<string, unknown>]> = [
     ['S1 no record: open the gate', start(null), { kind: 'open-gate', rule: 'S1' }],
     ['S2 no failure, no candidate: interrupted before a slot was chosen', start(pending),
@@ -144,7 +144,7 @@ describe('decideStartup: protocol.md S1–S8', () => {
   });
 });
 
-describe('decideRecoverCommand: protocol.md recovery table', () => {
+describe('decideRecoverCommand: docs/protocol.md#recovery-command-r1r3', () => {
   const rows: Array<[string, RecoverInput, Partial<RecoverDecision> & Record<string, unknown>]> = [
     ['no record: exit 0, nothing changes', recoverIn(null, { current: 'green', lastGood: 'blue' }), { kind: 'done', rule: 'R1', exitCode: 0 }],
     ['record after the switch: record M + recoveryRequired', recoverIn(switched, { current: 'green' }, {}, 'agent crash loop'),

@@ -32,15 +32,15 @@ describe('deriveLayout: flex defaults', () => {
     expect(layout.root).toBe('/');
   });
 
-  it.each(PATH_ROLES.map((role) => [role, FLEX_PATHS[role]] as const))('%s is the SPEC §3 path %s', (role, expected) => {
+  it.each(PATH_ROLES.map((role) => [role, FLEX_PATHS[role]] as const))('%s is the flex profile path %s', (role, expected) => {
     expect(layout[role]).toBe(expected);
   });
 
-  it('returns exactly the SPEC §3 layout', () => {
+  it('returns exactly the flex profile layout', () => {
     expect(layout).toEqual({ root: '/', ...FLEX_PATHS });
   });
 
-  it('has the SPEC §3 modes', () => {
+  it('has the documented modes', () => {
     expect([SLOT_DIR_MODE, BINARY_MODE, RECORD_MODE, RECOVERY_SCRIPT_MODE]).toEqual([0o750, 0o755, 0o600, 0o750]);
   });
 

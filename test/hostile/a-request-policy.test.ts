@@ -8,7 +8,7 @@ import { type HostileServer, serve } from '../support/http/hostile-server.js';
 import { type Attempt, MEMBER, PAYLOAD, useHarness } from './harness.js';
 
 /**
- * Category A (reliability.md §2 A): request, configuration and policy. Every refusal happens
+ * Category A: request, configuration and policy. Every refusal happens
  * before any network I/O, so each row also asserts that the (live) server saw no request.
  */
 

@@ -10,7 +10,7 @@ import {
 import { type CertVariant } from '../support/http/tls-material.js';
 import { eventually, MEMBER, OTHER_MEMBER, PAYLOAD, useHarness } from './harness.js';
 
-/** Category B (reliability.md §2 B): the HTTP transport lies, stalls, redirects and downgrades. */
+/** Category B: the HTTP transport lies, stalls, redirects and downgrades. */
 
 const h = useHarness();
 const ARCHIVE = releaseArchive(MEMBER, PAYLOAD);

@@ -8,7 +8,7 @@ import { endless, serve } from '../support/http/hostile-server.js';
 import { type ArtifactConfig, MEMBER, PAYLOAD, useHarness } from './harness.js';
 
 /**
- * Category C (reliability.md §2 C): the gzip layer. Each body is served honestly over http with
+ * Category C: the gzip layer. Each body is served honestly over http with
  * its own correct SHA-256, so the gzip defect is the only thing wrong with it.
  */
 

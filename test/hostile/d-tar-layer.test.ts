@@ -7,7 +7,7 @@ import { serve } from '../support/http/hostile-server.js';
 import { type ArtifactConfig, MEMBER, OTHER_MEMBER, PAYLOAD, useHarness } from './harness.js';
 
 /**
- * Category D (reliability.md §2 D): the tar layer. Every tar is gzipped correctly and served
+ * Category D: the tar layer. Every tar is gzipped correctly and served
  * honestly with its correct SHA-256, so the tar trick is the only thing wrong.
  */
 
@@ -30,10 +30,10 @@ async function fetchedTar(tar: Uint8Array, expected: Uint8Array, artifact: Parti
 const file = (name: string, body: Uint8Array | string = PAYLOAD): Uint8Array => tarEntry({ name, mode: 0o755 }, body);
 
 /**
- * Every `tarAttacks` entry with the code SPEC §4 calls for. Names that are not the member (or are
- * unsafe) are E_ARCHIVE_MEMBER; the member with a non-regular type is E_ARCHIVE_MEMBER_TYPE; a
- * size out of bounds is E_ARCHIVE_MEMBER_SIZE; a broken or ambiguous tar stream is
- * E_ARCHIVE_FORMAT; a tar stream that ends inside an entry is E_TRUNCATED.
+ * Every `tarAttacks` entry with the code the archive rules call for. Names that are not the member
+ * (or are unsafe) are E_ARCHIVE_MEMBER; the member with a non-regular type is
+ * E_ARCHIVE_MEMBER_TYPE; a size out of bounds is E_ARCHIVE_MEMBER_SIZE; a broken or ambiguous tar
+ * stream is E_ARCHIVE_FORMAT; a tar stream that ends inside an entry is E_TRUNCATED.
  */
 const EXPECTED: Readonly<Partial<Record<keyof TarAttacks, ErrorCode>>> = {
   symlinkAbsolute: 'E_ARCHIVE_MEMBER_TYPE',
@@ -69,7 +69,7 @@ const EXPECTED: Readonly<Partial<Record<keyof TarAttacks, ErrorCode>>> = {
   paxSizeBeforeLongName: 'E_ARCHIVE_FORMAT',
   paxMalformedLength: 'E_ARCHIVE_FORMAT',
   paxGlobalPath: 'E_ARCHIVE_FORMAT',
-  // "GNU/PAX tricks" (SPEC §4): the name depends on whether the reader applies the extension.
+  // GNU/PAX tricks: the name depends on whether the reader applies the extension.
   paxPathOverride: 'E_ARCHIVE_FORMAT',
   gnuLongNameDecoy: 'E_ARCHIVE_FORMAT',
 };

@@ -21,7 +21,7 @@ import { makeScratch, snapshotTree, writeExecutable } from '../support/real-tree
 import { ARCH, eventually, filesContaining, newCanary, OTHER_ARCH } from './harness.js';
 
 /**
- * Category E (reliability.md §2 E): candidate verification, with real processes in a scratch
+ * Category E: candidate verification, with real processes in a scratch
  * directory. Each refusal asserts the code, that the scratch tree did not change, and that the
  * canary the candidate prints (built at run time by the shell, so the script text never holds
  * it) appears nowhere: not in the failure message, not in any file.

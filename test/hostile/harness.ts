@@ -19,7 +19,7 @@ import { runCliInMemory } from '../support/run-cli.js';
 import { sandboxUpgrader } from '../support/sandbox-upgrader.js';
 
 /**
- * One hostile case = one call. Every refusal is checked three ways (reliability.md §2):
+ * One hostile case = one call. Every refusal is checked three ways:
  *  1. the exact error code (the Result's `failure.code`, or the CLI's JSON `error.code` and its
  *     exit code);
  *  2. nothing written: the scratch tree is identical before and after, the output does not

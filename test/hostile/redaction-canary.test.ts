@@ -9,11 +9,11 @@ import { redirect, serve, stallAfter, stallBeforeHeaders, status, truncate } fro
 import { MEMBER, newCanary, PAYLOAD, useHarness } from './harness.js';
 
 /**
- * Invariant I8 (reliability.md §1.2 "Secrets in URLs"): a secret carried by the download URL —
- * query, userinfo, fragment, a redirect's Location, proxy credentials — never reaches a failure
- * message, a log line, the CLI's output (JSON or text) or any file. Every transport failure
- * kind is driven once with secrets in every place the case allows; `h.refused` / `h.fetched`
- * check every sink.
+ * Invariant I8 (docs/protocol.md#i8, docs/security.md#secrets-in-urls): a secret carried by the
+ * download URL — query, userinfo, fragment, a redirect's Location, proxy credentials — never
+ * reaches a failure message, a log line, the CLI's output (JSON or text) or any file. Every
+ * transport failure kind is driven once with secrets in every place the case allows; `h.refused` /
+ * `h.fetched` check every sink.
  */
 
 const h = useHarness();

@@ -3,9 +3,10 @@ import { InvariantViolation } from '../../src/domain/invariant.js';
 import { LAYOUT, resolveInSnapshot } from './layout-world.js';
 
 /**
- * SPEC I3 enforced as it happens, like `guardActiveSlot` in layout-world.ts, but cheap enough to
- * run on every op of long simulations: the tree is only resolved when an op renames over or
- * unlinks one of the two slot paths, the only ops that could write the active slot.
+ * I3 (docs/protocol.md#i3) enforced as it happens, like `guardActiveSlot` in layout-world.ts, but
+ * cheap enough to run on every op of long simulations: the tree is only resolved when an op
+ * renames over or unlinks one of the two slot paths, the only ops that could write the active
+ * slot.
  */
 export function guardActiveSlotCheaply(fs: MemoryFileSystem): void {
   fs.beforeMutation((op) => {

@@ -22,10 +22,11 @@ import { agentScript, CANARY, CONFIG, digestOf, LAYOUT, MEMBER, ManagedWorld } f
 
 /**
  * A managed (self-hosted) host driven to quiescence the way systemd, the daemon and the cluster
- * would drive it, one step at a time, with every invariant of SPEC §9 that the step can break
- * checked after it, and one trace line per step. Faults come from outside: a port-fault chooser
- * consulted at every call of a faultable port method, FS crash points armed on `world.fs`, and
- * the behaviour of each candidate. Used by the fault matrix and the random schedules.
+ * would drive it, one step at a time, with every invariant (docs/protocol.md#invariants-i1i12)
+ * that the step can break checked after it, and one trace line per step. Faults come from outside:
+ * a port-fault chooser consulted at every call of a faultable port method, FS crash points armed
+ * on `world.fs`, and the behaviour of each candidate. Used by the fault matrix and the random
+ * schedules.
  *
  * How the host is modelled, round by round: scheduled restarts run first (the transient unit);
  * a failed unit triggers the OnFailure script, which runs `recover` and then resets and restarts

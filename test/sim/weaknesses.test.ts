@@ -1,7 +1,7 @@
 /**
- * One test per rule of SPEC §5 "Rules that fix weaknesses found in the reference implementation's
- * review". Each scenario is one where the reference behaviour (described in the comment) breaks
- * the rule, and asserts the outcome the rule demands.
+ * One test per rule of docs/protocol.md#rules-that-close-known-weaknesses. Each scenario is one
+ * where the reference behaviour (described in the comment) breaks the rule, and asserts the
+ * outcome the rule demands.
  */
 import { describe, expect, it } from 'vitest';
 import { SimulatedCrash } from '../../src/adapters/memory/memory-file-system.js';
@@ -22,7 +22,7 @@ async function upgrade(world: ManagedWorld, version: string, name: string): Prom
 
 const currentOf = (world: ManagedWorld): string | null => resolveInSnapshot(world.fs.snapshot(), LAYOUT.current);
 
-describe('SPEC §5 rules that fix the reference’s weaknesses', () => {
+describe('protocol rules that fix the reference’s weaknesses', () => {
   it('publish before delete: a failed upgrade whose Failed status cannot be published keeps its record until it is (reference: Abort deleted first, the operation stayed InProgress forever)', async () => {
     const world = new ManagedWorld();
     const release = world.publishRelease('2.0.0');

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { tarAttacks } from '../support/archive/index.js';
 
 /**
- * What tar-stream 3.2.2 (the pipeline's parser, ecosystem.md §4) reports for the catalogue.
+ * What tar-stream 3.2.2 (the pipeline's parser) reports for the catalogue.
  * These pin the parser differentials the pipeline must defend against itself: where tar-stream
  * says "file" with the right name, only extra checks (pax keys, entry count) can reject.
  */

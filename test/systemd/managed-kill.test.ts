@@ -28,11 +28,11 @@ interface StoredOperation {
 const RECORD = 'agent-upgrade-signal.json';
 
 /**
- * SIGKILL of a real daemon process at each phase of a self-hosted managed upgrade (SPEC §5): the
- * daemon is the agent, so the agent's process is killed with it and systemd restarts it into
- * whatever current names; the next daemon's startup gate must reach the outcome the protocol
- * prescribes — rollback and Failed before the switch is committed, Complete after — with
- * exactly one terminal status and no record left.
+ * SIGKILL of a real daemon process at each phase of a self-hosted managed upgrade
+ * (docs/protocol.md): the daemon is the agent, so the agent's process is killed with it and
+ * systemd restarts it into whatever current names; the next daemon's startup gate must reach the
+ * outcome the protocol prescribes — rollback and Failed before the switch is committed, Complete
+ * after — with exactly one terminal status and no record left.
  */
 describe('SIGKILL of the daemon at each phase of the managed path (real systemd)', () => {
   let world: SystemdWorld;

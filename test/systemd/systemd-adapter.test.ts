@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SystemdServiceManager } from '../../src/adapters/systemd/systemd-service-manager.js';
 import { buildTestAgent } from '../support/agent/build-agent.js';
@@ -57,7 +58,9 @@ describe('SystemdServiceManager on a real systemd', () => {
   it('after migration the installed units pass `systemd-analyze verify`; a stopped agent stays stopped on restart', async () => {
     expect(host.cliJson(['migrate']).status).toBe(0);
     // verify also checks that ExecStart's program exists, which it does once migration made current.
-    const verify = spawnSync('systemd-analyze', ['verify', unitFile(), host.path(`/etc/systemd/system/${host.recoveryUnit}`)], { encoding: 'utf8' });
+    // Documentation= names man:agent-upgrade(8), which verify looks up: the repository's page.
+    const manPath = join(dirname(fileURLToPath(import.meta.url)), '../../man');
+    const verify = spawnSync('systemd-analyze', ['verify', unitFile(), host.path(`/etc/systemd/system/${host.recoveryUnit}`)], { encoding: 'utf8', env: { ...process.env, MANPATH: manPath } });
     expect({ status: verify.status, stderr: verify.stderr }).toEqual({ status: 0, stderr: '' });
     expect(await services.activity()).toBe('inactive');
     expect(await services.restart()).toEqual({ restarted: false });

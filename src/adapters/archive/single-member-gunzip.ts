@@ -7,12 +7,12 @@ const TRAILER_BYTES = 8;
 const INFLATE_CHUNK_BYTES = 256 * 1024;
 
 /**
- * Decompresses exactly one gzip member and nothing else (SPEC §4). Node's gunzip would quietly
- * continue into a concatenated member or skip zero padding; since the digest covers the
- * compressed bytes, anything after the member's trailer is refused instead. The header is
- * parsed here, the deflate body inflated raw, and the trailer's CRC-32 and length checked.
- * Output is pulled, so a decompression bomb is stopped at `maxInflatedBytes` without ever
- * buffering more than one chunk ahead of the reader.
+ * Decompresses exactly one gzip member and nothing else (docs/operations.md#fetch). Node's gunzip
+ * would quietly continue into a concatenated member or skip zero padding; since the digest covers
+ * the compressed bytes, anything after the member's trailer is refused instead. The header is
+ * parsed here, the deflate body inflated raw, and the trailer's CRC-32 and length checked. Output
+ * is pulled, so a decompression bomb is stopped at `maxInflatedBytes` without ever buffering more
+ * than one chunk ahead of the reader.
  */
 export async function* gunzipSingleMember(input: AsyncIterable<Uint8Array>, maxInflatedBytes: number): AsyncGenerator<Uint8Array> {
   // Large output chunks: each chunk is one round trip to the zlib thread, the pipeline's pace.

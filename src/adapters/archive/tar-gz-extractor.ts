@@ -15,9 +15,10 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set<TarEntryType>([
 ]);
 
 /**
- * The archive pipeline of SPEC §4 on node:zlib and tar-stream: compressed bytes are hashed and
- * counted as they arrive, inflated as exactly one gzip member, and parsed as a strict tar whose
- * single entry's bytes go to the caller's sink only after the domain accepted its header.
+ * The archive pipeline (docs/operations.md#fetch) on node:zlib and tar-stream: compressed bytes
+ * are hashed and counted as they arrive, inflated as exactly one gzip member, and parsed as a
+ * strict tar whose single entry's bytes go to the caller's sink only after the domain accepted its
+ * header.
  */
 export class TarGzExtractor implements ArchiveExtractor {
   async extract(request: ExtractRequest): Promise<ExtractResult> {

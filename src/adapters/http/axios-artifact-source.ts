@@ -21,11 +21,12 @@ export interface AxiosSourceOptions {
 }
 
 /**
- * Release archives over HTTP(S) with axios (pinned; see reference/ecosystem.md §3 for its
- * traps). Redirects are followed by hand so every hop passes the domain's URL rules and https
- * never continues over http; the body is never decompressed (the digest covers the bytes as
- * published); only a plain 200 is accepted; Content-Length is checked against the cap before
- * any body byte is read. Proxy variables (HTTP_PROXY, HTTPS_PROXY, NO_PROXY) are honoured.
+ * Release archives over HTTP(S) with axios (pinned, and used warily: its defaults would follow
+ * redirects, decompress and buffer). Redirects are followed by hand so every hop passes the
+ * domain's URL rules and https never continues over http; the body is never decompressed (the
+ * digest covers the bytes as published); only a plain 200 is accepted; Content-Length is checked
+ * against the cap before any body byte is read. Proxy variables (HTTP_PROXY, HTTPS_PROXY,
+ * NO_PROXY) are honoured.
  */
 export class AxiosArtifactSource implements ArtifactSource {
   private readonly httpsAgent: HttpsAgent | undefined;

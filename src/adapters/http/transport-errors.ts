@@ -18,7 +18,8 @@ export function transportError(error: unknown, url: RedactedUrl, abortCause: Abo
   if (error instanceof ArtifactError) return error;
   if (abortCause === 'deadline') return failure('E_TIMEOUT', url, 'the total download deadline passed');
   if (abortCause === 'header-timeout') return failure('E_TIMEOUT', url, 'the server sent no response headers in time');
-  if (abortCause === 'cancelled') return failure('E_TIMEOUT', url, 'the download was cancelled');
+  // The caller's signal: an operator's interrupt or a daemon stopping, not a slow server.
+  if (abortCause === 'cancelled') return failure('E_INTERRUPTED', url, 'the download was interrupted');
   const code = codeOf(error);
   if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') return failure('E_TIMEOUT', url, 'the connection timed out');
   if (code === 'ERR_FR_MAX_BODY_LENGTH_EXCEEDED' || (code === 'ERR_BAD_RESPONSE' && /maxContentLength/.test(messageOf(error)))) {

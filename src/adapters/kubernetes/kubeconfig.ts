@@ -24,7 +24,8 @@ const KUBECONFIG_MAX_BYTES = 1024 * 1024;
  * the in-cluster service account, or ~/.kube/config. Supported credentials: bearer tokens
  * (inline or file), client certificates and basic auth; exec plugins and auth providers are
  * refused with a clear error rather than half-supported. Loaded without the full Kubernetes
- * client, whose generated models cost ~70 MiB of RSS (SPEC §10: daemon idle RSS ≤ 100 MiB).
+ * client, whose generated models cost ~70 MiB of RSS (docs/benchmarks.md#daemon-under-load: idle
+ * RSS ≤ 100 MiB).
  */
 export async function loadClusterAccess(kubeconfigPath: string | null, env: NodeJS.ProcessEnv = process.env, serviceAccountDir = SERVICE_ACCOUNT_DIR): Promise<ClusterAccess> {
   if (kubeconfigPath !== null) return fromKubeconfig(kubeconfigPath);

@@ -29,10 +29,10 @@ export interface KubernetesStoreOptions {
 }
 
 /**
- * MachineOperations in a real cluster (SPEC §7): list+watch for this machine's AgentUpgrade
- * operations, status written by merge-patch with a resourceVersion precondition and re-read on
- * conflict. A missing object (or one re-created under the same name) is `gone`; a status that is
- * already terminal is never overwritten.
+ * MachineOperations in a real cluster (docs/operations.md#the-daemon-and-machineoperations):
+ * list+watch for this machine's AgentUpgrade operations, status written by merge-patch with a
+ * resourceVersion precondition and re-read on conflict. A missing object (or one re-created under
+ * the same name) is `gone`; a status that is already terminal is never overwritten.
  */
 export class KubernetesOperationStore implements OperationStore {
   constructor(private readonly options: KubernetesStoreOptions) {}

@@ -35,6 +35,7 @@ export async function* operationStream(client: KubeClient, settings: StreamSetti
   let useFieldSelector = true;
   let resourceVersion: string | null = null;
   let failures = 0;
+  let connected = false;
   const backOff = async (why: string): Promise<void> => {
     failures += 1;
     const delayMs = Math.min(settings.retryDelayMaxMs, settings.retryDelayMs * 2 ** Math.min(failures - 1, 16));
@@ -47,10 +48,10 @@ export async function* operationStream(client: KubeClient, settings: StreamSetti
     if (resourceVersion === null) {
       try {
         const listed = await listAll(client, fieldSelector(), settings.listPageSize);
-        for (const item of listed.items) {
-          const request = await actionable(item, settings.machineName, labels, yielded);
-          if (request !== null) yield request;
-        }
+        // Said only after a list succeeded: a loaded kubeconfig proves nothing about the server, the credentials or RBAC.
+        if (!connected) logger.info({ server: client.server, machine: settings.machineName, operations: listed.items.length }, 'Connected to the cluster.');
+        connected = true;
+        yield* actionableOf(listed.items, settings.machineName, labels, yielded);
         resourceVersion = listed.resourceVersion;
         failures = 0;
       } catch (error) {
@@ -108,6 +109,13 @@ export async function* operationStream(client: KubeClient, settings: StreamSetti
     } finally {
       handle.abort();
     }
+  }
+}
+
+async function* actionableOf(items: readonly unknown[], machineName: string, labels: NodeLabels, yielded: Set<string>): AsyncGenerator<AgentUpgradeRequest> {
+  for (const item of items) {
+    const request = await actionable(item, machineName, labels, yielded);
+    if (request !== null) yield request;
   }
 }
 

@@ -29,15 +29,16 @@ interface HolderNote {
 }
 
 /**
- * The host lock as a held `flock(1)` child (SPEC §6). This process opens and checks the lock file
- * itself (lock-file.ts) and hands that descriptor to the child, which locks the very inode
- * through /proc/self/fd/3 — exclusive and non-blocking — and then waits on its stdin, a pipe from
- * this process: when this process exits or dies the pipe closes, the child exits and the kernel
- * releases the lock, so a stale lock never blocks. The child stays alive (rather than locking the
- * inherited descriptor and exiting) so that /proc/locks names a live process. Other tools using
- * flock on the same path interoperate. The holder note names the flock child; `holder()` trusts
- * the note only while /proc/locks shows that same child holding the inode, and otherwise reports
- * an unknown holder, so a note left by a dead holder is never believed.
+ * The host lock as a held `flock(1)` child (docs/security.md#the-host). This process opens and
+ * checks the lock file itself (lock-file.ts) and hands that descriptor to the child, which locks
+ * the very inode through /proc/self/fd/3 — exclusive and non-blocking — and then waits on its
+ * stdin, a pipe from this process: when this process exits or dies the pipe closes, the child
+ * exits and the kernel releases the lock, so a stale lock never blocks. The child stays alive
+ * (rather than locking the inherited descriptor and exiting) so that /proc/locks names a live
+ * process. Other tools using flock on the same path interoperate. The holder note names the flock
+ * child; `holder()` trusts the note only while /proc/locks shows that same child holding the
+ * inode, and otherwise reports an unknown holder, so a note left by a dead holder is never
+ * believed.
  */
 export class FlockHostLock implements HostLock {
   private readonly root: string;

@@ -22,7 +22,8 @@ export interface LockFile {
  * production): a FIFO would block the open, a device could act on open, and a symlink or a hard
  * link would let the holder note overwrite a file elsewhere. `create` makes missing directories
  * (0750) and the file (0600) and opens it read-write; otherwise a missing entry gives `null`.
- * Anything refused throws LockError "unavailable" before anything was created or written.
+ * Anything refused throws LockError "unavailable" ("permission" for EACCES and EPERM) before
+ * anything was created or written.
  */
 export async function openLockFile(root: string, path: string, create: boolean): Promise<LockFile | null> {
   const names = componentsBelow(root, path);
@@ -53,7 +54,7 @@ async function openRoot(root: string, path: string): Promise<FileHandle> {
   try {
     return await open(root, O_RDONLY | O_DIRECTORY);
   } catch (error) {
-    throw refused(path, `the root ${root} cannot be opened (${errnoOf(error)})`);
+    throw refused(path, `the root ${root} cannot be opened (${errnoOf(error)})`, error);
   }
 }
 
@@ -64,19 +65,19 @@ async function openChildDirectory(parent: FileHandle, name: string, create: bool
     return await open(at, flags);
   } catch (error) {
     // ELOOP is a symlink, ENOTDIR anything else that is not a directory: refused either way.
-    if (errnoOf(error) !== 'ENOENT') throw refused(path, `${name} is not a plain directory (${errnoOf(error)})`);
+    if (errnoOf(error) !== 'ENOENT') throw refused(path, `${name} is not a plain directory (${errnoOf(error)})`, error);
   }
   if (!create) return null;
   try {
     await mkdir(at, LOCK_DIRECTORY_MODE);
   } catch (error) {
     // Another process may have made it meanwhile; the no-follow open below judges what is there.
-    if (errnoOf(error) !== 'EEXIST') throw refused(path, `${name} cannot be created (${errnoOf(error)})`);
+    if (errnoOf(error) !== 'EEXIST') throw refused(path, `${name} cannot be created (${errnoOf(error)})`, error);
   }
   try {
     return await open(at, flags);
   } catch (error) {
-    throw refused(path, `${name} is not a plain directory (${errnoOf(error)})`);
+    throw refused(path, `${name} is not a plain directory (${errnoOf(error)})`, error);
   }
 }
 
@@ -86,7 +87,7 @@ async function openChildFile(parent: FileHandle, name: string, create: boolean, 
   // counts, since the entry may be swapped between the two.
   const seen = await lstat(at).catch((error: unknown) => {
     if (errnoOf(error) === 'ENOENT') return null;
-    throw refused(path, `it cannot be inspected (${errnoOf(error)})`);
+    throw refused(path, `it cannot be inspected (${errnoOf(error)})`, error);
   });
   if (seen === null && !create) return null;
   if (seen !== null && !seen.isFile()) throw refused(path, 'it is not a regular file');
@@ -96,7 +97,7 @@ async function openChildFile(parent: FileHandle, name: string, create: boolean, 
     handle = await open(at, flags, LOCK_FILE_MODE);
   } catch (error) {
     if (errnoOf(error) === 'ENOENT' && !create) return null;
-    throw refused(path, `it cannot be opened (${errnoOf(error)})`);
+    throw refused(path, `it cannot be opened (${errnoOf(error)})`, error);
   }
   try {
     const stat = await handle.stat({ bigint: true });
@@ -117,7 +118,13 @@ function euid(): number {
   return process.geteuid?.() ?? 0;
 }
 
-function refused(path: string, reason: string): LockError {
+/**
+ * A refusal; one caused by EACCES or EPERM is `permission`, since a root-run tool meets those
+ * only when run without root (a sandbox it does not own), and says so rather than "I/O error".
+ */
+function refused(path: string, reason: string, cause?: unknown): LockError {
+  const errno = cause === undefined ? null : errnoOf(cause);
+  if (errno === 'EACCES' || errno === 'EPERM') return new LockError('permission', `the host lock ${path} cannot be used: ${reason}; run as root`);
   return new LockError('unavailable', `the host lock ${path} is unusable: ${reason}`);
 }
 

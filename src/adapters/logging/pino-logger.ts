@@ -1,6 +1,7 @@
 import { pino, stdTimeFunctions, type DestinationStream } from 'pino';
 import { redactUrlsInText } from '../../domain/redacted-url.js';
 import type { Logger } from '../../ports/logger.js';
+import { journalPriorityDestination } from './journal-priority.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -22,6 +23,6 @@ export function createPinoLogger(level: LogLevel, destination: DestinationStream
         censor: '[REDACTED]',
       },
     },
-    destination,
+    journalPriorityDestination(destination),
   );
 }

@@ -5,8 +5,8 @@ export const DEFAULT_EPOCH_MS = Date.UTC(2025, 0, 1);
 
 /**
  * Virtual time for simulations. `sleep` advances the clock by the requested amount and returns
- * at once, so bounded waits (SPEC I10) cost no real time and every run is deterministic; the
- * sleep log lets a simulation check that waits stay bounded.
+ * at once, so bounded waits (docs/protocol.md#i10) cost no real time and every run is
+ * deterministic; the sleep log lets a simulation check that waits stay bounded.
  */
 export class MemoryClock implements Clock {
   private now: number;

@@ -18,10 +18,11 @@ export interface MemoryContainerRootfsOptions {
 export type ContainerMethod = 'install' | 'digest';
 
 /**
- * The nspawn copy (SPEC §7) over a FileSystem port, so simulations see the same crash and fault
- * model for the container copy as for the host binaries. Like the real platform it never
- * follows a symlink below the machine directory: a rootfs is controlled by the container, and a
- * planted link (e.g. usr/local/bin → /usr/local/bin) would otherwise make us overwrite the host.
+ * The nspawn copy (docs/operations.md#container-platform-nspawn) over a FileSystem port, so
+ * simulations see the same crash and fault model for the container copy as for the host binaries.
+ * Like the real platform it never follows a symlink below the machine directory: a rootfs is
+ * controlled by the container, and a planted link (e.g. usr/local/bin → /usr/local/bin) would
+ * otherwise make us overwrite the host.
  */
 export class MemoryContainerRootfs implements ContainerRootfs {
   private readonly failures = new Set<ContainerMethod>();

@@ -52,7 +52,9 @@ export interface StatusEntry {
   readonly message: string;
 }
 
-/** A second, different terminal status for an operation that already had one (SPEC I5). */
+/**
+ * A second, different terminal status for an operation that already had one (docs/protocol.md#i5).
+ */
 export interface PublishViolation {
   readonly name: string;
   /** Reason and message are null only for an object created already terminal. */
@@ -62,10 +64,11 @@ export interface PublishViolation {
 
 /**
  * MachineOperations in memory, for simulations. It behaves as the cluster would towards one
- * daemon, and it is also the judge of SPEC I5: every applied status write is kept in `history`,
- * and an attempt to replace a terminal status with a different one is refused and recorded in
- * `violations` instead of silently overwriting it. Faults are queued per method and thrown as
- * ClusterError; `requestCount` counts every call, failed or not, for request-budget checks.
+ * daemon, and it is also the judge of I5 (docs/protocol.md#i5): every applied status write is kept
+ * in `history`, and an attempt to replace a terminal status with a different one is refused and
+ * recorded in `violations` instead of silently overwriting it. Faults are queued per method and
+ * thrown as ClusterError; `requestCount` counts every call, failed or not, for request-budget
+ * checks.
  */
 export class MemoryOperationStore implements OperationStore {
   private readonly operations = new Map<string, MemoryOperation>();

@@ -11,7 +11,7 @@ export function versionOutcome(version: string): RunOutcome {
 /**
  * A ProcessRunner driven by a script keyed by command path. Unscripted commands fail to spawn
  * with ENOENT, as a missing executable would, so a simulation never runs something by accident.
- * Every request is logged in `runs` (argv is checked for secrets by SPEC I8).
+ * Every request is logged in `runs` (argv is checked for secrets, docs/protocol.md#i8).
  */
 export class MemoryProcessRunner implements ProcessRunner {
   private readonly behaviours = new Map<string, ScriptedBehaviour>();

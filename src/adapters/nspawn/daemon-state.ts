@@ -8,9 +8,9 @@ import { errnoCode } from '../file-system-shared.js';
 export const DAEMON_STATE_MAX_BYTES = 64 * 1024;
 
 /**
- * The active machine named by the daemon's state file (SPEC §3, `activeMachine`), or `null`
- * when the file is absent or names none (absent, null or empty field: a reset host). The file
- * is written by another program, so its content is checked and never echoed: only a name that
+ * The active machine named by the daemon's state file (`paths.daemonState`, `activeMachine`), or
+ * `null` when the file is absent or names none (absent, null or empty field: a reset host). The
+ * file is written by another program, so its content is checked and never echoed: only a name that
  * already passed isMachineName (short, safe alphabet) appears in an error message.
  */
 export async function readActiveMachine(path: string, machines: readonly string[]): Promise<string | null> {

@@ -17,19 +17,20 @@ export interface NspawnContainerRootfsOptions {
   readonly machines: readonly string[];
   /** The agent's path inside a rootfs, e.g. /usr/local/bin/aks-flex-node. */
   readonly binaryPath: string;
-  /** The largest copy accepted, e.g. 256 MiB (SPEC §3). */
+  /** The largest copy accepted (`artifact.maxBinaryBytes`, 256 MiB by default). */
   readonly maxBytes: number;
 }
 
-/** The copy keeps the mode of the host's slot binaries (SPEC §3). */
+/** The copy keeps the mode of the host's slot binaries. */
 const BINARY_MODE = 0o755;
 
 /**
- * The nspawn copy (SPEC §7) on a real host: the agent binary inside the active machine's rootfs
- * at <machinesDir>/<machine><binaryPath>. A rootfs is controlled by the container, so nothing
- * below the machines directory is ever followed through a symlink: each directory is opened
- * with O_NOFOLLOW relative to its parent's descriptor (rootfs-walk.ts), and the copy is made
- * through the final directory's descriptor (rootfs-file.ts). Linux only (/proc/self/fd).
+ * The nspawn copy (docs/operations.md#container-platform-nspawn) on a real host: the agent binary
+ * inside the active machine's rootfs at <machinesDir>/<machine><binaryPath>. A rootfs is
+ * controlled by the container, so nothing below the machines directory is ever followed through a
+ * symlink: each directory is opened with O_NOFOLLOW relative to its parent's descriptor
+ * (rootfs-walk.ts), and the copy is made through the final directory's descriptor
+ * (rootfs-file.ts). Linux only (/proc/self/fd).
  */
 export class NspawnContainerRootfs implements ContainerRootfs {
   private readonly below: readonly string[];

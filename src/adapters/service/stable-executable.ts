@@ -10,10 +10,10 @@ export interface MainProcessSample {
 }
 
 /**
- * The health rule both service adapters share (SPEC §7): one main process runs `expectedPath`
- * without interruption for `stableMs`, within `timeoutMs`, sampled every `pollMs`. A new main
- * PID restarts the interval, so an agent that systemd keeps restarting is never "stable"; a
- * manager that gave up (failed unit, start limit hit) ends the wait early.
+ * The health rule both service adapters share (docs/operations.md#service-platforms): one main
+ * process runs `expectedPath` without interruption for `stableMs`, within `timeoutMs`, sampled
+ * every `pollMs`. A new main PID restarts the interval, so an agent that systemd keeps restarting
+ * is never "stable"; a manager that gave up (failed unit, start limit hit) ends the wait early.
  */
 export async function waitForStableExecutable(
   sample: () => Promise<MainProcessSample | null | 'gave-up'>,

@@ -30,10 +30,11 @@ export interface SupervisorServiceManagerOptions {
 }
 
 /**
- * The ServiceManager port over the built-in supervisor's control socket (SPEC §7), with the
- * systemd adapter's semantics: a failed agent is reset and restarted, an inactive or absent one
- * stays stopped, the managed hand-over is a delayed try-restart run by the supervisor (outside
- * the agent's process tree), and health is the main process's executable, stable for stableMs.
+ * The ServiceManager port over the built-in supervisor's control socket
+ * (docs/operations.md#supervisor-hosts-without-systemd), with the systemd adapter's semantics: a
+ * failed agent is reset and restarted, an inactive or absent one stays stopped, the managed
+ * hand-over is a delayed try-restart run by the supervisor (outside the agent's process tree), and
+ * health is the main process's executable, stable for stableMs.
  *
  * With no supervisor listening, the agent record (agent-record.ts) tells an absent service from
  * an agent that outlived a supervisor killed by SIGKILL (the parent-death signal normally

@@ -24,7 +24,8 @@ export interface SupervisorStatus {
 type StartOutcome = 'spawned' | 'spawn-failed' | 'limit-hit';
 
 /**
- * A small service manager for hosts without systemd (SPEC §7): runs the agent as one child with
+ * A small service manager for hosts without systemd
+ * (docs/operations.md#supervisor-hosts-without-systemd): runs the agent as one child with
  * systemd's Restart=on-failure, start limit and OnFailure= semantics, and answers the control
  * protocol (control-protocol.ts) that SupervisorServiceManager speaks.
  *

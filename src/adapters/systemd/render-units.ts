@@ -1,5 +1,5 @@
 /**
- * The text of the agent unit, the recovery unit and the recovery script (SPEC §7), rendered from
+ * The text of the agent unit, the recovery unit and the recovery script (docs/operations.md#systemd-default), rendered from
  * configuration. Pure: the systemd adapter writes what these return and compares it with what is
  * installed.
  */
@@ -23,6 +23,9 @@ function assertUnitSettings(settings: UnitSettings): void {
   const { description, unit, recoveryUnit, currentLink, recoveryScript } = settings;
   for (const [field, value] of Object.entries({ description, unit, recoveryUnit, currentLink, recoveryScript })) assertRenderable(field, value);
   settings.args.forEach((argument, index) => assertRenderable(`args[${index}]`, argument));
+  const { agentName, healthTimeoutMs } = settings;
+  if (agentName !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(agentName)) throw new InvariantViolation('agentName must be 1-64 letters, digits, ".", "_" or "-" to be a journal tag');
+  if (healthTimeoutMs !== undefined && !(Number.isFinite(healthTimeoutMs) && healthTimeoutMs > 0)) throw new InvariantViolation('healthTimeoutMs must be a positive number of milliseconds');
 }
 
 function assertScriptSettings(settings: RecoveryScriptSettings): void {
@@ -33,6 +36,11 @@ function assertScriptSettings(settings: RecoveryScriptSettings): void {
 
 export interface UnitSettings {
   readonly description: string;
+  /**
+   * `agent.name`: the journal tag of the agent's lines. Left to systemd (absent), the tag is the
+   * ExecStart program's name, the current link (`aks-flex-node-current`).
+   */
+  readonly agentName?: string;
   /** The unit file names, e.g. `aks-flex-node-agent.service`. */
   readonly unit: string;
   readonly recoveryUnit: string;
@@ -43,6 +51,28 @@ export interface UnitSettings {
   readonly startLimitBurst: number;
   readonly startLimitIntervalSec: number;
   readonly recoveryScript: string;
+  /** `health.timeoutMs`, which bounds how long the recovery unit's `recover` may take (absent: unbounded). */
+  readonly healthTimeoutMs?: number;
+}
+
+/**
+ * Documentation= of every unit agent-upgrade writes: the manual page it ships
+ * (man/man8/agent-upgrade.8). A man: URI, because no URL or installed file is guaranteed.
+ */
+export const UNIT_DOCUMENTATION = 'man:agent-upgrade(8)';
+
+/** How long systemd waits for the agent to stop (SIGTERM, then SIGKILL). */
+const AGENT_STOP_TIMEOUT_SEC = 60;
+/** Node's start and the script's systemctl calls, beyond what recover itself waits for. */
+const RECOVERY_MARGIN_SEC = 30;
+
+/**
+ * TimeoutStartSec= of the oneshot recovery unit. `recover` waits up to twice the health timeout
+ * for a busy host lock, then restarts the agent (a stop of up to TimeoutStopSec) and may wait
+ * one more health timeout; without a bound a wedged recovery would hold its start job forever.
+ */
+export function recoveryTimeoutSec(healthTimeoutMs: number): number {
+  return Math.ceil((3 * healthTimeoutMs) / 1000) + AGENT_STOP_TIMEOUT_SEC + RECOVERY_MARGIN_SEC;
 }
 
 export interface RecoveryScriptSettings {
@@ -66,6 +96,7 @@ export function renderAgentUnit(settings: UnitSettings): string {
     '# Written by agent-upgrade; changes here are replaced on the next migration.',
     '[Unit]',
     `Description=${settings.description}`,
+    `Documentation=${UNIT_DOCUMENTATION}`,
     'After=network-online.target',
     'Wants=network-online.target',
     `OnFailure=${settings.recoveryUnit}`,
@@ -73,12 +104,15 @@ export function renderAgentUnit(settings: UnitSettings): string {
     `StartLimitBurst=${settings.startLimitBurst}`,
     '',
     '[Service]',
-    'Type=simple',
+    // exec, not simple: a start whose program cannot be executed (a dangling current link) fails
+    // the start job instead of passing for a started service.
+    'Type=exec',
     `ExecStart=${execStart}`,
+    ...(settings.agentName === undefined ? [] : [`SyslogIdentifier=${settings.agentName}`]),
     'Restart=on-failure',
     `RestartSec=${settings.restartSec}`,
     'TimeoutStartSec=300',
-    'TimeoutStopSec=60',
+    `TimeoutStopSec=${AGENT_STOP_TIMEOUT_SEC}`,
     '',
     '[Install]',
     'WantedBy=multi-user.target',
@@ -92,10 +126,12 @@ export function renderRecoveryUnit(settings: UnitSettings): string {
     '# Written by agent-upgrade; changes here are replaced on the next migration.',
     '[Unit]',
     `Description=Recover ${settings.unit} after it failed repeatedly`,
+    `Documentation=${UNIT_DOCUMENTATION}`,
     '',
     '[Service]',
     'Type=oneshot',
     `ExecStart=${quoteExecArgument(settings.recoveryScript)}`,
+    ...(settings.healthTimeoutMs === undefined ? [] : [`TimeoutStartSec=${recoveryTimeoutSec(settings.healthTimeoutMs)}`]),
     '',
   ].join('\n');
 }

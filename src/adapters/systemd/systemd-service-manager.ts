@@ -29,9 +29,10 @@ export interface SystemdOptions {
 }
 
 /**
- * The agent as a systemd service (SPEC §7): units and recovery script written atomically and
- * reloaded only when they changed, a synchronous restart for the direct path, a transient
- * delayed restart for the managed hand-over, and health read from MainPID's executable.
+ * The agent as a systemd service (docs/operations.md#systemd-default): units and recovery script
+ * written atomically and reloaded only when they changed, a synchronous restart for the direct
+ * path, a transient delayed restart for the managed hand-over, and health read from MainPID's
+ * executable.
  */
 export class SystemdServiceManager implements ServiceManager {
   readonly name = 'systemd' as const;

@@ -57,7 +57,7 @@ export interface ActivateRequest {
 type ReportBase = Omit<ActivationReport, 'outcome' | 'failure' | 'quarantined' | 'rollbackFailure' | 'node'>;
 
 /**
- * The direct (host-driven) activation of a staged candidate (docs/operations.md "Direct upgrades").
+ * The direct (host-driven) activation of a staged candidate (docs/protocol.md#direct-path).
  * The caller holds the host lock throughout. The candidate is checked before anything changes,
  * then snapshotted and compared with what was checked, so replacing its path later cannot change
  * what is activated. A durable marker exists from before the slot is written until the verdict,

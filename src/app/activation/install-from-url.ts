@@ -3,6 +3,7 @@ import { linkedSlot } from '../../domain/host-facts.js';
 import { basenamePath, dirnamePath, joinPath } from '../../domain/posix-path.js';
 import { slotPath } from '../../domain/slot-layout.js';
 import { otherSlot } from '../../domain/slot.js';
+import { describeStep } from '../../domain/upgrade-plan.js';
 import { parseDownloadUrl } from '../../domain/url-policy.js';
 import type { ArchiveExtractor } from '../../ports/archive-extractor.js';
 import type { ArtifactSource } from '../../ports/artifact-source.js';
@@ -10,7 +11,7 @@ import { fetchToFile } from '../artifact/fetch-to-file.js';
 import { unwrap } from '../failure-signal.js';
 import type { Activation, ActivationDependencies, ActivateRequest } from './activation.js';
 import type { ActivationReport, PreflightReport } from './activation-report.js';
-import { parseRequestedVersion } from './activation-support.js';
+import { parseRequestedVersion, serviceIsActive } from './activation-support.js';
 
 export interface InstallRequest extends Omit<ActivateRequest, 'candidatePath' | 'candidateIsPrivate'> {
   readonly url: string;
@@ -42,6 +43,8 @@ export async function installFromUrl(deps: InstallDependencies, request: Install
       sha256: request.sha256,
       output: staging,
       ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
+      // Ctrl-C during the download ends it at once: nothing has changed yet (exit 1).
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
     });
     return await deps.activation.activate({ ...request, candidatePath: staging, candidateIsPrivate: true });
   } finally {
@@ -57,6 +60,13 @@ export async function previewInstall(deps: InstallDependencies, request: Install
   const facts = await deps.engine.inspect();
   const current = linkedSlot(facts, 'current');
   const target = otherSlot(current);
+  // As activate's plan: what follows the switch depends on the platform and on the agent's
+  // state (a stopped agent stays stopped; the none manager restarts nothing).
+  const followUp = [
+    ...((await deps.services.assetsCurrent()) ? [] : [describeStep(layout, { kind: 'update-service-assets' })]),
+    ...((await serviceIsActive(deps.services)) ? [describeStep(layout, { kind: 'restart-service' }), describeStep(layout, { kind: 'wait-healthy', slot: target })] : []),
+    ...((await deps.container.activeMachine()) === null ? [] : [describeStep(layout, { kind: 'sync-container', slot: target })]),
+  ];
   return {
     candidate: source.url.toString(),
     candidateSha256: source.digest ?? '',
@@ -72,7 +82,7 @@ export async function previewInstall(deps: InstallDependencies, request: Install
       ...(current === null ? ['initialise the managed layout'] : []),
       `install the candidate into ${slotPath(layout, target)} (or keep the current slot when the binary is identical)`,
       `switch ${layout.current} to it`,
-      'restart the agent service and wait until it runs the candidate and stays up',
+      ...followUp,
       `roll back to ${current === null ? 'the previous binary' : slotPath(layout, current)} if activation fails`,
     ],
   };

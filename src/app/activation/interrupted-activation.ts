@@ -43,10 +43,11 @@ export interface ResolveOptions {
 export type InterruptedOutcome = 'none' | 'discarded' | 'committed' | 'rolled-back';
 
 /**
- * Resolves a direct activation that died before its verdict (its marker outlived it). Runs under
- * the host lock, before anything else changes the host: `activate`, `install`, `rollback`,
- * `migrate`, `recover`, the daemon's start and each managed upgrade. Roll back unless proven
- * healthy; every step is idempotent, so a crash here is resolved by the next run.
+ * Resolves a direct activation that died before its verdict (its marker outlived it;
+ * docs/protocol.md#interrupted-activation-marker). Runs under the host lock, before anything
+ * else changes the host: `activate`, `install`, `rollback`, `migrate`, `recover`, the daemon's
+ * start and each managed upgrade. Roll back unless proven healthy; every step is idempotent, so
+ * a crash here is resolved by the next run.
  */
 export class InterruptedActivation {
   constructor(private readonly deps: InterruptedActivationDependencies) {}

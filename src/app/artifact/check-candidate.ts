@@ -23,7 +23,7 @@ export interface CandidateCheck {
   readonly allowDowngrade: boolean;
   readonly state: UpgradeState;
   readonly force: boolean;
-  /** Defaults to 30 s (SPEC §4); tests shorten it. */
+  /** Defaults to 30 s; tests shorten it. */
   readonly versionTimeoutMs?: number;
 }
 
@@ -40,10 +40,11 @@ export interface CandidateCheckDependencies {
 }
 
 /**
- * The checks a candidate passes before activation (SPEC §4), cheapest and safest first: a
- * regular executable, not quarantined, built for this machine — all before it is run — then
- * `<candidate> version` within 30 s, whose output is parsed for the version and otherwise
- * dropped, so nothing the candidate prints can reach logs or status.
+ * The checks a candidate passes before activation
+ * (docs/operations.md#direct-upgrades-activate-and-install), cheapest and safest first: a regular
+ * executable, not quarantined, built for this machine — all before it is run — then `<candidate>
+ * version` within 30 s, whose output is parsed for the version and otherwise dropped, so nothing
+ * the candidate prints can reach logs or status.
  */
 export async function checkCandidate(deps: CandidateCheckDependencies, check: CandidateCheck): Promise<CheckedCandidate> {
   const resolved = await deps.fs.resolve(check.path);

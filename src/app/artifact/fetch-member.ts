@@ -34,10 +34,11 @@ export interface FetchedMember {
 }
 
 /**
- * The one artifact pipeline (SPEC §4): stream the archive, hash it as it arrives, extract its
- * one member into a temp file next to `target`, and rename it into place only after the whole
- * archive was read and its digest matched. On any failure the temp is removed and `target` is
- * untouched. Nothing is re-read from a path after it was verified.
+ * The one artifact pipeline (docs/operations.md#fetch): stream the archive, hash it as it arrives,
+ * extract its one member into a temp file next to `target`, and rename it into place only after
+ * the whole archive was read and its digest matched. On any failure the temp is removed and
+ * `target` is untouched; so too when `signal` aborts (E_INTERRUPTED), which also ends the
+ * download. Nothing is re-read from a path after it was verified.
  */
 export async function fetchMember(deps: FetchDependencies, request: FetchMemberRequest): Promise<FetchedMember> {
   const stream = await deps.source.open({
@@ -57,10 +58,12 @@ export async function fetchMember(deps: FetchDependencies, request: FetchMemberR
       onProgress: (bytes) => request.onProgress?.(bytes, stream.contentLength),
     });
     if (request.expectedDigest !== null && extracted.archive.sha256 !== request.expectedDigest) {
-      raise(failure('E_DIGEST_MISMATCH', 'the archive SHA-256 does not match the expected digest'));
+      raise(failure('E_DIGEST_MISMATCH', `the archive's SHA-256 is ${extracted.archive.sha256}, but ${request.expectedDigest} was expected`));
     }
     const { bytes } = await staged.seal();
     await request.beforeCommit?.();
+    // An interrupt that arrived after the last byte still means "stop": nothing new appears.
+    if (request.signal?.aborted === true) raise(failure('E_INTERRUPTED', 'interrupted by a signal before the file was put in place'));
     await staged.commit();
     return { archive: extracted.archive, binaryBytes: bytes };
   } catch (error) {

@@ -15,7 +15,7 @@ export abstract class BaseCommand extends Command<CliContext> {
   root = Option.String('--root', { description: 'Re-root every host path under DIR (sandboxes, demos, tests)' });
   json = Option.Boolean('--json', false, { description: 'Print one JSON document instead of text' });
   // Checked by hand rather than with a typanion validator: loading typanion costs every start
-  // (even `--help`) about 10 ms of the 2× budget of SPEC §10.
+  // (even `--help`) about 10 ms of the 2× budget (docs/benchmarks.md#start-up).
   logLevel = Option.String('--log-level', 'warn', { description: `Log level for stderr: ${LOG_LEVELS.join(', ')}` });
 
   protected async openUpgrader(): Promise<Result<Upgrader>> {
@@ -38,7 +38,7 @@ export abstract class BaseCommand extends Command<CliContext> {
   }
 
   /**
-   * Prints a failure and returns its exit code (SPEC §8): 5 when the host had changed before
+   * Prints a failure and returns its exit code (docs/protocol.md#exit-codes): 5 when the host had changed before
    * the failure, so a script never reads "nothing changed" when something did.
    */
   protected failWith(problem: Failure, exitCode: ExitCode = defaultExitCode(problem)): number {

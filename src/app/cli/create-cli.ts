@@ -1,7 +1,8 @@
-import { Builtins, Cli, type Command } from 'clipanion';
+import { Builtins, type Command } from 'clipanion';
 import { ExitCode } from '../../domain/error-codes.js';
 import { redactUrlsInText } from '../../domain/redacted-url.js';
 import { AGENT_UPGRADE_VERSION } from '../../version.js';
+import { AgentUpgradeCli } from './agent-upgrade-cli.js';
 import type { CliContext } from './cli-context.js';
 import { ActivateCommand } from './activate-command.js';
 import { DaemonCommand } from './daemon-command.js';
@@ -14,16 +15,16 @@ import { MigrateCommand } from './migrate-command.js';
 import { StatusCommand } from './status-command.js';
 import { SuperviseCommand } from './supervise-command.js';
 import { VersionCommand } from './version-command.js';
+import { diagnoseUsage, type UsageProblem } from './usage-diagnosis.js';
 
-export function createCli(): Cli<CliContext> {
-  const cli = new Cli<CliContext>({
+export function createCli(): AgentUpgradeCli {
+  const cli = new AgentUpgradeCli({
     binaryLabel: 'agent-upgrade',
     binaryName: 'agent-upgrade',
     binaryVersion: AGENT_UPGRADE_VERSION,
     enableColors: false,
   });
   cli.register(Builtins.HelpCommand);
-  cli.register(Builtins.VersionCommand);
   cli.register(VersionCommand);
   cli.register(StatusCommand);
   cli.register(MigrateCommand);
@@ -39,19 +40,41 @@ export function createCli(): Cli<CliContext> {
 }
 
 /**
- * Runs one command line. Parse errors (unknown command or option, invalid option value) are
- * usage errors: exit 2, and with `--json` the same one-document error shape as any failure.
+ * Runs one command line. Parse errors (unknown command or option, a missing value, option or
+ * argument) are usage errors: exit 2, said precisely (with the nearest command or option to a
+ * misspelt one), and with `--json` the same one-document error shape as any failure.
  */
-export async function runCli(cli: Cli<CliContext>, argv: readonly string[], context: CliContext): Promise<number> {
+export async function runCli(cli: AgentUpgradeCli, argv: readonly string[], context: CliContext): Promise<number> {
   let command: Command<CliContext>;
   try {
     command = cli.process([...argv], context);
   } catch (error) {
-    // Parse errors quote the command line, which may hold a URL with a credential in it.
-    const message = redactUrlsInText(error instanceof Error ? error.message : String(error));
-    if (argv.includes('--json')) context.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'E_USAGE', message } })}\n`);
-    else context.stderr.write(redactUrlsInText(cli.error(error instanceof Error ? error : new Error(message), { colored: false })));
+    reportUsageError(cli, argv, context, error);
     return ExitCode.usage;
   }
   return cli.run(command, context);
+}
+
+function reportUsageError(cli: AgentUpgradeCli, argv: readonly string[], context: CliContext, error: unknown): void {
+  const problem: UsageProblem = diagnoseUsage(cli.syntax(), argv) ?? {
+    // The parser's own first line; the rest repeats usage lines. It may quote the command line,
+    // which may hold a URL with a credential in it.
+    message: redactUrlsInText((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? ''),
+    command: null,
+  };
+  if (argv.includes('--json')) {
+    const { message, suggestion, missing } = problem;
+    const detail = { ...(suggestion === undefined ? {} : { suggestion }), ...(missing === undefined ? {} : { missing }) };
+    context.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'E_USAGE', message, ...detail } })}\n`);
+    return;
+  }
+  const usage = problem.command?.usage ?? null;
+  const name = problem.command?.paths[0]?.join(' ') ?? '';
+  context.stderr.write(
+    [
+      `agent-upgrade: E_USAGE: ${problem.message}`,
+      ...(usage === null ? [] : [`Usage: ${usage}`]),
+      usage === null ? 'Run "agent-upgrade --help" for the commands.' : `Run "agent-upgrade ${name} --help" for details and examples.`,
+    ].join('\n') + '\n',
+  );
 }

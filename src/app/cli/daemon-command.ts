@@ -1,10 +1,12 @@
 import { realpathSync } from 'node:fs';
-import { Command } from 'clipanion';
+import { Command, Option } from 'clipanion';
 import { failure } from '../../domain/failure.js';
-import { BaseCommand } from './base-command.js';
+import { BaseCommand, LOG_LEVELS } from './base-command.js';
 
 export class DaemonCommand extends BaseCommand {
-  static override paths = [['daemon']];
+  // `agent` is what a self-hosted agent's unit runs (agent.args defaults to `agent --config …`):
+  // the upgrader built into the agent's binary answers it as the daemon.
+  static override paths = [['daemon'], ['agent']];
 
   static override usage = Command.Usage({
     description: 'Run the managed upgrade daemon: the startup gate, then AgentUpgrade MachineOperations.',
@@ -18,15 +20,23 @@ export class DaemonCommand extends BaseCommand {
       them one at a time. Other kinds and other machines' operations are left untouched.
 
       The cluster connection uses \`cluster.kubeconfig\`, or KUBECONFIG, the in-cluster
-      service account or ~/.kube/config. Logs are JSON lines on stderr (\`--log-level info\` is a
-      good default for a service). SIGTERM or SIGINT stops it between steps; every step is
+      service account or ~/.kube/config. Logs are JSON lines on stderr (readable lines when
+      stderr is a terminal), at level \`info\` unless
+      \`--log-level\` says otherwise; under systemd each line carries its syslog priority, so
+      \`journalctl -p warning\` shows warnings and worse. SIGTERM or SIGINT stops it between steps; every step is
       durable, so a stop or a crash anywhere is resumed by the next start.
+
+      \`agent-upgrade agent\` is the same command: the name a self-hosted agent's service runs
+      (\`agent.args\` defaults to \`agent --config …\`).
     `,
     examples: [
       ['As the systemd service runs it', 'agent-upgrade daemon --log-level info'],
       ['Against a sandbox and a test cluster', 'agent-upgrade daemon --root /tmp/sandbox --log-level debug'],
     ],
   });
+
+  // A service's log is read after the fact: its default level says what it did, not just what went wrong.
+  override logLevel = Option.String('--log-level', 'info', { description: `Log level for stderr (default info): ${LOG_LEVELS.join(', ')}` });
 
   override async execute(): Promise<number> {
     const upgrader = await this.openUpgrader();

@@ -1,5 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { BaseCommand } from './base-command.js';
+import { interruptedExitCode } from './interrupt-exit.js';
 
 export class DemoCommand extends BaseCommand {
   static override paths = [['demo']];
@@ -18,7 +19,11 @@ export class DemoCommand extends BaseCommand {
       unique to the run (root needed); the unit is stopped and removed at the end.
 
       Nothing keeps running afterwards, and the sandbox is removed unless \`--keep\` is given.
-      Takes about 5 seconds.
+      Takes about 5 seconds. SIGINT, SIGTERM or SIGHUP — or the reader of its output going away
+      (\`demo | head\`) — stop it at the next step (an upgrade in flight is rolled back first),
+      with the same clean-up. Exit codes: 0 shown, 1 failed, 2 invalid input, 128 + the
+      signal's number when stopped early: 130 SIGINT, 143 SIGTERM, 129 SIGHUP, 141 when the
+      output's reader went away (E_INTERRUPTED).
     `,
     examples: [
       ['Run the demo', 'agent-upgrade demo'],
@@ -38,10 +43,15 @@ export class DemoCommand extends BaseCommand {
     const { identity, logger } = await this.context.host(['info', 'debug', 'trace'].includes(this.logLevel) ? this.logLevel : 'fatal');
     // Loaded on use: `--help` and the other commands start without the upgrader's modules.
     const [{ runDemo }, { runUseCase }] = await Promise.all([import('../demo/run-demo.js'), import('../failure-signal.js')]);
-    const result = await runUseCase(() =>
-      runDemo({ keep: this.keep, systemd: this.systemd, identity, logger, print: (line) => void (this.json ? undefined : this.context.stdout.write(`${line}\n`)) }),
-    );
-    if (!result.ok) return this.failWith(result.failure);
+    const print = (line: string): void => void (this.json ? undefined : this.context.stdout.write(`${line}\n`));
+    const { result, signal } = await this.interruptible(async (signal) => ({
+      result: await runUseCase(() => runDemo({ keep: this.keep, systemd: this.systemd, identity, logger, print, signal })),
+      signal,
+    }));
+    if (!result.ok) {
+      const exitCode = this.failWith(result.failure);
+      return interruptedExitCode(signal, result.failure) ?? exitCode;
+    }
     return this.succeed({ demo: result.value }, []);
   }
 }

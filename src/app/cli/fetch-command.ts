@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { Command, Option } from 'clipanion';
 import { BaseCommand } from './base-command.js';
+import { interruptedExitCode } from './interrupt-exit.js';
 import { ProgressBar } from './progress-bar.js';
 
 export class FetchCommand extends BaseCommand {
@@ -21,8 +22,10 @@ export class FetchCommand extends BaseCommand {
       current and last-good links, the entry, the record, the state files) is refused.
 
       URLs are printed without their query string, fragment or user information. A progress bar
-      is drawn on a terminal (not with \`--json\`). Exit codes: 0 fetched, 1 failed with nothing
-      written, 2 invalid input.
+      is drawn on a terminal (not with \`--json\`), fitted to its width. SIGINT, SIGTERM or SIGHUP
+      stop the download, remove the temp file and fail with E_INTERRUPTED. Exit codes: 0
+      fetched, 1 failed with nothing written, 2 invalid input, 128 + the signal's number when a
+      signal stopped it (130 SIGINT, 143 SIGTERM, 129 SIGHUP), with nothing written.
     `,
     examples: [
       ['Fetch and verify a release', '$0 fetch --url https://example.com/aks-flex-node-linux-amd64.tar.gz --sha256 0123…cdef --output /tmp/candidate'],
@@ -39,16 +42,26 @@ export class FetchCommand extends BaseCommand {
     const upgrader = await this.openUpgrader();
     if (!upgrader.ok) return this.failWith(upgrader.failure);
     const stderr = this.context.stderr as NodeJS.WriteStream;
-    const progress = !this.json && stderr.isTTY === true ? new ProgressBar(stderr) : null;
-    const report = await upgrader.value.fetch({
-      url: this.url,
-      sha256: this.sha256,
-      member: this.member,
-      output: resolve(this.output),
-      ...(progress === null ? {} : { onProgress: (bytes: number, total: number | null) => progress.update(bytes, total) }),
+    const { report, signal } = await this.interruptible(async (signal) => {
+      const progress = !this.json && stderr.isTTY === true ? new ProgressBar(stderr, Date.now, signal) : null;
+      try {
+        const fetched = await upgrader.value.fetch({
+          url: this.url,
+          sha256: this.sha256,
+          member: this.member,
+          output: resolve(this.output),
+          ...(signal === undefined ? {} : { signal }),
+          ...(progress === null ? {} : { onProgress: (bytes: number, total: number | null) => progress.update(bytes, total) }),
+        });
+        return { report: fetched, signal };
+      } finally {
+        progress?.finish();
+      }
     });
-    progress?.finish();
-    if (!report.ok) return this.failWith(report.failure);
+    if (!report.ok) {
+      const exitCode = this.failWith(report.failure);
+      return interruptedExitCode(signal, report.failure) ?? exitCode;
+    }
     const { value } = report;
     return this.succeed({ fetch: value }, [
       `Fetched ${value.member} to ${value.output} (${value.binaryBytes} bytes).`,

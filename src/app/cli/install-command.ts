@@ -38,15 +38,19 @@ export class InstallCommand extends ActivationCommandBase {
       return plan.ok ? this.succeed({ preflight: plan.value }, renderPreflight(plan.value)) : this.failWith(plan.failure);
     }
     const stderr = this.context.stderr as NodeJS.WriteStream;
-    const progress = !this.json && stderr.isTTY === true ? new ProgressBar(stderr) : null;
-    const result = await this.interruptible((signal) =>
-      upgrader.value.install({
-        ...request,
-        signal,
-        ...(progress === null ? {} : { onProgress: (bytes: number, total: number | null) => progress.update(bytes, total) }),
-      }),
-    );
-    progress?.finish();
+    const result = await this.interruptible(async (signal) => {
+      // Erased by an interrupt at once, not only when the rollback it starts has finished.
+      const progress = !this.json && stderr.isTTY === true ? new ProgressBar(stderr, Date.now, signal) : null;
+      try {
+        return await upgrader.value.install({
+          ...request,
+          signal,
+          ...(progress === null ? {} : { onProgress: (bytes: number, total: number | null) => progress.update(bytes, total) }),
+        });
+      } finally {
+        progress?.finish();
+      }
+    });
     return this.reportActivation(result);
   }
 }

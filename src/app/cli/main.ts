@@ -1,17 +1,24 @@
 import { realpathSync } from 'node:fs';
 import { hostArchitecture } from '../../adapters/node/host-architecture.js';
-import type { LogLevel } from '../../adapters/logging/pino-logger.js';
 import type { Logger } from '../../ports/logger.js';
 import type { HostIdentity } from '../host-identity.js';
 import type { CliContext, GlobalOptions } from './cli-context.js';
+import { createCliLogger } from './cli-logger.js';
 import { createCli, runCli } from './create-cli.js';
+import { InterruptReason, type InterruptCause } from './interrupt-exit.js';
 
-/** The production entry point: real streams, the real host, logs as JSON on stderr. */
+/** The production entry point: real streams, the real host, logs on stderr (JSON, or lines on a terminal). */
 export async function main(argv: readonly string[]): Promise<number> {
   // A reader that went away (`agent-upgrade status | head`) is not an error worth a stack trace.
+  // A command still at work (the demo prints as it goes) is interrupted instead, so it cleans up.
+  // Once interrupted, it alone decides the exit code: a later EPIPE (its final output) is moot.
+  let readerGone = false;
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+    if (error.code !== 'EPIPE') throw error;
+    if (readerGone) return;
+    readerGone = true;
+    if (activeInterrupts.size === 0) process.exit(process.exitCode ?? 0);
+    for (const interrupt of activeInterrupts) interrupt('SIGPIPE');
   });
   const context: CliContext = {
     stdin: process.stdin,
@@ -20,7 +27,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     env: process.env,
     colorDepth: 1,
     // The use cases and their modules load only when a command needs them, so `version` and
-    // `--help` start in about the time of Node itself (SPEC §10).
+    // `--help` start in about the time of Node itself (docs/benchmarks.md#start-up).
     async openUpgrader(options: GlobalOptions) {
       const [{ loadConfig }, { createUpgrader }, { NodeFileSystem }] = await Promise.all([
         import('../config/load-config.js'),
@@ -39,20 +46,27 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 const INTERRUPT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const activeInterrupts = new Set<(cause: InterruptCause) => void>();
 
 /**
  * While listening, a signal aborts instead of killing: the command finishes what must be
- * finished (a rollback) and exits with the code that says so. Further signals are absorbed
- * until then; the work they wait for is bounded (I10).
+ * finished (a rollback, removing a temp file or a sandbox) and exits with the code that says
+ * so. Further signals are absorbed until then; the work they wait for is bounded (I10). The
+ * abort reason names the signal (InterruptReason).
  */
 function interrupts(): { readonly signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
-  const onSignal = (): void => controller.abort();
-  for (const name of INTERRUPT_SIGNALS) process.on(name, onSignal);
+  const interrupt = (cause: InterruptCause): void => {
+    if (!controller.signal.aborted) controller.abort(new InterruptReason(cause));
+  };
+  const listeners = INTERRUPT_SIGNALS.map((name) => [name, () => interrupt(name)] as const);
+  for (const [name, listener] of listeners) process.on(name, listener);
+  activeInterrupts.add(interrupt);
   return {
     signal: controller.signal,
     dispose: () => {
-      for (const name of INTERRUPT_SIGNALS) process.off(name, onSignal);
+      for (const [name, listener] of listeners) process.off(name, listener);
+      activeInterrupts.delete(interrupt);
     },
   };
 }
@@ -67,9 +81,8 @@ function identity(configPath: string | null): HostIdentity {
   };
 }
 
-async function logger(level: string): Promise<Logger> {
-  const [{ pino }, { createPinoLogger }] = await Promise.all([import('pino'), import('../../adapters/logging/pino-logger.js')]);
-  return createPinoLogger(level as LogLevel, pino.destination({ dest: 2, sync: true }));
+function logger(level: string): Promise<Logger> {
+  return createCliLogger(level, process.stderr);
 }
 
 /** The file that runs this CLI again: the script node was given (bin/agent-upgrade), resolved. */

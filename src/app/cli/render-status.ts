@@ -8,6 +8,11 @@ export function renderStatus(status: StatusReport): string[] {
   lines.push(`Entry:       ${describeLink(status.links.entry)}`);
   lines.push(`Blue slot:   ${describeSlot(status.slots.blue)}`);
   lines.push(`Green slot:  ${describeSlot(status.slots.green)}`);
+  if (status.state.problem !== undefined) lines.push(`State:       unreadable: ${status.state.problem.code} ${status.state.problem.message}`);
+  else {
+    lines.push(`Quarantine:  ${status.quarantine.length === 0 ? 'none' : status.quarantine.map((digest) => `sha256:${digest}`).join(', ')}`);
+    lines.push(`Committed:   ${status.highestCommittedVersion === null ? 'no version yet' : `highest version ${status.highestCommittedVersion}`}`);
+  }
   lines.push(`Record:      ${describeRecord(status)}`);
   lines.push(`Lock:        ${describeLock(status.lock)}`);
   lines.push(`Service:     ${status.service.manager}, ${status.service.activity}${status.service.mainExecutable === null ? '' : `, running ${status.service.mainExecutable}`}`);
@@ -39,7 +44,8 @@ function describeSlot(slot: SlotStatus): string {
   if (!slot.present) return `${slot.path} (absent)`;
   if (slot.problem !== undefined) return `${slot.path} (cannot be digested: ${slot.problem.code} ${slot.problem.message})`;
   if (slot.sha256 === null) return `${slot.path} (not a regular file)`;
-  return `${slot.path} sha256:${slot.sha256} ${slot.bytes ?? 0} bytes${slot.executable ? '' : ' (not executable)'}`;
+  const version = slot.version === null ? '' : `, version ${slot.version}`;
+  return `${slot.path} sha256:${slot.sha256} ${slot.bytes ?? 0} bytes${version}${slot.executable ? '' : ' (not executable)'}`;
 }
 
 function describeRecord(status: StatusReport): string {

@@ -3,7 +3,9 @@ import { AGENT_UPGRADE_VERSION } from '../../version.js';
 import { BaseCommand } from './base-command.js';
 
 export class VersionCommand extends BaseCommand {
-  static override paths = [['version']];
+  // `--version` and `-v` answer here too, rather than clipanion's built-in (which prints the bare
+  // number): one text, whichever way the version is asked for.
+  static override paths = [['version'], ['--version'], ['-v']];
 
   static override usage = Command.Usage({
     description: 'Print the version of agent-upgrade.',

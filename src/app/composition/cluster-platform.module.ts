@@ -26,7 +26,6 @@ export function clusterPlatformModule(override: OperationStore | undefined): Con
             if (config.cluster.manager === 'none') return new NoOperationStore();
             const client = await KubeClient.connect(config.cluster.kubeconfig);
             const machineName = config.cluster.machineName ?? hostname();
-            logger.info({ server: client.server, machine: machineName }, 'Connected to the cluster.');
             return new KubernetesOperationStore({ client, machineName, clock, logger: logger.child({ component: 'machine-operations' }) });
           },
         [Tokens.Config, Tokens.Clock, Tokens.Logger],

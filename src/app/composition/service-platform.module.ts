@@ -44,6 +44,8 @@ export function systemdAssets(config: UpgraderConfig, layout: SlotLayout, identi
   return renderServiceAssets(
     {
       description: `${agent.name} agent`,
+      agentName: agent.name,
+      healthTimeoutMs: config.health.timeoutMs,
       unit: service.unit,
       recoveryUnit: service.recoveryUnit,
       currentLink: layout.current,

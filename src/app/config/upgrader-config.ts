@@ -1,7 +1,7 @@
 import type { LayoutSettings } from '../../domain/slot-layout.js';
 
 /**
- * The resolved configuration (SPEC §8 "Configuration"): every key filled in from the profile.
+ * The resolved configuration (docs/configuration.md): every key filled in from the profile.
  */
 export type AgentMode = 'self-hosted' | 'sidecar';
 export type ServicePlatform = 'systemd' | 'supervisor' | 'none';
@@ -18,7 +18,10 @@ export interface UpgraderConfig {
     readonly member: string;
     readonly allowScripts: boolean;
   };
-  /** The host paths of SPEC §3, as the domain's layout takes them (before `--root`). */
+  /**
+   * The host paths (docs/operations.md#the-managed-layout), as the domain's layout takes them
+   * (before `--root`).
+   */
   readonly paths: Omit<LayoutSettings, 'root' | 'agentName'>;
   readonly service: {
     readonly manager: ServicePlatform;

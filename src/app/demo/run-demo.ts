@@ -8,8 +8,9 @@ import { raise, unwrap } from '../failure-signal.js';
 import type { HostIdentity } from '../host-identity.js';
 import { createUpgrader, type Upgrader } from '../upgrader.js';
 import { demoAgentElf } from './demo-agent-elf.js';
-import { supervisorPlatform, systemdPlatform } from './demo-platforms.js';
+import { supervisorPlatform, systemdPlatform, type DemoPlatform } from './demo-platforms.js';
 import { DemoReleaseServer, sha256, type DemoRelease } from './demo-releases.js';
+import { quietRecoveryIdentity } from './quiet-recovery.js';
 
 export interface DemoOptions {
   /** Leave the sandbox directory for inspection (nothing keeps running either way). */
@@ -19,6 +20,8 @@ export interface DemoOptions {
   readonly identity: HostIdentity;
   readonly logger: Logger;
   readonly print: (line: string) => void;
+  /** Aborted by an interrupt: the demo stops at its next step, cleaning up as at its end. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface DemoReport {
@@ -65,55 +68,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   const sandbox = mkdtempSync(join(tmpdir(), 'agent-upgrade-demo-'));
   const startedMs = Date.now();
   const steps: DemoStep[] = [];
-  const releases = await DemoReleaseServer.start();
+  let releases: DemoReleaseServer | null = null;
+  // Whatever ends the story — its end, a failure, an interrupt — stops the agent and removes
+  // the sandbox before the demo returns.
   try {
-    const config = unwrap(parseConfigValue({ ...DEMO_CONFIG, ...platform.configFor(sandbox) }, 'the demo configuration'));
-    const member = config.agent.member.replace('{arch}', 'amd64');
-    const published: DemoRelease[] = [];
-    for (const { version, crashes } of VERSIONS) published.push(await releases.publish(member, version, demoAgentElf(version, crashes ? 'crash-on-start' : 'healthy'), crashes));
-    const label = labeller(published);
-    const upgrader = unwrap(createUpgrader({ config, identity: options.identity, logger: options.logger }));
-    const services = serviceProbe(upgrader);
-    const step = async (phase: string, note: string): Promise<void> => {
-      const entry: DemoStep = {
-        atMs: Date.now() - startedMs,
-        phase,
-        current: linkTarget(sandbox, 'current'),
-        lastGood: linkTarget(sandbox, 'last-good'),
-        running: await services.running(label),
-        note,
-      };
-      steps.push(entry);
-      options.print(render(entry, label, sandbox));
-    };
-
-    options.print(`Sandbox ${sandbox} (nothing outside it is touched).`);
-    options.print(`Release server ${releases.origin}: ${published.map((release) => `v${release.version}${release.crashes ? ' (crashes on start)' : ''}`).join(', ')}.`);
-    options.print('');
-    mkdirSync(join(sandbox, 'usr/local/bin'), { recursive: true });
-    writeFileSync(join(sandbox, 'usr/local/bin/aks-flex-node'), demoAgentElf('1.0.0', 'healthy'), { mode: 0o755 });
-    await step('legacy install', 'v1.0.0 as a plain file at /usr/local/bin/aks-flex-node');
-
-    const migrated = unwrap(await upgrader.migrate());
-    await step('migrate', `${migrated.actions.length} actions: the legacy file copied into a slot, links created`);
-
-    await platform.start(upgrader);
-    await services.waitRunning();
-    await step('start', `${platform.name} runs the agent through the current link`);
-
-    const v2 = published[1] as DemoRelease;
-    const upgraded = unwrap(await upgrader.install({ url: v2.url, sha256: v2.sha256 }));
-    await step(`install v${v2.version}`, `${upgraded.outcome}: ${upgraded.from} -> ${upgraded.to}, restarted and healthy for 1.5 s`);
-
-    const v3 = published[2] as DemoRelease;
-    const broken = await upgrader.install({ url: v3.url, sha256: v3.sha256 });
-    const brokenNote = broken.ok
-      ? `${broken.value.outcome}${broken.value.failure === null ? '' : ` (${broken.value.failure.code}: ${broken.value.failure.message})`}`
-      : `refused: ${broken.failure.code}`;
-    await step(`install v${v3.version}`, `${brokenNote}; the previous binary runs again and v${v3.version}'s digest is quarantined`);
+    releases = await DemoReleaseServer.start();
+    await tellStory({ options, platform, sandbox, releases, startedMs, steps });
   } finally {
     await platform.stop();
-    await releases.close();
+    await releases?.close();
     if (!options.keep) rmSync(sandbox, { recursive: true, force: true });
   }
   options.print('');
@@ -121,7 +84,71 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   return { sandbox, kept: options.keep, steps };
 }
 
-function serviceProbe(upgrader: Upgrader) {
+interface Story {
+  readonly options: DemoOptions;
+  readonly platform: DemoPlatform;
+  readonly sandbox: string;
+  readonly releases: DemoReleaseServer;
+  readonly startedMs: number;
+  readonly steps: DemoStep[];
+}
+
+/** The demo's phases, each recorded as a step; an interrupt ends it at the next step. */
+async function tellStory({ options, platform, sandbox, releases, startedMs, steps }: Story): Promise<void> {
+  const { signal } = options;
+  const stopIfInterrupted = (): void => {
+    if (signal?.aborted === true) raise(failure('E_INTERRUPTED', 'the demo was interrupted; its agent is stopped and its sandbox removed'));
+  };
+  const config = unwrap(parseConfigValue({ ...DEMO_CONFIG, ...platform.configFor(sandbox) }, 'the demo configuration'));
+  const member = config.agent.member.replace('{arch}', 'amd64');
+  const published: DemoRelease[] = [];
+  for (const { version, crashes } of VERSIONS) published.push(await releases.publish(member, version, demoAgentElf(version, crashes ? 'crash-on-start' : 'healthy'), crashes));
+  const label = labeller(published);
+  const upgrader = unwrap(createUpgrader({ config, identity: quietRecoveryIdentity(options.identity, sandbox), logger: options.logger }));
+  const services = serviceProbe(upgrader, signal);
+  const step = async (phase: string, note: string): Promise<void> => {
+    stopIfInterrupted();
+    const entry: DemoStep = {
+      atMs: Date.now() - startedMs,
+      phase,
+      current: linkTarget(sandbox, 'current'),
+      lastGood: linkTarget(sandbox, 'last-good'),
+      running: await services.running(label),
+      note,
+    };
+    steps.push(entry);
+    options.print(render(entry, label, sandbox));
+    stopIfInterrupted();
+  };
+
+  options.print(`Sandbox ${sandbox} (nothing outside it is touched).`);
+  options.print(`Release server ${releases.origin}: ${published.map((release) => `v${release.version}${release.crashes ? ' (crashes on start)' : ''}`).join(', ')}.`);
+  options.print('');
+  mkdirSync(join(sandbox, 'usr/local/bin'), { recursive: true });
+  writeFileSync(join(sandbox, 'usr/local/bin/aks-flex-node'), demoAgentElf('1.0.0', 'healthy'), { mode: 0o755 });
+  await step('legacy install', 'v1.0.0 as a plain file at /usr/local/bin/aks-flex-node');
+
+  const migrated = unwrap(await upgrader.migrate());
+  await step('migrate', `${migrated.actions.length} actions: the legacy file copied into a slot, links created`);
+
+  await platform.start(upgrader);
+  await services.waitRunning();
+  await step('start', `${platform.name} runs the agent through the current link`);
+
+  // The signal reaches the activations too: an interrupted one rolls back before it returns.
+  const v2 = published[1] as DemoRelease;
+  const upgraded = unwrap(await upgrader.install({ url: v2.url, sha256: v2.sha256, signal }));
+  await step(`install v${v2.version}`, `${upgraded.outcome}: ${upgraded.from} -> ${upgraded.to}, restarted and healthy for 1.5 s`);
+
+  const v3 = published[2] as DemoRelease;
+  const broken = await upgrader.install({ url: v3.url, sha256: v3.sha256, signal });
+  const brokenNote = broken.ok
+    ? `${broken.value.outcome}${broken.value.failure === null ? '' : ` (${broken.value.failure.code}: ${broken.value.failure.message})`}`
+    : `refused: ${broken.failure.code}`;
+  await step(`install v${v3.version}`, `${brokenNote}; the previous binary runs again and v${v3.version}'s digest is quarantined`);
+}
+
+function serviceProbe(upgrader: Upgrader, signal: AbortSignal | undefined) {
   return {
     async running(label: (path: string | null) => string): Promise<string | null> {
       const status = await upgrader.status();
@@ -129,12 +156,12 @@ function serviceProbe(upgrader: Upgrader) {
       return executable === null ? null : label(executable);
     },
     async waitRunning(): Promise<void> {
-      for (let attempt = 0; attempt < 50; attempt += 1) {
+      for (let attempt = 0; attempt < 50 && signal?.aborted !== true; attempt += 1) {
         const status = await upgrader.status();
         if (status.ok && status.value.service.mainExecutable !== null) return;
         await new Promise((done) => setTimeout(done, 100));
       }
-      raise(failure('E_SERVICE', 'the supervisor did not start the agent within 5 s'));
+      if (signal?.aborted !== true) raise(failure('E_SERVICE', 'the supervisor did not start the agent within 5 s'));
     },
   };
 }

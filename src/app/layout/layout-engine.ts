@@ -78,8 +78,9 @@ export class LayoutEngine {
   }
 
   /**
-   * Converges a legacy or half-migrated host into the managed layout (SPEC §3). Idempotent.
-   * `keep` names private temps of the caller (a staged download) that the sweep must spare.
+   * Converges a legacy or half-migrated host into the managed layout (docs/operations.md#migrate).
+   * Idempotent. `keep` names private temps of the caller (a staged download) that the sweep must
+   * spare.
    */
   async migrate(options: { readonly keep?: readonly string[] } = {}): Promise<MigrationReport> {
     const keep = new Set(options.keep ?? []);

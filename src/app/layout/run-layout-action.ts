@@ -2,7 +2,10 @@ import type { LayoutAction } from '../../domain/migration-plan.js';
 import type { FileSystem } from '../../ports/file-system.js';
 import type { ServiceManager } from '../../ports/service-manager.js';
 
-/** Bytes a seed copy may read; a slot holds at most this much (SPEC §3: ≤ 256 MiB). */
+/**
+ * Bytes a seed copy may read; a slot holds at most this much (`artifact.maxBinaryBytes`, 256 MiB by
+ * default).
+ */
 export interface ActionLimits {
   readonly binaryMaxBytes: number;
 }

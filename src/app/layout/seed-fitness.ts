@@ -15,7 +15,7 @@ export interface SeedFitnessDependencies {
 }
 
 /**
- * Which binaries a repair of current must not pick (docs/operations.md "migrate"): a
+ * Which binaries a repair of current must not pick (docs/operations.md#migrate): a
  * digest in the quarantine, or a version older than the highest committed one — the crasher
  * an upgrade rolled back from, or an old binary left in the other slot. Judged only when current
  * names no slot, so the ordinary migration of a managed host reads nothing extra.

@@ -56,9 +56,9 @@ export interface HandlerDependencies extends ActivationDependencies {
 }
 
 /**
- * The managed path before the restart (notes/protocol.md rows 1–8): validate, lock, record,
- * InProgress, stage, switch, record the commit, hand over. Each row is durable before the next;
- * a crash between rows is resolved by the startup gate of the next process.
+ * The managed path before the restart (docs/protocol.md#managed-path-rows-1-8): validate, lock,
+ * record, InProgress, stage, switch, record the commit, hand over. Each row is durable before the
+ * next; a crash between rows is resolved by the startup gate of the next process.
  */
 export class AgentUpgradeHandler {
   constructor(private readonly deps: HandlerDependencies) {}

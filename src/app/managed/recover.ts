@@ -35,7 +35,7 @@ export interface RecoverReport {
 
 /**
  * `recover --message M`, run by the OnFailure unit's script through the last-good binary
- * (notes/protocol.md "Recovery command"). Without a record it changes nothing: an ordinary agent
+ * (docs/protocol.md#recovery-command-r1r3). Without a record it changes nothing: an ordinary agent
  * failure must not change the selected binary. With one it records the failure, rolls back when
  * allowed, and restarts the agent unit; the next daemon publishes. Idempotent (I11).
  */

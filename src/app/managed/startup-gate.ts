@@ -56,7 +56,7 @@ export interface StartupGateDependencies {
 }
 
 /**
- * The startup gate (SPEC §5 step 7–8, notes/protocol.md "Startup"): before any other
+ * The startup gate (docs/protocol.md#startup-gate-s1s8): before any other
  * host-changing work, resolve a pending record. Each round re-observes the host, asks the
  * RecoveryPolicy for the next single decision and executes it; nothing but the durable record
  * and fresh observations decides, so a crash anywhere is resumed by the next process.

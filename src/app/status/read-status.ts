@@ -1,14 +1,17 @@
+import type { Sha256 } from '../../domain/digest.js';
 import { ok, type Failure, type Result } from '../../domain/failure.js';
 import { checkLayoutShape, checkTargetsInsideRoot, linkedSlot, type LayoutFacts, type PathFact } from '../../domain/host-facts.js';
 import { planMigration } from '../../domain/migration-plan.js';
 import { validateCanonicalLayout, type SlotLayout } from '../../domain/slot-layout.js';
 import type { SlotName } from '../../domain/slot.js';
 import type { UpgradeRecord } from '../../domain/upgrade-record.js';
+import type { UpgradeState } from '../../domain/upgrade-state.js';
 import type { FileSystem } from '../../ports/file-system.js';
 import type { HostLock, LockHolder } from '../../ports/host-lock.js';
 import type { ServiceActivity, ServiceManager } from '../../ports/service-manager.js';
 import { canonicalRoot, observeLayout } from '../layout/observe-layout.js';
 import { RecordStore } from '../record/record-store.js';
+import { StateStore } from '../state/state-store.js';
 import { translatePortError } from '../translate-port-error.js';
 
 export type LayoutCondition = 'managed' | 'needs-migration' | 'invalid';
@@ -26,6 +29,8 @@ export interface SlotStatus {
   readonly executable: boolean;
   readonly sha256: string | null;
   readonly bytes: number | null;
+  /** The version the state file records for exactly these bytes (its digest equals `sha256`). */
+  readonly version: string | null;
   /** Only when the slot could not be digested (too large, unreadable, replaced while read). */
   readonly problem?: Failure;
 }
@@ -35,10 +40,16 @@ export interface StatusReport {
   readonly layout: { readonly condition: LayoutCondition; readonly problem: Failure | null; readonly pendingChanges: number };
   readonly links: { readonly current: LinkStatus; readonly lastGood: LinkStatus; readonly entry: LinkStatus };
   readonly slots: { readonly blue: SlotStatus; readonly green: SlotStatus };
+  /** Digests of binaries that failed, oldest first, from the state file (empty when it cannot be read). */
+  readonly quarantine: readonly Sha256[];
+  /** The never-downgrade mark from the state file; null before the first commit or when it cannot be read. */
+  readonly highestCommittedVersion: string | null;
   readonly record:
     | { readonly present: false }
     | { readonly present: true; readonly valid: true; readonly record: UpgradeRecord }
     | { readonly present: true; readonly valid: false; readonly problem: Failure };
+  /** The upgrade state file; `problem` only when it cannot be read (`E_STATE`). */
+  readonly state: { readonly path: string; readonly problem?: Failure };
   /** `problem` only when the holder could not be read (the lock path is not a usable file). */
   readonly lock: { readonly path: string; readonly holder: LockHolder | null; readonly problem?: Failure };
   /** `mainExecutable`: the real path the agent's main process runs, when one runs. */
@@ -62,6 +73,8 @@ export async function readStatus(deps: StatusDependencies): Promise<StatusReport
   const { fs, layout } = deps;
   const facts = await observeLayout(fs, layout);
   const record = await portFailureAsResult(() => new RecordStore(fs, layout.record).read());
+  const state = await portFailureAsResult(() => new StateStore(fs, layout.state).read());
+  const known = state.ok ? state.value : null;
   return {
     root: layout.root,
     layout: judgeLayout(layout, facts, await canonicalRoot(fs, layout)),
@@ -71,14 +84,17 @@ export async function readStatus(deps: StatusDependencies): Promise<StatusReport
       entry: linkStatus(layout.entry, facts.entry, null),
     },
     slots: {
-      blue: await slotStatus(deps, layout.blue, facts.blue),
-      green: await slotStatus(deps, layout.green, facts.green),
+      blue: await slotStatus(deps, layout.blue, facts.blue, known?.slots.blue ?? null),
+      green: await slotStatus(deps, layout.green, facts.green, known?.slots.green ?? null),
     },
+    quarantine: known?.quarantine ?? [],
+    highestCommittedVersion: known?.highestCommittedVersion ?? null,
     record: !record.ok
       ? { present: true, valid: false, problem: record.failure }
       : record.value === null
         ? { present: false }
         : { present: true, valid: true, record: record.value },
+    state: state.ok ? { path: layout.state } : { path: layout.state, problem: state.failure },
     lock: await lockStatus(deps),
     service: {
       manager: deps.services.name,
@@ -107,11 +123,13 @@ function linkStatus(path: string, fact: PathFact, slot: SlotName | null): LinkSt
   return { path, text: fact.text, resolvesTo, slot };
 }
 
-async function slotStatus(deps: StatusDependencies, path: string, fact: PathFact): Promise<SlotStatus> {
-  if (fact.kind !== 'file') return { path, present: fact.kind !== 'missing', executable: false, sha256: null, bytes: null };
+/** `known`: what the state file says the slot holds; its version counts only for the same bytes. */
+async function slotStatus(deps: StatusDependencies, path: string, fact: PathFact, known: UpgradeState['slots']['blue']): Promise<SlotStatus> {
+  if (fact.kind !== 'file') return { path, present: fact.kind !== 'missing', executable: false, sha256: null, bytes: null, version: null };
   const digest = await portFailureAsResult(async () => ok(await deps.fs.hashFile(path, deps.binaryMaxBytes)));
-  if (!digest.ok) return { path, present: true, executable: fact.executable, sha256: null, bytes: null, problem: digest.failure };
-  return { path, present: true, executable: fact.executable, sha256: digest.value.sha256, bytes: digest.value.bytes };
+  if (!digest.ok) return { path, present: true, executable: fact.executable, sha256: null, bytes: null, version: null, problem: digest.failure };
+  const version = known !== null && known.digest === digest.value.sha256 ? known.version : null;
+  return { path, present: true, executable: fact.executable, sha256: digest.value.sha256, bytes: digest.value.bytes, version };
 }
 
 async function lockStatus(deps: StatusDependencies): Promise<StatusReport['lock']> {

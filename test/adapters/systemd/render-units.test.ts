@@ -1,9 +1,20 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { quoteExecArgument, renderAgentUnit, renderRecoveryScript, renderRecoveryUnit, shellQuote, type UnitSettings } from '../../../src/adapters/systemd/render-units.js';
+import { quoteExecArgument, recoveryTimeoutSec, renderAgentUnit, renderRecoveryScript, renderRecoveryUnit, shellQuote, type UnitSettings } from '../../../src/adapters/systemd/render-units.js';
+import { systemdAssets } from '../../../src/app/composition/service-platform.module.js';
+import { FLEX_PROFILE } from '../../../src/app/config/upgrader-config.js';
+import { deriveLayout } from '../../../src/domain/slot-layout.js';
 import { makeScratch, makeSymlink, writeExecutable } from '../../support/real-tree.js';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+/**
+ * verify also runs man(1) for every man: URI in Documentation=: with the repository's man
+ * directory on MANPATH it proves the page the units name exists and is found.
+ */
+const VERIFY_ENV = { ...process.env, MANPATH: join(REPO, 'man') };
 
 describe('systemd unit rendering', () => {
   let scratch: ReturnType<typeof makeScratch>;
@@ -15,6 +26,7 @@ describe('systemd unit rendering', () => {
     writeExecutable(join(scratch.root, 'slots/recovery.sh'), '#!/bin/sh\nexit 0\n', 0o750);
     settings = {
       description: 'AKS Flex Node agent',
+      agentName: 'aks-flex-node',
       unit: 'aks-flex-node-agent.service',
       recoveryUnit: 'aks-flex-node-agent-recovery.service',
       currentLink: join(scratch.root, 'slots/agent-current'),
@@ -23,6 +35,7 @@ describe('systemd unit rendering', () => {
       startLimitBurst: 5,
       startLimitIntervalSec: 300,
       recoveryScript: join(scratch.root, 'slots/recovery.sh'),
+      healthTimeoutMs: 30_000,
     };
   });
   afterEach(() => scratch.cleanup());
@@ -32,7 +45,7 @@ describe('systemd unit rendering', () => {
     const recovery = join(scratch.root, settings.recoveryUnit);
     writeFileSync(agent, renderAgentUnit(settings));
     writeFileSync(recovery, renderRecoveryUnit(settings));
-    const run = spawnSync('systemd-analyze', ['verify', agent, recovery], { encoding: 'utf8' });
+    const run = spawnSync('systemd-analyze', ['verify', agent, recovery], { encoding: 'utf8', env: VERIFY_ENV });
     expect({ status: run.status, stderr: run.stderr, stdout: run.stdout }).toEqual({ status: 0, stderr: '', stdout: '' });
   });
 
@@ -50,6 +63,21 @@ describe('systemd unit rendering', () => {
     );
   });
 
+  it('runs as Type=exec, tags its journal lines with the agent name and names its documentation', () => {
+    expect(renderAgentUnit(settings).split('\n')).toEqual(expect.arrayContaining(['Type=exec', 'SyslogIdentifier=aks-flex-node', 'Documentation=man:agent-upgrade(8)']));
+    expect(renderAgentUnit(settings).split('\n').filter((line) => line.startsWith('Type='))).toEqual(['Type=exec']);
+  });
+
+  it.each([
+    [30_000, 180],
+    [12_000, 126],
+    [1_001, 94],
+  ])('bounds the recovery unit: health timeout %s ms gives TimeoutStartSec=%s (3 × timeout + stop + margin)', (healthTimeoutMs, seconds) => {
+    expect(recoveryTimeoutSec(healthTimeoutMs)).toBe(seconds);
+    const lines = renderRecoveryUnit({ ...settings, healthTimeoutMs }).split('\n');
+    expect(lines).toEqual(expect.arrayContaining(['Type=oneshot', `TimeoutStartSec=${seconds}`, 'Documentation=man:agent-upgrade(8)']));
+  });
+
   it.each([
     ['plain', 'agent', 'agent'],
     ['a space', 'a b', '"a b"'],
@@ -61,6 +89,44 @@ describe('systemd unit rendering', () => {
 
   it('shell-quotes single quotes', () => {
     expect(shellQuote("it's")).toBe(`'it'\\''s'`);
+  });
+});
+
+describe('the units as the systemd platform composes them from configuration', () => {
+  it('tag the agent\'s journal lines with agent.name and bound the recovery unit by health.timeoutMs', () => {
+    const config = { ...FLEX_PROFILE, health: { ...FLEX_PROFILE.health, timeoutMs: 12_000 } };
+    const layout = deriveLayout({ root: '/', agentName: config.agent.name, ...config.paths });
+    if (!layout.ok) throw new Error(layout.failure.message);
+    const [agent, recovery] = systemdAssets(config, layout.value, { euid: 0, arch: 'amd64', pid: 1, command: 'test' });
+    expect(agent?.text.split('\n')).toContain(`SyslogIdentifier=${config.agent.name}`);
+    expect(recovery?.text.split('\n')).toContain(`TimeoutStartSec=${recoveryTimeoutSec(12_000)}`);
+  });
+});
+
+describe('the shipped daemon unit (deploy/agent-upgrade-daemon.service)', () => {
+  const text = readFileSync(join(REPO, 'deploy/agent-upgrade-daemon.service'), 'utf8');
+  const EXEC_START = 'ExecStart=/usr/local/bin/agent-upgrade daemon --log-level info';
+
+  it('runs the daemon as Type=exec with the memory flag, restarts on failure but not on a configuration error', () => {
+    expect(text.split('\n')).toEqual(
+      expect.arrayContaining([EXEC_START, 'Type=exec', 'Environment=NODE_OPTIONS=--max-semi-space-size=2', 'Restart=on-failure', 'RestartPreventExitStatus=2', 'Documentation=man:agent-upgrade(8)']),
+    );
+  });
+
+  it('passes `systemd-analyze verify` without a single warning', () => {
+    // verify requires ExecStart's program to exist: only that path is moved into the scratch dir.
+    const scratch = makeScratch();
+    try {
+      const program = join(scratch.root, 'bin/agent-upgrade');
+      writeExecutable(program, '#!/bin/sh\nexit 0\n');
+      expect(text.split('\n').filter((line) => line === EXEC_START)).toHaveLength(1);
+      const unit = join(scratch.root, 'agent-upgrade-daemon.service');
+      writeFileSync(unit, text.replace(EXEC_START, `ExecStart=${program} daemon --log-level info`));
+      const run = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8', env: VERIFY_ENV });
+      expect({ status: run.status, stderr: run.stderr, stdout: run.stdout }).toEqual({ status: 0, stderr: '', stdout: '' });
+    } finally {
+      scratch.cleanup();
+    }
   });
 });
 

@@ -11,7 +11,7 @@ export const coords = { group: GROUP, version: VERSION, plural: PLURAL } as cons
 export function kubeConfig(origin: string): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    // skipTLSVerify is required for an http:// server (ecosystem.md §2).
+    // skipTLSVerify is required for an http:// server.
     clusters: [{ name: 'fake', server: origin, skipTLSVerify: true }],
     users: [{ name: 'daemon', token: 'test-token' }],
     contexts: [{ name: 'fake', cluster: 'fake', user: 'daemon' }],

@@ -1,5 +1,5 @@
 // The manifests in deploy/ pin the contract the daemon and the fake API server rely on
-// (unbounded-agentbinary.md §8): the MachineOperation CRD and the daemon's RBAC.
+// (docs/operations.md#install-the-manifests): the MachineOperation CRD and the daemon's RBAC.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -100,7 +100,7 @@ describe('deploy/ manifests', () => {
       ]);
     });
 
-    it('has the §8 spec schema', () => {
+    it('has the MachineOperation spec schema', () => {
       expect(at(schema, 'required')).toEqual(['spec']);
       expect(keys(at(schema, 'properties'))).toEqual(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
       const specSchema = at(schema, 'properties', 'spec');
@@ -122,7 +122,7 @@ describe('deploy/ manifests', () => {
       expect(at(specSchema, 'properties', 'ttlSecondsAfterFinished')).toEqual({ type: 'integer', format: 'int32', minimum: 0 });
     });
 
-    it('has the §8 status schema', () => {
+    it('has the MachineOperation status schema', () => {
       const status = at(schema, 'properties', 'status');
       expect(keys(at(status, 'properties'))).toEqual(['completedAt', 'conditions', 'message', 'observedMachineGeneration', 'phase', 'startedAt']);
       expect(at(status, 'properties', 'phase', 'enum')).toEqual(['Pending', 'InProgress', 'Complete', 'Failed']);

@@ -18,7 +18,7 @@ export function concatBytes(...parts: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** Hex SHA-256, the digest form the upgrader accepts (SPEC §4). */
+/** Hex SHA-256, the digest form the upgrader accepts (docs/operations.md#fetch). */
 export function sha256Hex(data: Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }

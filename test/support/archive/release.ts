@@ -7,7 +7,10 @@ export function releaseTar(memberName: string, content: Bytes): Uint8Array {
   return tarArchive([tarEntry({ name: memberName, type: 'file', mode: 0o755 }, bytes(content))]);
 }
 
-/** The good case SPEC §4 accepts: one gzip member holding a tar with exactly one regular file. */
+/**
+ * The good case the archive rules accept: one gzip member holding a tar with exactly one regular
+ * file.
+ */
 export function releaseArchive(memberName: string, content: Bytes): Uint8Array {
   return gzip(releaseTar(memberName, content));
 }

@@ -3,10 +3,11 @@ import { BLOCK, tarArchive, tarEntry, truncatedEntry } from './tar.js';
 import { gnuLongName, gnuSparseEntry, paxHeader, paxSparseEntry, rawPaxHeader } from './tar-extensions.js';
 
 /**
- * Ready-made uncompressed tars for catalogue category D (reliability.md §2 D), each built around
+ * Ready-made uncompressed tars for hostile-input category D (the tar layer), each built around
  * the expected member name so only the trick differs from the good case. gzip them with
- * `gzip()` before serving. Every one of these is something SPEC §4 rejects ("exactly one entry,
- * a regular file named exactly the member"), unless marked "policy" where the suite decides.
+ * `gzip()` before serving. Every one of these is something the archive rules reject (exactly one
+ * entry, a regular file named exactly the member: docs/operations.md#fetch), unless marked
+ * "policy" where the suite decides.
  */
 export interface TarAttacks {
   readonly symlinkAbsolute: Uint8Array; // #36 member is a symlink to /etc/shadow

@@ -1,7 +1,7 @@
 // A protocol-faithful fake Kubernetes API server on 127.0.0.1 for tests: discovery, Nodes and the
 // cluster-scoped MachineOperation resource (list with paging and field selectors, watch with
 // replay, bookmarks, expiry and timeouts, status subresource with optimistic concurrency), plus
-// fault injection and request bookkeeping. See ecosystem.md §2 for what the real client relies on.
+// fault injection and request bookkeeping.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';

@@ -6,7 +6,7 @@ import type { ProcessRunner, RunOutcome, RunRequest } from '../../../src/ports/p
 
 /**
  * Masked so the private systemd cannot touch the host: tmpfiles would empty the host's /tmp,
- * the others change kernel or mount state (notes/real-systemd.md).
+ * the others change kernel or mount state.
  */
 const MASKED_UNITS = [
   'systemd-tmpfiles-setup.service',
@@ -46,8 +46,8 @@ export interface CommandResult {
 }
 
 /**
- * systemd booted as PID 1 of a private PID and mount namespace (notes/real-systemd.md), with
- * `unitDirs` on its unit search path so tests install units under their temp dirs, never in
+ * systemd booted as PID 1 of a private PID and mount namespace (docs/architecture.md#platforms),
+ * with `unitDirs` on its unit search path so tests install units under their temp dirs, never in
  * /etc or the host's /run. Every command runs inside the namespace through nsenter.
  */
 export class PrivateSystemd {
