@@ -72,7 +72,15 @@ export class SystemdServiceManager implements ServiceManager {
     // A reset or rejoined host stopped the agent on purpose: it stays stopped.
     if (activity === 'inactive' || activity === 'absent') return { restarted: false };
     if (options.resetFailed === true || activity === 'failed') await this.systemctl.systemctl(['reset-failed', '--', this.options.unit]);
-    await this.systemctl.systemctl(['restart', '--', this.options.unit]);
+    try {
+      await this.systemctl.systemctl(['restart', '--', this.options.unit]);
+    } catch (error) {
+      // With Type=exec the job fails when the new binary exits during its start. systemd did
+      // restart it, and judging that binary is the health wait's job (E_UNHEALTHY, rollback);
+      // only a unit that is gone or unreadable is a failure of the restart itself.
+      const after = await this.activity().catch(() => 'unknown' as const);
+      if (after === 'absent' || after === 'unknown' || after === 'inactive') throw error;
+    }
     return { restarted: true };
   }
 
