@@ -99,7 +99,12 @@ async function tellStory({ options, platform, sandbox, releases, startedMs, step
   const stopIfInterrupted = (): void => {
     if (signal?.aborted === true) raise(failure('E_INTERRUPTED', 'the demo was interrupted; its agent is stopped and its sandbox removed'));
   };
-  const config = unwrap(parseConfigValue({ ...DEMO_CONFIG, ...platform.configFor(sandbox) }, 'the demo configuration'));
+  const configValue = { ...DEMO_CONFIG, ...platform.configFor(sandbox) };
+  const config = unwrap(parseConfigValue(configValue, 'the demo configuration'));
+  // Where `--root SANDBOX` finds it: the on-failure hook's `recover --root SANDBOX` then runs on
+  // the demo's configuration too, not on the built-in profile.
+  mkdirSync(join(sandbox, 'etc/aks-flex-node'), { recursive: true });
+  writeFileSync(join(sandbox, 'etc/aks-flex-node/agent-upgrade.json'), `${JSON.stringify(configValue, null, 2)}\n`, { mode: 0o600 });
   const member = config.agent.member.replace('{arch}', 'amd64');
   const published: DemoRelease[] = [];
   for (const { version, crashes } of VERSIONS) published.push(await releases.publish(member, version, demoAgentElf(version, crashes ? 'crash-on-start' : 'healthy'), crashes));
