@@ -32,9 +32,14 @@ export async function runUseCase<T>(body: () => Promise<T>): Promise<Result<T>> 
   try {
     return { ok: true, value: await body() };
   } catch (error) {
-    if (error instanceof FailureSignal) return { ok: false, failure: error.failure };
-    const translated = translatePortError(error);
-    if (translated !== null) return { ok: false, failure: translated };
-    throw error;
+    return { ok: false, failure: asFailure(error) };
   }
+}
+
+/** An expected failure or a typed port error as data; anything else is not an outcome and propagates. */
+export function asFailure(error: unknown): Failure {
+  if (error instanceof FailureSignal) return error.failure;
+  const translated = translatePortError(error);
+  if (translated !== null) return translated;
+  throw error;
 }

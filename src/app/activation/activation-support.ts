@@ -1,13 +1,12 @@
 import type { Sha256 } from '../../domain/digest.js';
-import { failure, type Failure, type Result } from '../../domain/failure.js';
+import { failure, type Result } from '../../domain/failure.js';
 import type { LayoutFacts } from '../../domain/host-facts.js';
 import { parseVersion, type Version } from '../../domain/version.js';
 import type { FileSystem } from '../../ports/file-system.js';
 import type { ServiceManager } from '../../ports/service-manager.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
-import { FailureSignal, raise } from '../failure-signal.js';
+import { raise } from '../failure-signal.js';
 import type { LayoutEngine } from '../layout/layout-engine.js';
-import { translatePortError } from '../translate-port-error.js';
 
 /** The binary the agent runs now: what current resolves to or, on a host not yet managed, the legacy file. */
 export async function activeBinary(
@@ -23,14 +22,6 @@ export async function activeBinary(
 export function parseRequestedVersion(text: string): Result<Version> {
   const parsed = parseVersion(text);
   return parsed.ok ? parsed : { ok: false, failure: failure('E_USAGE', '--version must be of the form [v]MAJOR.MINOR.PATCH') };
-}
-
-/** An expected failure or a typed port error as data; anything else is not an outcome and propagates. */
-export function asFailure(error: unknown): Failure {
-  if (error instanceof FailureSignal) return error.failure;
-  const translated = translatePortError(error);
-  if (translated !== null) return translated;
-  throw error;
 }
 
 /** Whether the agent service runs (or is failing and restarting); `unknown` is refused. */

@@ -2,11 +2,11 @@ import type { Failure } from '../../domain/failure.js';
 import { slotPath } from '../../domain/slot-layout.js';
 import type { SlotName } from '../../domain/slot.js';
 import { withQuarantined } from '../../domain/upgrade-state.js';
-import { unwrap } from '../failure-signal.js';
+import { asFailure, unwrap } from '../failure-signal.js';
 import { LogKeys } from '../log-keys.js';
 import { StateStore } from '../state/state-store.js';
 import type { Activation, ActivationDependencies } from './activation.js';
-import { asFailure, serviceIsActive } from './activation-support.js';
+import { serviceIsActive } from './activation-support.js';
 import { realSlotPath, SlotEffects, type NodeCondition } from './slot-effects.js';
 
 export interface RollbackOutcome {

@@ -21,7 +21,7 @@ import type { InterruptedActivation } from '../activation/interrupted-activation
 import { checkCandidate } from '../artifact/check-candidate.js';
 import { activeVersion } from '../artifact/running-version.js';
 import { fetchToFile } from '../artifact/fetch-to-file.js';
-import { FailureSignal, raise, unwrap } from '../failure-signal.js';
+import { asFailure, raise, unwrap } from '../failure-signal.js';
 import { LogKeys } from '../log-keys.js';
 import type { RecordStore } from '../record/record-store.js';
 import type { StateStore } from '../state/state-store.js';
@@ -199,12 +199,5 @@ function validate(request: AgentUpgradeRequest, deps: HandlerDependencies): Fail
   if (!digest.ok) return digest.failure;
   const source = parseDownloadUrl(url, deps.config.artifact, digest.value !== null);
   return source.ok ? null : source.failure;
-}
-
-function asFailure(error: unknown): Failure {
-  if (error instanceof FailureSignal) return error.failure;
-  const translated = translatePortError(error);
-  if (translated !== null) return translated;
-  throw error;
 }
 
