@@ -2,7 +2,7 @@ import { isSha256, type Sha256 } from './digest.js';
 import { fail, ok, type Result } from './failure.js';
 import { invariant } from './invariant.js';
 import { isSlotName, type SlotName } from './slot.js';
-import { isPlainObject } from './upgrade-record.js';
+import { parseEnvelope } from './json-envelope.js';
 import { isStoredVersionText } from './upgrade-state.js';
 
 /**
@@ -61,22 +61,17 @@ const MARKER_KEYS = ['kind', 'schemaVersion', 'previous', 'candidate', 'candidat
 
 /** Strict parse; every problem is `E_RECORD` (the marker is a record of the direct path). */
 export function parseMarker(text: string): Result<ActivationMarker> {
-  if (text.length > MARKER_TEXT_MAX_BYTES) return fail('E_RECORD', `the activation marker is larger than ${MARKER_TEXT_MAX_BYTES} bytes`);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return fail('E_RECORD', 'the activation marker is not valid JSON');
-  }
-  if (!isPlainObject(value)) return fail('E_RECORD', 'the activation marker is not a JSON object');
-  if (value.kind !== ACTIVATION_MARKER_KIND || value.schemaVersion !== ACTIVATION_MARKER_SCHEMA_VERSION) {
-    return fail('E_RECORD', `the activation marker has an unknown kind or schema version (expected ${ACTIVATION_MARKER_KIND} ${ACTIVATION_MARKER_SCHEMA_VERSION})`);
-  }
-  const keys = Object.keys(value);
-  if (keys.length !== MARKER_KEYS.length || !MARKER_KEYS.every((key) => Object.hasOwn(value, key))) {
-    return fail('E_RECORD', `the activation marker must have exactly the keys ${MARKER_KEYS.join(', ')}`);
-  }
-  const { previous, candidate, candidateDigest, candidateVersion, serviceActive } = value;
+  const envelope = parseEnvelope(text, {
+    what: 'the activation marker',
+    where: 'marker',
+    code: 'E_RECORD',
+    kind: ACTIVATION_MARKER_KIND,
+    schemaVersion: ACTIVATION_MARKER_SCHEMA_VERSION,
+    maxLength: MARKER_TEXT_MAX_BYTES,
+    keys: MARKER_KEYS,
+  });
+  if (!envelope.ok) return envelope;
+  const { previous, candidate, candidateDigest, candidateVersion, serviceActive } = envelope.value;
   if (!isSlotName(previous) || !isSlotName(candidate) || previous === candidate) return fail('E_RECORD', 'the activation marker must name two different slots');
   if (!isSha256(candidateDigest)) return fail('E_RECORD', 'the activation marker digest must be a SHA-256 digest');
   if (candidateVersion !== null && !isStoredVersionText(candidateVersion)) return fail('E_RECORD', 'the activation marker version must be a version or null');

@@ -2,6 +2,7 @@ import { isSha256, type Sha256 } from './digest.js';
 import { isErrorCode, type ErrorCode } from './error-codes.js';
 import { fail, ok, type Result } from './failure.js';
 import { invariant } from './invariant.js';
+import { checkExactKeys, isPlainObject, parseEnvelope } from './json-envelope.js';
 import { isSlotName, type SlotName } from './slot.js';
 
 /**
@@ -124,19 +125,18 @@ export function serializeRecord(record: UpgradeRecord): string {
 
 /** Strict parse: every key present with the right type, nothing unknown. Errors are `E_RECORD`. */
 export function parseRecord(text: string): Result<UpgradeRecord> {
-  if (text.length > RECORD_TEXT_MAX_BYTES) return fail('E_RECORD', `the upgrade record is larger than ${RECORD_TEXT_MAX_BYTES} bytes`);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return fail('E_RECORD', 'the upgrade record is not valid JSON');
-  }
-  if (!isPlainObject(value)) return fail('E_RECORD', 'the upgrade record is not a JSON object');
-  if (value.kind !== UPGRADE_RECORD_KIND) return fail('E_RECORD', `the upgrade record has an unknown kind (expected ${UPGRADE_RECORD_KIND})`);
-  if (value.schemaVersion !== UPGRADE_RECORD_SCHEMA_VERSION) {
-    return fail('E_RECORD', `the upgrade record has an unsupported schema version (expected ${UPGRADE_RECORD_SCHEMA_VERSION})`);
-  }
-  const shapeProblem = checkKeys(value, RECORD_KEYS, 'record') ?? checkShape(value);
+  const envelope = parseEnvelope(text, {
+    what: 'the upgrade record',
+    where: 'record',
+    code: 'E_RECORD',
+    kind: UPGRADE_RECORD_KIND,
+    schemaVersion: UPGRADE_RECORD_SCHEMA_VERSION,
+    maxLength: RECORD_TEXT_MAX_BYTES,
+    keys: RECORD_KEYS,
+  });
+  if (!envelope.ok) return envelope;
+  const value = envelope.value;
+  const shapeProblem = checkShape(value);
   if (shapeProblem !== null) return fail('E_RECORD', shapeProblem);
   const record = value as unknown as UpgradeRecord;
   const problem = validateRecord(record);
@@ -151,7 +151,7 @@ const RECORD_KEYS = [
 function checkShape(value: Record<string, unknown>): string | null {
   const operation = value.operation;
   if (!isPlainObject(operation)) return 'record.operation must be an object';
-  const operationKeys = checkKeys(operation, ['name', 'uid'], 'record.operation');
+  const operationKeys = checkExactKeys(operation, ['name', 'uid'], 'record.operation');
   if (operationKeys !== null) return operationKeys;
   if (typeof operation.name !== 'string') return 'record.operation.name must be a string';
   if (operation.uid !== null && typeof operation.uid !== 'string') return 'record.operation.uid must be a string or null';
@@ -167,7 +167,7 @@ function checkShape(value: Record<string, unknown>): string | null {
   const failureValue = value.failure;
   if (failureValue === null) return null;
   if (!isPlainObject(failureValue)) return 'record.failure must be an object or null';
-  const failureKeys = checkKeys(failureValue, ['reason', 'code', 'message'], 'record.failure');
+  const failureKeys = checkExactKeys(failureValue, ['reason', 'code', 'message'], 'record.failure');
   if (failureKeys !== null) return failureKeys;
   if (failureValue.reason !== 'ExecutionFailed' && failureValue.reason !== 'DaemonFailed') {
     return 'record.failure.reason must be "ExecutionFailed" or "DaemonFailed"';
@@ -203,18 +203,4 @@ export function isMachineName(name: string): boolean {
 
 function clampMessage(message: string): string {
   return message.length <= RECORD_MESSAGE_MAX_LENGTH ? message : `${message.slice(0, RECORD_MESSAGE_MAX_LENGTH - 1)}…`;
-}
-
-function checkKeys(value: Record<string, unknown>, allowed: readonly string[], where: string): string | null {
-  for (const key of allowed) {
-    if (!(key in value)) return `${where}.${key} is missing`;
-  }
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) return `${where} has an unknown key "${key}"`;
-  }
-  return null;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -2,7 +2,7 @@ import { isSha256, type Sha256 } from './digest.js';
 import { fail, ok, type Result } from './failure.js';
 import { invariant } from './invariant.js';
 import type { SlotName } from './slot.js';
-import { isPlainObject } from './upgrade-record.js';
+import { checkExactKeys, isPlainObject, parseEnvelope } from './json-envelope.js';
 import { compareVersions, parseVersion, type Version } from './version.js';
 
 /**
@@ -92,6 +92,17 @@ export function withCommittedVersion(state: UpgradeState, versionText: string): 
   return { ...state, highestCommittedVersion: text };
 }
 
+/**
+ * The version the state records for `slot`, trusted only while the state describes `digest`,
+ * the bytes in the slot now: a lost or stale state write cannot vouch for a binary it never saw.
+ */
+export function recordedVersion(state: UpgradeState, slot: SlotName, digest: Sha256): Version | null {
+  const info = state.slots[slot];
+  if (info === null || info.digest !== digest || info.version === null) return null;
+  const parsed = parseVersion(info.version);
+  return parsed.ok ? parsed.value : null;
+}
+
 /** The parsed never-downgrade mark, or null before the first commit. */
 export function committedVersion(state: UpgradeState): Version | null {
   if (state.highestCommittedVersion === null) return null;
@@ -115,21 +126,18 @@ export function serializeUpgradeState(state: UpgradeState): string {
 
 /** Strict parse: every key present with the right type, nothing unknown. Errors are `E_STATE`. */
 export function parseUpgradeState(text: string): Result<UpgradeState> {
-  // Characters, not bytes: a valid state is pure ASCII, so the two only differ for text that is
-  // rejected below anyway.
-  if (text.length > STATE_TEXT_MAX_BYTES) return fail('E_STATE', `the upgrade state is larger than ${STATE_TEXT_MAX_BYTES} bytes`);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return fail('E_STATE', 'the upgrade state is not valid JSON');
-  }
-  if (!isPlainObject(value)) return fail('E_STATE', 'the upgrade state is not a JSON object');
-  if (value.kind !== UPGRADE_STATE_KIND) return fail('E_STATE', `the upgrade state has an unknown kind (expected ${UPGRADE_STATE_KIND})`);
-  if (value.schemaVersion !== UPGRADE_STATE_SCHEMA_VERSION) {
-    return fail('E_STATE', `the upgrade state has an unsupported schema version (expected ${UPGRADE_STATE_SCHEMA_VERSION})`);
-  }
-  const problem = checkKeys(value, STATE_KEYS, 'state') ?? checkShape(value);
+  const envelope = parseEnvelope(text, {
+    what: 'the upgrade state',
+    where: 'state',
+    code: 'E_STATE',
+    kind: UPGRADE_STATE_KIND,
+    schemaVersion: UPGRADE_STATE_SCHEMA_VERSION,
+    maxLength: STATE_TEXT_MAX_BYTES,
+    keys: STATE_KEYS,
+  });
+  if (!envelope.ok) return envelope;
+  const value = envelope.value;
+  const problem = checkShape(value);
   if (problem !== null) return fail('E_STATE', problem);
   const slots = value.slots as Record<string, unknown>;
   return ok({
@@ -146,14 +154,14 @@ const STATE_KEYS = ['kind', 'schemaVersion', 'slots', 'quarantine', 'highestComm
 function checkShape(value: Record<string, unknown>): string | null {
   const slots = value.slots;
   if (!isPlainObject(slots)) return 'state.slots must be an object';
-  const slotKeys = checkKeys(slots, ['blue', 'green'], 'state.slots');
+  const slotKeys = checkExactKeys(slots, ['blue', 'green'], 'state.slots');
   if (slotKeys !== null) return slotKeys;
   for (const name of ['blue', 'green'] as const) {
     const info = slots[name];
     if (info === null) continue;
     const where = `state.slots.${name}`;
     if (!isPlainObject(info)) return `${where} must be an object or null`;
-    const infoKeys = checkKeys(info, ['digest', 'version'], where);
+    const infoKeys = checkExactKeys(info, ['digest', 'version'], where);
     if (infoKeys !== null) return infoKeys;
     if (!isSha256(info.digest)) return `${where}.digest must be a SHA-256 digest`;
     if (info.version !== null && !isStoredVersionText(info.version)) return `${where}.version must be a version or null`;
@@ -165,15 +173,5 @@ function checkShape(value: Record<string, unknown>): string | null {
   if (new Set(quarantine).size !== quarantine.length) return 'state.quarantine holds a digest twice';
   const mark = value.highestCommittedVersion;
   if (mark !== null && !isStoredVersionText(mark)) return 'state.highestCommittedVersion must be a version or null';
-  return null;
-}
-
-function checkKeys(value: Record<string, unknown>, allowed: readonly string[], where: string): string | null {
-  for (const key of allowed) {
-    if (!Object.hasOwn(value, key)) return `${where}.${key} is missing`;
-  }
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) return `${where} has an unknown key "${key}"`;
-  }
   return null;
 }

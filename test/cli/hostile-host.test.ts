@@ -112,6 +112,28 @@ describe('the direct path on a hostile host', () => {
     expect({ current: link('current'), foreign: existsSync(at(`${SLOTS}/.aks-flex-node-blue.tmp-foreign`)) }).toEqual({ current: 'aks-flex-node-green', foreign: true });
   });
 
+  it('a marker that does not parse is refused (E_RECORD) and left in place, nothing changed', async () => {
+    expect((await cli('migrate')).exitCode).toBe(0);
+    writeFileSync(at(`${ETC}/agent-upgrade-activation.json`), '{"kind":"AgentDirectActivation","schemaVersion":1}');
+    writeExecutable(at('staging/next'), agentScript('3.1.0'));
+    const staged = snapshotTree(scratch.root);
+    expect(await cli('migrate')).toMatchObject({ exitCode: 1, code: 'E_RECORD' });
+    expect(await cli('activate', at('staging/next'))).toMatchObject({ exitCode: 1, code: 'E_RECORD' });
+    expect(snapshotTree(scratch.root)).toEqual(staged);
+  });
+
+  it('a broken current with only unfit binaries left: migrate refuses (E_LAYOUT) rather than pick one, nothing changed', async () => {
+    expect((await cli('migrate')).exitCode).toBe(0);
+    writeExecutable(at(`${SLOTS}/aks-flex-node-green`), agentScript('2.0.0'));
+    unlinkSync(at(`${SLOTS}/aks-flex-node-last-good`));
+    unlinkSync(at(`${SLOTS}/aks-flex-node-current`));
+    // Blue is quarantined; green is older than what was committed.
+    writeState({ quarantine: [sha256(agentScript('3.0.0'))], highestCommittedVersion: '3.0.0' });
+    const before = snapshotTree(scratch.root);
+    expect(await cli('migrate')).toMatchObject({ exitCode: 1, code: 'E_LAYOUT' });
+    expect(snapshotTree(scratch.root)).toEqual(before);
+  });
+
   describe('install refuses before it changes anything', () => {
     const legacyUntouched = () => ({ entryIsFile: !existsSync(at(SLOTS)) && readFileSync(at('usr/local/bin/aks-flex-node'), 'utf8') === agentScript('3.0.0') });
 

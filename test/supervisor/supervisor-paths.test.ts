@@ -1,25 +1,21 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryOperationStore } from '../../src/adapters/memory/memory-operation-store.js';
 import { SystemClock } from '../../src/adapters/node/system-clock.js';
 import { requestSupervisor } from '../../src/adapters/supervisor/control-client.js';
-import { SupervisorServiceManager } from '../../src/adapters/supervisor/supervisor-service-manager.js';
 import { loadConfig } from '../../src/app/config/load-config.js';
 import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
 import { createUpgrader } from '../../src/app/upgrader.js';
-import { buildTestAgent, type TestAgentBuild } from '../support/agent/build-agent.js';
+import type { TestAgentBuild } from '../support/agent/build-agent.js';
 import { releaseArchive } from '../support/archive/index.js';
 import { serve, startHostileServer, type HostileServer } from '../support/http/hostile-server.js';
-import { makeScratch } from '../support/real-tree.js';
 import { RecordingLogger } from '../support/recording-logger.js';
-import { assertBuildCurrent, CLI, FAST_HEALTH, FAST_SERVICE, TEST_IDENTITY } from '../support/systemd/systemd-host.js';
+import { startSupervisedSandbox, type SupervisedSandbox } from '../support/supervised-sandbox.js';
+import { TEST_IDENTITY } from '../support/systemd/systemd-host.js';
 import { waitFor } from '../support/wait-for.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-const SLOTS = '/usr/local/lib/aks-flex-node';
 
 /**
  * The scenarios of the real-systemd suite that apply to hosts without systemd, with the built-in
@@ -27,51 +23,29 @@ const SLOTS = '/usr/local/lib/aks-flex-node';
  * other command reaching it over its control socket.
  */
 describe('the built-in supervisor runs the same scenarios', () => {
-  let scratch: ReturnType<typeof makeScratch>;
-  let supervisor: ChildProcess;
-  let services: SupervisorServiceManager;
+  let sandbox: SupervisedSandbox;
   let releases: HostileServer;
   const store = new MemoryOperationStore({ clock: new SystemClock() });
-  const root = () => scratch.root;
-  // Every build embeds the upgrader: whichever is last-good, the hook's `<last-good> recover` works.
-  const agent = (build: TestAgentBuild) => buildTestAgent(join(scratch.root, 'agents'), { ...build, embedsUpgrader: true });
-  const path = (hostPath: string) => join(scratch.root, hostPath);
-  const slot = (name: 'blue' | 'green') => realpathSync(path(`${SLOTS}/aks-flex-node-${name}`));
-  const link = (name: 'current' | 'last-good') => readlinkSync(path(`${SLOTS}/aks-flex-node-${name}`)).replace(/^.*aks-flex-node-/, '');
-  const cli = (...args: string[]) => {
-    const run = spawnSync(process.execPath, [CLI, ...args, '--root', root(), '--json'], { encoding: 'utf8', timeout: 90_000 });
-    return { status: run.status, doc: JSON.parse(run.stdout || '{}') as { error?: { code: string } } };
-  };
-  const running = (name: 'blue' | 'green') => waitFor(async () => (await services.mainExecutable()) === slot(name), 30_000);
+  const root = () => sandbox.root;
+  const agent = (build: TestAgentBuild) => sandbox.agent(build);
+  const path = (hostPath: string) => sandbox.path(hostPath);
+  const slot = (name: 'blue' | 'green') => sandbox.slot(name);
+  const link = (name: 'current' | 'last-good') => sandbox.link(name);
+  const cli = (...args: string[]) => sandbox.cli(...args);
+  const running = (name: 'blue' | 'green') => sandbox.running(name);
 
   beforeAll(async () => {
-    assertBuildCurrent();
-    scratch = makeScratch('agent-upgrade-supervisor-');
     releases = await startHostileServer();
-    mkdirSync(path('/etc/aks-flex-node'), { recursive: true });
-    writeFileSync(
-      path('/etc/aks-flex-node/agent-upgrade.json'),
-      JSON.stringify({ agent: { args: ['agent'] }, service: { manager: 'supervisor', ...FAST_SERVICE }, health: FAST_HEALTH, container: { manager: 'none' }, cluster: { manager: 'none' } }),
-    );
-    mkdirSync(path('/usr/local/bin'), { recursive: true });
-    copyFileSync(agent({ version: '1.0.0' }), path('/usr/local/bin/aks-flex-node'));
-    expect(cli('migrate').status).toBe(0);
-    const config = await loadConfig(new NodeFileSystem(), { root: root() });
-    if (!config.ok) throw new Error(config.failure.message);
-    services = new SupervisorServiceManager({ controlSocket: path(config.value.service.supervisorSocket), clock: new SystemClock() });
-    supervisor = spawn(process.execPath, [CLI, 'supervise', '--root', root()], { stdio: 'ignore' });
-    expect(await running('blue')).toBe(true);
+    sandbox = await startSupervisedSandbox('agent-upgrade-supervisor-');
+    services = sandbox.services;
   }, 60_000);
 
   afterAll(async () => {
-    if (supervisor !== undefined && supervisor.exitCode === null) {
-      const exited = new Promise((done) => supervisor.once('exit', done));
-      supervisor.kill('SIGTERM');
-      await Promise.race([exited, new Promise((done) => setTimeout(done, 10_000))]);
-    }
+    await sandbox?.close();
     await releases?.close();
-    scratch?.cleanup();
   });
+
+  let services: SupervisedSandbox['services'];
 
   it('direct activate: the supervisor runs the candidate', async () => {
     expect(cli('activate', agent({ version: '2.0.0' })).status).toBe(0);

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { ProcessRunner, RunOutcome, RunRequest } from '../../ports/process-runner.js';
-import { DescendantTracker } from './proc-tree.js';
+import { DescendantTracker, procPids } from './proc-tree.js';
 import { RunCgroup } from './run-cgroup.js';
 
 /** After the program exits, how long its inherited pipes may stay open before the tree dies. */
@@ -142,15 +142,8 @@ function signal(pid: number): void {
 /** Processes whose environment carries the run's tag (readable to root, and to their owner). */
 function taggedProcesses(tag: string): number[] {
   const marker = `${RUN_TAG_VARIABLE}=${tag}\0`;
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
   const found: number[] = [];
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const entry of procPids()) {
     try {
       if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(marker)) found.push(Number(entry));
     } catch {

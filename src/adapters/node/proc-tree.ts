@@ -55,16 +55,18 @@ export class DescendantTracker {
   }
 }
 
-function readProcTable(): ProcEntry[] {
-  let names: string[];
+/** The PIDs /proc lists now (empty when it cannot be read). */
+export function procPids(): string[] {
   try {
-    names = readdirSync('/proc');
+    return readdirSync('/proc').filter((name) => /^\d+$/.test(name));
   } catch {
     return [];
   }
+}
+
+function readProcTable(): ProcEntry[] {
   const table: ProcEntry[] = [];
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
+  for (const name of procPids()) {
     const entry = readEntry(name);
     if (entry !== null) table.push(entry);
   }

@@ -15,6 +15,7 @@ import type { LayoutEngine } from '../layout/layout-engine.js';
 import { LogKeys } from '../log-keys.js';
 import { MarkerStore } from '../record/marker-store.js';
 import { StateStore } from '../state/state-store.js';
+import { SlotEffects } from './slot-effects.js';
 
 /** Decisions one resolution may take (I10): measure, then commit or roll back. */
 const RESOLVE_STEPS_MAX = 4;
@@ -50,7 +51,11 @@ export type InterruptedOutcome = 'none' | 'discarded' | 'committed' | 'rolled-ba
  * a crash here is resolved by the next run.
  */
 export class InterruptedActivation {
-  constructor(private readonly deps: InterruptedActivationDependencies) {}
+  private readonly effects: SlotEffects;
+
+  constructor(private readonly deps: InterruptedActivationDependencies) {
+    this.effects = new SlotEffects(deps);
+  }
 
   /** The marker an interrupted activation left, or null. */
   async pending(): Promise<ActivationMarker | null> {
@@ -74,7 +79,7 @@ export class InterruptedActivation {
           // A rollback interrupted after current moved may not have reached the container yet,
           // or left its copy half-done: copy again (which also sweeps the copy's temps).
           const current = linkedSlot(facts, 'current');
-          if (current !== null) await this.containerFollows(current, true);
+          if (current !== null) await this.effects.syncContainer(slotPath(this.deps.engine.layout, current));
           await this.deps.markers.delete();
           return 'discarded';
         }
@@ -114,21 +119,12 @@ export class InterruptedActivation {
     const { engine, services, states } = this.deps;
     if (quarantine) await states.write(withQuarantined(unwrap(await states.read()), marker.candidateDigest));
     await engine.pointCurrentAt(to);
-    await this.containerFollows(to);
+    await this.effects.syncContainer(slotPath(engine.layout, to));
     if (marker.serviceActive) {
       if (restart === 'scheduled') await services.scheduleRestart();
       else await services.restart({ resetFailed: true });
     }
     await this.deps.markers.delete();
-  }
-
-  /** The active container's copy becomes the slot's binary (unless it already is, when not `always`). */
-  private async containerFollows(slot: SlotName, always = false): Promise<void> {
-    const { container } = this.deps;
-    const machine = await container.activeMachine();
-    if (machine === null) return;
-    const copy = always ? null : await container.digest(machine);
-    if (copy === null || copy.sha256 !== (await this.digestOf(slot))) await container.install(machine, slotPath(this.deps.engine.layout, slot));
   }
 
   private async digestOf(slot: SlotName): Promise<Sha256 | null> {

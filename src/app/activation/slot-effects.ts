@@ -39,10 +39,9 @@ export class SlotEffects {
   }
 
   async expectHealthy(expectedPath: string, signal?: AbortSignal): Promise<void> {
-    const wait = this.deps.services.waitHealthy(expectedPath, this.deps.config.health, signal === undefined ? {} : { signal });
-    // The adapter ends its wait at the next poll; the race answers at once.
-    const verdict = signal === undefined ? await wait : await Promise.race([wait, aborted(signal)]);
-    if (verdict === 'aborted' || (verdict.kind !== 'healthy' && signal?.aborted === true)) {
+    // The adapter ends its wait at its next poll once the signal aborts.
+    const verdict = await this.deps.services.waitHealthy(expectedPath, this.deps.config.health, signal === undefined ? {} : { signal });
+    if (verdict.kind !== 'healthy' && signal?.aborted === true) {
       raise(failure('E_INTERRUPTED', 'interrupted by a signal while waiting for the agent to become healthy'));
     }
     if (verdict.kind === 'healthy') return;
@@ -70,12 +69,4 @@ export class SlotEffects {
 
 export function realSlotPath(facts: LayoutFacts, slot: SlotName): string {
   return slot === 'blue' ? facts.canonical.blue : facts.canonical.green;
-}
-
-/** Resolves once `signal` aborts (at once when it already has). */
-export function aborted(signal: AbortSignal): Promise<'aborted'> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve('aborted');
-    else signal.addEventListener('abort', () => resolve('aborted'), { once: true });
-  });
 }

@@ -1,6 +1,6 @@
 import type { SlotName } from '../../domain/slot.js';
-import { committedVersion, type UpgradeState } from '../../domain/upgrade-state.js';
-import { parseVersion, type Version } from '../../domain/version.js';
+import { committedVersion, recordedVersion, type UpgradeState } from '../../domain/upgrade-state.js';
+import type { Version } from '../../domain/version.js';
 import { probeVersion, type CandidateCheckDependencies } from './check-candidate.js';
 
 /**
@@ -22,10 +22,8 @@ export async function activeVersion(
 ): Promise<Version | null> {
   const { path } = input;
   if (path === null) return committedVersion(input.state);
-  const info = input.slot === null ? null : input.state.slots[input.slot];
-  if (info?.version != null && (await deps.fs.hashFile(path, input.maxBinaryBytes)).sha256 === info.digest) {
-    const parsed = parseVersion(info.version);
-    if (parsed.ok) return parsed.value;
-  }
-  return (await probeVersion(deps, path)) ?? committedVersion(input.state);
+  // Hash only when the state has a version to vouch for.
+  const { slot } = input;
+  const recorded = slot === null || input.state.slots[slot]?.version == null ? null : recordedVersion(input.state, slot, (await deps.fs.hashFile(path, input.maxBinaryBytes)).sha256);
+  return recorded ?? (await probeVersion(deps, path)) ?? committedVersion(input.state);
 }

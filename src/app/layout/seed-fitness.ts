@@ -1,8 +1,8 @@
 import { executableTarget, slotFileExecutable, type LayoutFacts } from '../../domain/host-facts.js';
 import type { SeedSource } from '../../domain/migration-plan.js';
 import { slotPath, type SlotLayout } from '../../domain/slot-layout.js';
-import { committedVersion, isQuarantined, type UpgradeState } from '../../domain/upgrade-state.js';
-import { compareVersions, parseVersion, type Version } from '../../domain/version.js';
+import { committedVersion, isQuarantined, recordedVersion, type UpgradeState } from '../../domain/upgrade-state.js';
+import { compareVersions, type Version } from '../../domain/version.js';
 import type { FileSystem } from '../../ports/file-system.js';
 import { StateStore } from '../state/state-store.js';
 
@@ -43,9 +43,8 @@ async function isFit(deps: SeedFitnessDependencies, state: UpgradeState, source:
   if (isQuarantined(state, digest)) return false;
   const floor = committedVersion(state);
   if (floor === null) return true;
-  const known = source === 'blue' || source === 'green' ? state.slots[source] : null;
-  const stored = known !== null && known.digest === digest && known.version !== null ? parseVersion(known.version) : null;
-  const version = stored?.ok === true ? stored.value : await deps.probeVersion?.(path);
+  const recorded = source === 'blue' || source === 'green' ? recordedVersion(state, source, digest) : null;
+  const version = recorded ?? (await deps.probeVersion?.(path));
   // A binary that does not say its version is not judged older: it may be the only one left.
   return version === undefined || version === null || compareVersions(version, floor) >= 0;
 }
