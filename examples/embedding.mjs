@@ -15,13 +15,29 @@ import { createUpgrader, FLEX_PROFILE } from 'agent-upgrade';
 class RecordingServiceManager {
   name = 'none';
   calls = [];
-  async convergeAssets() { return { changed: false }; }
-  async assetsCurrent() { return true; }
-  async activity() { return 'active'; }
-  async restart() { this.calls.push('restart'); return { restarted: true }; }
-  async scheduleRestart() { this.calls.push('scheduleRestart'); }
-  async mainExecutable() { return null; }
-  async waitHealthy(expectedPath) { this.calls.push(`waitHealthy ${expectedPath.split('/').pop()}`); return { kind: 'healthy' }; }
+  async convergeAssets() {
+    return { changed: false };
+  }
+  async assetsCurrent() {
+    return true;
+  }
+  async activity() {
+    return 'active';
+  }
+  async restart() {
+    this.calls.push('restart');
+    return { restarted: true };
+  }
+  async scheduleRestart() {
+    this.calls.push('scheduleRestart');
+  }
+  async mainExecutable() {
+    return null;
+  }
+  async waitHealthy(expectedPath) {
+    this.calls.push(`waitHealthy ${expectedPath.split('/').pop()}`);
+    return { kind: 'healthy' };
+  }
 }
 
 const root = mkdtempSync(join(tmpdir(), 'agent-upgrade-embedding-'));
@@ -37,9 +53,27 @@ try {
   const services = new RecordingServiceManager();
   const created = createUpgrader({
     // The flex profile, re-rooted into the sandbox, accepting script agents for this example.
-    config: { ...FLEX_PROFILE, root, agent: { ...FLEX_PROFILE.agent, allowScripts: true }, container: { ...FLEX_PROFILE.container, manager: 'none' } },
-    identity: { euid: process.geteuid?.() ?? 0, arch: process.arch === 'arm64' ? 'arm64' : 'amd64', pid: process.pid, command: 'embedding example' },
-    logger: { debug() {}, info() {}, warn() {}, error() {}, child() { return this; } },
+    config: {
+      ...FLEX_PROFILE,
+      root,
+      agent: { ...FLEX_PROFILE.agent, allowScripts: true },
+      container: { ...FLEX_PROFILE.container, manager: 'none' },
+    },
+    identity: {
+      euid: process.geteuid?.() ?? 0,
+      arch: process.arch === 'arm64' ? 'arm64' : 'amd64',
+      pid: process.pid,
+      command: 'embedding example',
+    },
+    logger: {
+      debug() {},
+      info() {},
+      warn() {},
+      error() {},
+      child() {
+        return this;
+      },
+    },
     overrides: { serviceManager: services },
   });
   if (!created.ok) throw new Error(`${created.failure.code}: ${created.failure.message}`);
@@ -51,7 +85,9 @@ try {
 
   const activated = await upgrader.activate({ candidatePath: join(root, 'candidate') });
   if (!activated.ok) throw new Error(`${activated.failure.code}: ${activated.failure.message}`);
-  console.log(`activated ${activated.value.candidateVersion}: ${activated.value.from} -> ${activated.value.to} (${activated.value.outcome})`);
+  console.log(
+    `activated ${activated.value.candidateVersion}: ${activated.value.from} -> ${activated.value.to} (${activated.value.outcome})`,
+  );
 
   const status = await upgrader.status();
   if (!status.ok) throw new Error(status.failure.message);

@@ -24,7 +24,10 @@ rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 
 const entry = join(work, 'entry.mjs');
-writeFileSync(entry, `import { main } from ${JSON.stringify(join(repo, 'dist/app/cli/main.js'))};\nmain(process.argv.slice(2)).then((code) => { process.exitCode = code; });\n`);
+writeFileSync(
+  entry,
+  `import { main } from ${JSON.stringify(join(repo, 'dist/app/cli/main.js'))};\nmain(process.argv.slice(2)).then((code) => { process.exitCode = code; });\n`,
+);
 const emptyModule = join(work, 'empty.cjs');
 writeFileSync(emptyModule, 'module.exports = {};\n');
 
@@ -39,16 +42,32 @@ await build({
   // ws's optional native helpers and node-fetch's optional `encoding` cannot be required in a SEA.
   define: { 'process.env.WS_NO_BUFFER_UTIL': '"1"', 'process.env.WS_NO_UTF_8_VALIDATE': '"1"' },
   alias: { encoding: emptyModule },
-  plugins: version === null ? [] : [{
-    name: 'version-override',
-    setup(context) {
-      context.onLoad({ filter: /dist[\\/]version\.js$/ }, () => ({ contents: `export const AGENT_UPGRADE_VERSION = ${JSON.stringify(version)};\n`, loader: 'js' }));
-    },
-  }],
+  plugins:
+    version === null
+      ? []
+      : [
+          {
+            name: 'version-override',
+            setup(context) {
+              context.onLoad({ filter: /dist[\\/]version\.js$/ }, () => ({
+                contents: `export const AGENT_UPGRADE_VERSION = ${JSON.stringify(version)};\n`,
+                loader: 'js',
+              }));
+            },
+          },
+        ],
 });
 
 const seaConfig = join(work, 'sea-config.json');
-writeFileSync(seaConfig, JSON.stringify({ main: join(work, 'bundle.cjs'), output: join(work, 'sea-prep.blob'), disableExperimentalSEAWarning: true, useCodeCache: true }));
+writeFileSync(
+  seaConfig,
+  JSON.stringify({
+    main: join(work, 'bundle.cjs'),
+    output: join(work, 'sea-prep.blob'),
+    disableExperimentalSEAWarning: true,
+    useCodeCache: true,
+  }),
+);
 execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'pipe' });
 mkdirSync(dirname(output), { recursive: true });
 copyFileSync(process.execPath, `${output}.tmp`);
@@ -58,7 +77,18 @@ try {
 } catch {
   // strip is optional: the binary is only larger without it.
 }
-execFileSync(process.execPath, [join(repo, 'node_modules/postject/dist/cli.js'), `${output}.tmp`, 'NODE_SEA_BLOB', join(work, 'sea-prep.blob'), '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: 'ignore' });
+execFileSync(
+  process.execPath,
+  [
+    join(repo, 'node_modules/postject/dist/cli.js'),
+    `${output}.tmp`,
+    'NODE_SEA_BLOB',
+    join(work, 'sea-prep.blob'),
+    '--sentinel-fuse',
+    'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
+  ],
+  { stdio: 'ignore' },
+);
 execFileSync('mv', ['-f', `${output}.tmp`, output]);
 rmSync(work, { recursive: true, force: true });
 console.log(`built ${output}${version === null ? '' : ` (version ${version})`}`);

@@ -23,7 +23,15 @@ async function capture(argv) {
   const unused = () => {
     throw new Error(`${argv.join(' ')} must not need the host`);
   };
-  const exitCode = await runCli(createCli(), argv, { stdin: new PassThrough(), stdout, stderr, env: {}, colorDepth: 1, openUpgrader: unused, host: unused });
+  const exitCode = await runCli(createCli(), argv, {
+    stdin: new PassThrough(),
+    stdout,
+    stderr,
+    env: {},
+    colorDepth: 1,
+    openUpgrader: unused,
+    host: unused,
+  });
   return { exitCode, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
 }
 

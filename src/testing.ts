@@ -2,11 +2,33 @@
  * In-memory adapters for embedders' tests (`agent-upgrade/testing`): a FileSystem that models
  * durability, crashes and faults. Requires the `memfs` package in the embedder's dev dependencies.
  */
-export { MemoryFileSystem, SimulatedCrash, type RebootMode, type Snapshot, type TreeSpec } from './adapters/memory/memory-file-system.js';
+export {
+  MemoryFileSystem,
+  SimulatedCrash,
+  type RebootMode,
+  type Snapshot,
+  type TreeSpec,
+} from './adapters/memory/memory-file-system.js';
 export { NoServiceManager } from './adapters/none/none-service-manager.js';
-export { MemoryServiceManager, type AgentBehaviour, type MemoryServiceOptions, type StartRecord } from './adapters/memory/memory-service-manager.js';
+export {
+  MemoryServiceManager,
+  type AgentBehaviour,
+  type MemoryServiceOptions,
+  type StartRecord,
+} from './adapters/memory/memory-service-manager.js';
 export { MemoryClock } from './adapters/memory/memory-clock.js';
 export { MemoryContainerRootfs, type MemoryContainerRootfsOptions } from './adapters/memory/memory-container-rootfs.js';
-export { MemoryOperationStore, type ClusterFault, type MemoryOperation, type NewOperation, type PublishViolation, type StatusEntry } from './adapters/memory/memory-operation-store.js';
-export { MemoryProcessRunner, versionOutcome, type ScriptedBehaviour } from './adapters/memory/memory-process-runner.js';
+export {
+  MemoryOperationStore,
+  type ClusterFault,
+  type MemoryOperation,
+  type NewOperation,
+  type PublishViolation,
+  type StatusEntry,
+} from './adapters/memory/memory-operation-store.js';
+export {
+  MemoryProcessRunner,
+  versionOutcome,
+  type ScriptedBehaviour,
+} from './adapters/memory/memory-process-runner.js';
 export { MemoryHostLock } from './adapters/memory/memory-host-lock.js';

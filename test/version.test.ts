@@ -4,7 +4,9 @@ import { AGENT_UPGRADE_VERSION } from '../src/version.js';
 
 describe('version', () => {
   it('matches package.json', () => {
-    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     expect(AGENT_UPGRADE_VERSION).toBe(manifest.version);
   });
 });

@@ -9,12 +9,18 @@ const MIB = 1024;
 
 /** RSS of a bare `node -e` that loads nothing: the baseline every Node process pays. */
 function bareNodeRssKiB(): number {
-  const run = spawnSync(process.execPath, ['-e', "const s=require('fs').readFileSync('/proc/self/status','utf8');console.log(/VmHWM:\\s+(\\d+)/.exec(s)[1])"], { encoding: 'utf8' });
+  const run = spawnSync(
+    process.execPath,
+    ['-e', "const s=require('fs').readFileSync('/proc/self/status','utf8');console.log(/VmHWM:\\s+(\\d+)/.exec(s)[1])"],
+    { encoding: 'utf8' },
+  );
   return Number(run.stdout.trim());
 }
 
 function row(label: string, result: LoadResult, baselineKiB: number): string {
-  const perUpgrade = Object.entries(result.requestsPerUpgrade).map(([method, count]) => `${method} ${count.toFixed(1)}`).join(', ');
+  const perUpgrade = Object.entries(result.requestsPerUpgrade)
+    .map(([method, count]) => `${method} ${count.toFixed(1)}`)
+    .join(', ');
   return `| ${label} | ${result.completed}/${result.upgrades} | ${result.othersTouched} | ${result.notExactlyOnce.length} | ${perUpgrade} | ${result.watchRequests} | ${(result.rssKiB.idle / MIB).toFixed(1)} | ${(result.rssKiB.end / MIB).toFixed(1)} | ${(result.rssKiB.peak / MIB).toFixed(1)} | ${(result.rssKiB.peak / baselineKiB).toFixed(2)}× | ${(result.elapsedMs / result.upgrades).toFixed(0)} ms |`;
 }
 
@@ -39,7 +45,11 @@ describe('daemon load', () => {
     ].join('\n');
     console.log(`\n${table}\n`);
     for (const result of [withSelector, clientSide]) {
-      expect({ completed: result.completed, othersTouched: result.othersTouched, notExactlyOnce: result.notExactlyOnce }).toEqual({ completed: OURS, othersTouched: 0, notExactlyOnce: [] });
+      expect({
+        completed: result.completed,
+        othersTouched: result.othersTouched,
+        notExactlyOnce: result.notExactlyOnce,
+      }).toEqual({ completed: OURS, othersTouched: 0, notExactlyOnce: [] });
       // docs/benchmarks.md#daemon-under-load: the daemon's idle RSS, at start and after the
       // upgrades.
       expect(Math.max(result.rssKiB.idle, result.rssKiB.end)).toBeLessThanOrEqual(100 * MIB);

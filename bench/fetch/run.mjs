@@ -46,7 +46,16 @@ async function measure(port, archive, megabytes) {
 function runNode(url, archive) {
   const output = join(work, 'out-node');
   rmSync(output, { force: true });
-  const result = timed(join(repo, 'bin/agent-upgrade'), ['fetch', '--url', url, '--sha256', archive.sha256, '--output', output, '--json']);
+  const result = timed(join(repo, 'bin/agent-upgrade'), [
+    'fetch',
+    '--url',
+    url,
+    '--sha256',
+    archive.sha256,
+    '--output',
+    output,
+    '--json',
+  ]);
   if (!JSON.parse(result.stdout).ok) fail(`agent-upgrade fetch failed: ${result.stdout}`);
   return result;
 }
@@ -64,7 +73,10 @@ function runShell(url, archive) {
 
 /** Wall seconds and peak RSS (KiB) of the largest process, from GNU time. */
 function timed(command, args) {
-  const run = spawnSync('/usr/bin/time', ['-f', '%e %M', command, ...args], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  const run = spawnSync('/usr/bin/time', ['-f', '%e %M', command, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
   if (run.status !== 0) fail(`${command} failed: ${run.stderr}`);
   const last = run.stderr.trim().split('\n').pop() ?? '';
   const [seconds, kib] = last.split(' ').map(Number);
@@ -86,7 +98,13 @@ async function makeArchive(directory, megabytes) {
   const staging = join(directory, `member-${megabytes}`);
   mkdirSync(staging);
   // Random bytes do not compress, so the archive is as large as the binary: the worst case.
-  execFileSync('bash', ['-c', `head -c ${megabytes * 1_000_000} /dev/urandom > "$1/${member}" && tar -C "$1" -cf - ${member} | gzip -1 > "$2"`, 'make', staging, join(directory, name)]);
+  execFileSync('bash', [
+    '-c',
+    `head -c ${megabytes * 1_000_000} /dev/urandom > "$1/${member}" && tar -C "$1" -cf - ${member} | gzip -1 > "$2"`,
+    'make',
+    staging,
+    join(directory, name),
+  ]);
   rmSync(staging, { recursive: true, force: true });
   const hash = createHash('sha256');
   let bytes = 0;
@@ -98,7 +116,9 @@ async function makeArchive(directory, megabytes) {
 }
 
 async function startServer(directory) {
-  const child = spawn(process.execPath, [join(repo, 'bench/fetch/serve.mjs'), directory], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(repo, 'bench/fetch/serve.mjs'), directory], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise((resolve, reject) => {
     child.stdout.once('data', (data) => resolve(Number(String(data).trim())));
     child.once('exit', () => reject(new Error('the benchmark server exited')));
@@ -112,8 +132,9 @@ function report(rows) {
     '',
     '| archive | agent-upgrade fetch | RSS | curl \\| tee >(sha256sum) \\| tar -xz | RSS (largest process) | wall-time ratio |',
     '|---|---|---|---|---|---|',
-    ...rows.map((row) =>
-      `| ${(row.archiveBytes / 1e6).toFixed(0)} MB | ${row.node.seconds.toFixed(2)} s | ${row.node.rssMiB.toFixed(0)} MiB | ${row.shell.seconds.toFixed(2)} s | ${row.shell.rssMiB.toFixed(0)} MiB | ${(row.node.seconds / row.shell.seconds).toFixed(2)} |`,
+    ...rows.map(
+      (row) =>
+        `| ${(row.archiveBytes / 1e6).toFixed(0)} MB | ${row.node.seconds.toFixed(2)} s | ${row.node.rssMiB.toFixed(0)} MiB | ${row.shell.seconds.toFixed(2)} s | ${row.shell.rssMiB.toFixed(0)} MiB | ${(row.node.seconds / row.shell.seconds).toFixed(2)} |`,
     ),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -129,12 +150,14 @@ function parseArguments(argv) {
     else continue;
     index += 1;
   }
-  if (parsed.sizes.some((size) => !(size > 0 && size <= 256)) || !(parsed.rounds >= 1 && parsed.rounds <= 20)) fail('sizes must be 1..256 MB and rounds 1..20');
+  if (parsed.sizes.some((size) => !(size > 0 && size <= 256)) || !(parsed.rounds >= 1 && parsed.rounds <= 20))
+    fail('sizes must be 1..256 MB and rounds 1..20');
   return parsed;
 }
 
 function requireTool(tool) {
-  if (spawnSync('bash', ['-c', `command -v ${tool}`]).status !== 0) fail(`${tool} is needed (Debian: apt-get install -y time curl tar coreutils)`);
+  if (spawnSync('bash', ['-c', `command -v ${tool}`]).status !== 0)
+    fail(`${tool} is needed (Debian: apt-get install -y time curl tar coreutils)`);
 }
 
 function fail(message) {

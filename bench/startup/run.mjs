@@ -37,7 +37,9 @@ for (let round = 0; round < rounds; round += 1) {
 }
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const baseline = median(samples.get('node -e 0'));
-console.log(`startup benchmark: ${rounds} interleaved rounds, medians; node ${process.version}; ${new Date().toISOString().slice(0, 10)}; binary ${binary}\n`);
+console.log(
+  `startup benchmark: ${rounds} interleaved rounds, medians; node ${process.version}; ${new Date().toISOString().slice(0, 10)}; binary ${binary}\n`,
+);
 console.log('| command | median | ratio to node -e 0 |');
 console.log('|---|---|---|');
 let worst = 0;
@@ -47,5 +49,5 @@ for (const [label] of subjects) {
   if (label !== 'node -e 0') worst = Math.max(worst, ratio);
   console.log(`| ${label} | ${value.toFixed(0)} ms | ${ratio.toFixed(2)} |`);
 }
-console.log(`\ntarget ≤ 1.50: ${worst <= 1.5 ? "met" : "NOT met"} (worst ${worst.toFixed(2)})`);
+console.log(`\ntarget ≤ 1.50: ${worst <= 1.5 ? 'met' : 'NOT met'} (worst ${worst.toFixed(2)})`);
 process.exitCode = worst <= 1.5 ? 0 : 1;

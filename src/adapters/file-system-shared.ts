@@ -9,7 +9,18 @@ import { FileSystemError, type FileSystemErrorCode } from '../domain/port-errors
 export const PARENT_DIRECTORY_MODE = 0o755;
 
 const PASSED_THROUGH: ReadonlySet<string> = new Set<FileSystemErrorCode>([
-  'ENOENT', 'EEXIST', 'ENOTDIR', 'EISDIR', 'EINVAL', 'ELOOP', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT', 'EIO', 'EROFS',
+  'ENOENT',
+  'EEXIST',
+  'ENOTDIR',
+  'EISDIR',
+  'EINVAL',
+  'ELOOP',
+  'EACCES',
+  'EPERM',
+  'ENOSPC',
+  'EDQUOT',
+  'EIO',
+  'EROFS',
 ]);
 
 /**

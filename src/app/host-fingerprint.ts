@@ -27,14 +27,20 @@ export async function hostFingerprint(fs: FileSystem, layout: SlotLayout, config
   const parts: string[] = [];
   for (const path of paths) parts.push(`${path}=${await describeEntry(fs, path, config.artifact.maxBinaryBytes)}`);
   // The directories a command may create on the way (the slot directory's parents, /etc/…).
-  for (const directory of ancestors(paths, layout.root)) parts.push(`${directory}=${(await fs.lstat(directory))?.kind ?? 'absent'}`);
+  for (const directory of ancestors(paths, layout.root))
+    parts.push(`${directory}=${(await fs.lstat(directory))?.kind ?? 'absent'}`);
   return parts.join('\n');
 }
 
 function ancestors(paths: readonly string[], root: string): string[] {
   const found = new Set<string>();
   for (const path of paths) {
-    for (let directory = dirnamePath(path); directory !== root && directory !== '/' && !found.has(directory); directory = dirnamePath(directory)) found.add(directory);
+    for (
+      let directory = dirnamePath(path);
+      directory !== root && directory !== '/' && !found.has(directory);
+      directory = dirnamePath(directory)
+    )
+      found.add(directory);
   }
   return [...found].sort();
 }

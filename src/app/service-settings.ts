@@ -14,11 +14,16 @@ export function supervisorSocketPath(config: UpgraderConfig): string {
  * hook alike). Self-hosted: through the last-good binary, which is the upgrader. Sidecar: this
  * upgrader again. Either way with the options that select this configuration.
  */
-export function recoverInvocation(config: UpgraderConfig, identity: HostIdentity): { readonly recoverWith: 'last-good' | string; readonly recoverOptions: readonly string[] } {
+export function recoverInvocation(
+  config: UpgraderConfig,
+  identity: HostIdentity,
+): { readonly recoverWith: 'last-good' | string; readonly recoverOptions: readonly string[] } {
   const invocation = identity.invocation;
   return {
     recoverWith: config.agent.mode === 'self-hosted' ? 'last-good' : (invocation?.executable ?? 'agent-upgrade'),
-    recoverOptions: [...(config.root === '/' ? [] : ['--root', config.root]), ...(invocation?.configPath == null ? [] : ['--config', invocation.configPath])],
+    recoverOptions: [
+      ...(config.root === '/' ? [] : ['--root', config.root]),
+      ...(invocation?.configPath == null ? [] : ['--config', invocation.configPath]),
+    ],
   };
 }
-

@@ -1,6 +1,13 @@
 import type { ErrorCode } from '../domain/error-codes.js';
 import { failure, type Failure } from '../domain/failure.js';
-import { ArtifactError, ClusterError, ContainerError, FileSystemError, LockError, ServiceError } from '../domain/port-errors.js';
+import {
+  ArtifactError,
+  ClusterError,
+  ContainerError,
+  FileSystemError,
+  LockError,
+  ServiceError,
+} from '../domain/port-errors.js';
 import { redactUrlsInText } from '../domain/redacted-url.js';
 
 /**
@@ -30,7 +37,8 @@ export function translatePortError(error: unknown): Failure | null {
         return failure('E_IO', `filesystem error: ${message}`);
     }
   }
-  if (error instanceof ServiceError) return failure(error.code === 'not-supported' ? 'E_CONFIG' : 'E_SERVICE', redactUrlsInText(error.message));
+  if (error instanceof ServiceError)
+    return failure(error.code === 'not-supported' ? 'E_CONFIG' : 'E_SERVICE', redactUrlsInText(error.message));
   if (error instanceof ContainerError) return failure(containerCode(error), redactUrlsInText(error.message));
   if (error instanceof ClusterError) return failure('E_CLUSTER', redactUrlsInText(error.message));
   if (error instanceof LockError) return failure(error.code === 'permission' ? 'E_NOT_ROOT' : 'E_IO', error.message);

@@ -9,7 +9,12 @@ import { rollbackToLastGood, type RollbackOutcome } from './activation/rollback-
 import { hostFingerprint } from './host-fingerprint.js';
 import { findRuleProblem } from './config/config-rules.js';
 import type { ActivationReport, PreflightReport } from './activation/activation-report.js';
-import { installFromUrl, previewInstall, type InstallDependencies, type InstallRequest } from './activation/install-from-url.js';
+import {
+  installFromUrl,
+  previewInstall,
+  type InstallDependencies,
+  type InstallRequest,
+} from './activation/install-from-url.js';
 import { fetchToFile, type FetchReport, type FetchToFileRequest } from './artifact/fetch-to-file.js';
 import { createContainer } from './composition/create-container.js';
 import { HostEffects } from './managed/host-effects.js';
@@ -71,7 +76,13 @@ export class Upgrader {
 
   status(): Promise<Result<StatusReport>> {
     return runUseCase(() =>
-      readStatus({ fs: this.fs, services: this.services, lock: this.lock, layout: this.layout, binaryMaxBytes: this.config.artifact.maxBinaryBytes }),
+      readStatus({
+        fs: this.fs,
+        services: this.services,
+        lock: this.lock,
+        layout: this.layout,
+        binaryMaxBytes: this.config.artifact.maxBinaryBytes,
+      }),
     );
   }
 
@@ -118,10 +129,19 @@ export class Upgrader {
   recover(message: string): Promise<Result<RecoverReport>> {
     return runUseCase(() => {
       const records = new RecordStore(this.fs, this.layout.record);
-      const effects = new HostEffects({ fs: this.fs, services: this.services, container: this.parts.container, engine: this.engine, config: this.config });
+      const effects = new HostEffects({
+        fs: this.fs,
+        services: this.services,
+        container: this.parts.container,
+        engine: this.engine,
+        config: this.config,
+      });
       const { clock, logger } = this.parts;
       const interrupted = this.activation().interrupted;
-      return recover({ lock: this.lock, records, effects, services: this.services, clock, logger, config: this.config, interrupted }, message);
+      return recover(
+        { lock: this.lock, records, effects, services: this.services, clock, logger, config: this.config, interrupted },
+        message,
+      );
     });
   }
 
@@ -139,7 +159,13 @@ export class Upgrader {
       const store = await this.parts.openOperationStore();
       const session = unwrap(this.managed({ store, selfExecutable: options.selfExecutable }));
       return runDaemon(
-        { session, store, clock: this.parts.clock, logger: this.parts.logger.child({ component: 'daemon' }), handleOperations: this.config.cluster.operationMode !== 'disable' },
+        {
+          session,
+          store,
+          clock: this.parts.clock,
+          logger: this.parts.logger.child({ component: 'daemon' }),
+          handleOperations: this.config.cluster.operationMode !== 'disable',
+        },
         signal,
       );
     });
@@ -153,7 +179,12 @@ export class Upgrader {
   }
 
   private installDependencies(): InstallDependencies {
-    return { ...this.activationDependencies(), source: this.parts.source, extractor: this.parts.extractor, activation: this.activation() };
+    return {
+      ...this.activationDependencies(),
+      source: this.parts.source,
+      extractor: this.parts.extractor,
+      activation: this.activation(),
+    };
   }
 
   private activation(): Activation {
@@ -178,10 +209,13 @@ export class Upgrader {
       if (attempt.kind === 'busy') {
         const known = attempt.holder;
         const holder =
-          known === null ? 'another process'
-          : known.kind === 'known' ? `pid ${known.pid} (${known.command})`
-          : known.pid === null ? 'a process not visible from here'
-          : `pid ${known.pid} (unknown process)`;
+          known === null
+            ? 'another process'
+            : known.kind === 'known'
+              ? `pid ${known.pid} (${known.command})`
+              : known.pid === null
+                ? 'a process not visible from here'
+                : `pid ${known.pid} (unknown process)`;
         raise(failure('E_LOCK_BUSY', `the host lock ${this.layout.lock} is held by ${holder}`));
       }
       try {

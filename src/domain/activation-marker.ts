@@ -40,7 +40,10 @@ export interface NewMarkerInput {
 export function newActivationMarker(input: NewMarkerInput): ActivationMarker {
   invariant(input.previous !== input.candidate, 'a marker names two different slots');
   invariant(isSha256(input.candidateDigest), 'a marker carries a canonical digest');
-  invariant(input.candidateVersion === null || isStoredVersionText(input.candidateVersion), 'a marker version is valid version text');
+  invariant(
+    input.candidateVersion === null || isStoredVersionText(input.candidateVersion),
+    'a marker version is valid version text',
+  );
   return { kind: ACTIVATION_MARKER_KIND, schemaVersion: ACTIVATION_MARKER_SCHEMA_VERSION, ...input };
 }
 
@@ -57,7 +60,15 @@ export function serializeMarker(marker: ActivationMarker): string {
   return `${JSON.stringify(canonical, null, 2)}\n`;
 }
 
-const MARKER_KEYS = ['kind', 'schemaVersion', 'previous', 'candidate', 'candidateDigest', 'candidateVersion', 'serviceActive'] as const;
+const MARKER_KEYS = [
+  'kind',
+  'schemaVersion',
+  'previous',
+  'candidate',
+  'candidateDigest',
+  'candidateVersion',
+  'serviceActive',
+] as const;
 
 /** Strict parse; every problem is `E_RECORD` (the marker is a record of the direct path). */
 export function parseMarker(text: string): Result<ActivationMarker> {
@@ -72,10 +83,13 @@ export function parseMarker(text: string): Result<ActivationMarker> {
   });
   if (!envelope.ok) return envelope;
   const { previous, candidate, candidateDigest, candidateVersion, serviceActive } = envelope.value;
-  if (!isSlotName(previous) || !isSlotName(candidate) || previous === candidate) return fail('E_RECORD', 'the activation marker must name two different slots');
+  if (!isSlotName(previous) || !isSlotName(candidate) || previous === candidate)
+    return fail('E_RECORD', 'the activation marker must name two different slots');
   if (!isSha256(candidateDigest)) return fail('E_RECORD', 'the activation marker digest must be a SHA-256 digest');
-  if (candidateVersion !== null && !isStoredVersionText(candidateVersion)) return fail('E_RECORD', 'the activation marker version must be a version or null');
-  if (typeof serviceActive !== 'boolean') return fail('E_RECORD', 'the activation marker serviceActive must be a boolean');
+  if (candidateVersion !== null && !isStoredVersionText(candidateVersion))
+    return fail('E_RECORD', 'the activation marker version must be a version or null');
+  if (typeof serviceActive !== 'boolean')
+    return fail('E_RECORD', 'the activation marker serviceActive must be a boolean');
   return ok(newActivationMarker({ previous, candidate, candidateDigest, candidateVersion, serviceActive }));
 }
 
@@ -111,7 +125,8 @@ export type MarkerDecision =
  * activation is live. Otherwise the candidate runs unjudged: roll back unless proven healthy.
  */
 export function decideInterruptedActivation(marker: ActivationMarker, observed: MarkerObservation): MarkerDecision {
-  if (observed.current !== marker.candidate || observed.candidateSlotDigest !== marker.candidateDigest) return { kind: 'discard' };
+  if (observed.current !== marker.candidate || observed.candidateSlotDigest !== marker.candidateDigest)
+    return { kind: 'discard' };
   if (!marker.serviceActive) return { kind: 'commit', slot: marker.candidate };
   switch (observed.health) {
     case 'unknown':

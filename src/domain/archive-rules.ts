@@ -52,15 +52,29 @@ export interface TarEntryHeader {
  * Judges one entry. `entriesSeen` counts the entries before this one: a second entry of any
  * kind — a duplicate, a directory, a sidecar file — makes the archive invalid.
  */
-export function judgeEntry(header: TarEntryHeader, expectedMember: string, entriesSeen: number, limits: ArchiveLimits): Result<TarEntryHeader> {
-  if (entriesSeen > 0) return fail('E_ARCHIVE_MEMBER', `the archive holds more than one entry (expected only ${expectedMember})`);
+export function judgeEntry(
+  header: TarEntryHeader,
+  expectedMember: string,
+  entriesSeen: number,
+  limits: ArchiveLimits,
+): Result<TarEntryHeader> {
+  if (entriesSeen > 0)
+    return fail('E_ARCHIVE_MEMBER', `the archive holds more than one entry (expected only ${expectedMember})`);
   const unsafe = unsafeNameReason(header.name);
   if (unsafe !== null) return fail('E_ARCHIVE_MEMBER', `the archive entry name is unsafe: ${unsafe}`);
-  if (header.name !== expectedMember) return fail('E_ARCHIVE_MEMBER', `the archive entry is not named ${expectedMember}`);
-  if (header.type !== 'file') return fail('E_ARCHIVE_MEMBER_TYPE', `the archive member ${expectedMember} is a ${header.type}, not a regular file`);
+  if (header.name !== expectedMember)
+    return fail('E_ARCHIVE_MEMBER', `the archive entry is not named ${expectedMember}`);
+  if (header.type !== 'file')
+    return fail(
+      'E_ARCHIVE_MEMBER_TYPE',
+      `the archive member ${expectedMember} is a ${header.type}, not a regular file`,
+    );
   if (isSparse(header)) return fail('E_ARCHIVE_MEMBER_TYPE', `the archive member ${expectedMember} is a sparse file`);
   if (!Number.isSafeInteger(header.size) || header.size < 1 || header.size > limits.maxBinaryBytes) {
-    return fail('E_ARCHIVE_MEMBER_SIZE', `the archive member ${expectedMember} must be 1 to ${limits.maxBinaryBytes} bytes`);
+    return fail(
+      'E_ARCHIVE_MEMBER_SIZE',
+      `the archive member ${expectedMember} must be 1 to ${limits.maxBinaryBytes} bytes`,
+    );
   }
   return ok(header);
 }

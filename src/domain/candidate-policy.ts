@@ -16,7 +16,8 @@ const VERSION_TOKEN = /(?:^|[\s(=:])v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-
  */
 export function versionFromOutput(output: string): Result<Version> {
   const match = VERSION_TOKEN.exec(output.slice(0, VERSION_OUTPUT_MAX_BYTES));
-  if (match?.[1] === undefined) return fail('E_CANDIDATE_VERSION', 'the candidate did not print a version of the form MAJOR.MINOR.PATCH');
+  if (match?.[1] === undefined)
+    return fail('E_CANDIDATE_VERSION', 'the candidate did not print a version of the form MAJOR.MINOR.PATCH');
   return parseVersion(match[1]);
 }
 
@@ -31,10 +32,16 @@ export interface VersionPolicyInput {
 
 export function checkCandidateVersion(input: VersionPolicyInput): Result<Version> {
   if (input.requested !== null && compareVersions(input.printed, input.requested) !== 0) {
-    return fail('E_VERSION_MISMATCH', `the candidate reports version ${formatVersion(input.printed)}, but ${formatVersion(input.requested)} was requested`);
+    return fail(
+      'E_VERSION_MISMATCH',
+      `the candidate reports version ${formatVersion(input.printed)}, but ${formatVersion(input.requested)} was requested`,
+    );
   }
   if (input.current !== null && !input.allowDowngrade && compareVersions(input.printed, input.current) < 0) {
-    return fail('E_DOWNGRADE_REFUSED', `the candidate version ${formatVersion(input.printed)} is older than the current ${formatVersion(input.current)}; to install it anyway, run activate or install with --allow-downgrade (a MachineOperation never downgrades)`);
+    return fail(
+      'E_DOWNGRADE_REFUSED',
+      `the candidate version ${formatVersion(input.printed)} is older than the current ${formatVersion(input.current)}; to install it anyway, run activate or install with --allow-downgrade (a MachineOperation never downgrades)`,
+    );
   }
   return ok(input.printed);
 }
@@ -42,7 +49,10 @@ export function checkCandidateVersion(input: VersionPolicyInput): Result<Version
 /** A binary whose digest failed before is refused unless the operator forces it. */
 export function checkNotQuarantined(state: UpgradeState, digest: Sha256, force: boolean): Result<Sha256> {
   if (isQuarantined(state, digest) && !force) {
-    return fail('E_QUARANTINED', `the candidate (sha256 ${digest.slice(0, 12)}…) failed before and is quarantined; force to retry it`);
+    return fail(
+      'E_QUARANTINED',
+      `the candidate (sha256 ${digest.slice(0, 12)}…) failed before and is quarantined; force to retry it`,
+    );
   }
   return ok(digest);
 }

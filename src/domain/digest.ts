@@ -15,7 +15,10 @@ export function parseSha256(text: string): Result<Sha256> {
   if (body.slice(0, PREFIX.length).toLowerCase() === PREFIX) body = body.slice(PREFIX.length);
   const lower = body.toLowerCase();
   if (!SHA256_HEX.test(lower)) {
-    return fail('E_INVALID_DIGEST', 'the SHA-256 digest must be exactly 64 hexadecimal characters, optionally prefixed with "sha256:"');
+    return fail(
+      'E_INVALID_DIGEST',
+      'the SHA-256 digest must be exactly 64 hexadecimal characters, optionally prefixed with "sha256:"',
+    );
   }
   return ok(lower as Sha256);
 }

@@ -8,9 +8,7 @@ export interface Failure {
   readonly hostChanged?: boolean;
 }
 
-export type Result<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly failure: Failure };
+export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: Failure };
 
 export function ok<T>(value: T): Result<T> {
   return { ok: true, value };

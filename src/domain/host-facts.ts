@@ -81,16 +81,25 @@ export function checkLayoutShape(layout: SlotLayout, facts: LayoutFacts): Result
   for (const link of ['current', 'lastGood'] as const) {
     const fact = facts[link];
     if (fact.kind !== 'missing' && fact.kind !== 'symlink') {
-      return fail('E_LAYOUT', `the ${link === 'current' ? 'current' : 'last-good'} link ${layout[link]} must be a symlink, found ${describeKind(fact)}`);
+      return fail(
+        'E_LAYOUT',
+        `the ${link === 'current' ? 'current' : 'last-good'} link ${layout[link]} must be a symlink, found ${describeKind(fact)}`,
+      );
     }
   }
   if (facts.entry.kind === 'directory' || facts.entry.kind === 'other') {
-    return fail('E_LAYOUT', `the compatibility entry ${layout.entry} must be a regular file or a symlink, found ${describeKind(facts.entry)}`);
+    return fail(
+      'E_LAYOUT',
+      `the compatibility entry ${layout.entry} must be a regular file or a symlink, found ${describeKind(facts.entry)}`,
+    );
   }
   for (const role of ['record', 'state'] as const) {
     const fact = facts[role];
     if (fact.kind !== 'missing' && fact.kind !== 'file') {
-      return fail('E_LAYOUT', `${role === 'record' ? 'the upgrade record' : 'the upgrade state file'} ${layout[role]} must be a regular file, found ${describeKind(fact)}`);
+      return fail(
+        'E_LAYOUT',
+        `${role === 'record' ? 'the upgrade record' : 'the upgrade state file'} ${layout[role]} must be a regular file, found ${describeKind(fact)}`,
+      );
     }
   }
   return ok(facts);
@@ -131,7 +140,11 @@ export function describeKind(fact: PathFact): string {
  * entry that leads to a host file outside (by an absolute target or by climbing with `..`)
  * would make a sandbox command copy or run the host's binary.
  */
-export function checkTargetsInsideRoot(layout: SlotLayout, facts: LayoutFacts, canonicalRoot: string): Result<LayoutFacts> {
+export function checkTargetsInsideRoot(
+  layout: SlotLayout,
+  facts: LayoutFacts,
+  canonicalRoot: string,
+): Result<LayoutFacts> {
   if (layout.root === '/') return ok(facts);
   for (const role of ['entry', 'current', 'lastGood'] as const) {
     const fact = facts[role];

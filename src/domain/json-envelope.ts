@@ -30,13 +30,18 @@ export function parseEnvelope(text: string, spec: EnvelopeSpec): Result<Record<s
   }
   if (!isPlainObject(value)) return fail(spec.code, `${spec.what} is not a JSON object`);
   if (value.kind !== spec.kind) return fail(spec.code, `${spec.what} has an unknown kind (expected ${spec.kind})`);
-  if (value.schemaVersion !== spec.schemaVersion) return fail(spec.code, `${spec.what} has an unsupported schema version (expected ${spec.schemaVersion})`);
+  if (value.schemaVersion !== spec.schemaVersion)
+    return fail(spec.code, `${spec.what} has an unsupported schema version (expected ${spec.schemaVersion})`);
   const problem = checkExactKeys(value, spec.keys, spec.where);
   return problem === null ? ok(value) : fail(spec.code, problem);
 }
 
 /** Every allowed key present as an own key, and nothing else; the problem, or null. */
-export function checkExactKeys(value: Record<string, unknown>, allowed: readonly string[], where: string): string | null {
+export function checkExactKeys(
+  value: Record<string, unknown>,
+  allowed: readonly string[],
+  where: string,
+): string | null {
   for (const key of allowed) {
     if (!Object.hasOwn(value, key)) return `${where}.${key} is missing`;
   }

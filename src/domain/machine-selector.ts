@@ -47,7 +47,11 @@ function requirementHolds(requirement: LabelRequirement, labels: Readonly<Record
  * Whether an operation with `target` addresses the machine named `machineName` whose Node has
  * `nodeLabels` (`null`: the Node could not be read, so no selector can match).
  */
-export function targetsMachine(target: MachineTarget, machineName: string, nodeLabels: Readonly<Record<string, string>> | null): boolean {
+export function targetsMachine(
+  target: MachineTarget,
+  machineName: string,
+  nodeLabels: Readonly<Record<string, string>> | null,
+): boolean {
   switch (target.kind) {
     case 'machine-ref':
       return target.name === machineName;

@@ -10,7 +10,13 @@ import { otherSlot, type SlotName } from './slot.js';
  */
 export type LayoutAction =
   | { readonly kind: 'create-slot-directory'; readonly path: string; readonly mode: number }
-  | { readonly kind: 'seed-slot'; readonly slot: SlotName; readonly source: string; readonly target: string; readonly mode: number }
+  | {
+      readonly kind: 'seed-slot';
+      readonly slot: SlotName;
+      readonly source: string;
+      readonly target: string;
+      readonly mode: number;
+    }
   | { readonly kind: 'point-link'; readonly role: LinkRole; readonly link: string; readonly text: string }
   | { readonly kind: 'remove-stale-temp'; readonly path: string }
   | { readonly kind: 'converge-service-assets' };
@@ -40,7 +46,11 @@ export interface MigrationPlan {
  */
 export type SeedSource = 'outside' | SlotName | 'entry';
 
-export function planMigration(layout: SlotLayout, facts: LayoutFacts, unfit: ReadonlySet<SeedSource> = new Set()): Result<MigrationPlan> {
+export function planMigration(
+  layout: SlotLayout,
+  facts: LayoutFacts,
+  unfit: ReadonlySet<SeedSource> = new Set(),
+): Result<MigrationPlan> {
   const actions: LayoutAction[] = facts.staleTemps.map((path) => ({ kind: 'remove-stale-temp', path }));
   if (facts.slotDir.kind === 'missing') {
     actions.push({ kind: 'create-slot-directory', path: layout.slotDir, mode: SLOT_DIR_MODE });
@@ -49,7 +59,13 @@ export function planMigration(layout: SlotLayout, facts: LayoutFacts, unfit: Rea
   if (!seeded.ok) return seeded;
   const { slot: currentSlot, seedSource } = seeded.value;
   if (seedSource !== null) {
-    actions.push({ kind: 'seed-slot', slot: currentSlot, source: seedSource, target: slotPath(layout, currentSlot), mode: BINARY_MODE });
+    actions.push({
+      kind: 'seed-slot',
+      slot: currentSlot,
+      source: seedSource,
+      target: slotPath(layout, currentSlot),
+      mode: BINARY_MODE,
+    });
   }
   if (linkedSlot(facts, 'current') !== currentSlot) {
     actions.push(pointLink(layout, 'current', slotPath(layout, currentSlot)));
@@ -94,9 +110,14 @@ function chooseCurrent(layout: SlotLayout, facts: LayoutFacts, unfit: ReadonlySe
     if (slotFileExecutable(facts, slot) && !unfit.has(slot)) return ok({ slot, seedSource: null });
   }
   const legacy = executableTarget(facts.entry, layout.entry);
-  if (legacy !== null && !entryLeadsToCurrent(layout, facts) && !unfit.has('entry')) return ok({ slot: seedSlot, seedSource: legacy });
-  const refused = unfit.size > 0 ? ' (the binaries found are quarantined or older than the highest committed version)' : '';
-  return fail('E_LAYOUT', `no runnable agent binary found: neither ${layout.current}, the slots, nor ${layout.entry} leads to an executable file fit to run${refused}`);
+  if (legacy !== null && !entryLeadsToCurrent(layout, facts) && !unfit.has('entry'))
+    return ok({ slot: seedSlot, seedSource: legacy });
+  const refused =
+    unfit.size > 0 ? ' (the binaries found are quarantined or older than the highest committed version)' : '';
+  return fail(
+    'E_LAYOUT',
+    `no runnable agent binary found: neither ${layout.current}, the slots, nor ${layout.entry} leads to an executable file fit to run${refused}`,
+  );
 }
 
 /** True when the entry is a symlink whose stored text names the current link itself. */

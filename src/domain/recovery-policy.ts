@@ -132,7 +132,12 @@ export type StartupDecision =
    * Write `withFailure(record, failure, recoveryRequired)` (keeps an existing failure, only raises
    * `recoveryRequired`). `failure` is exactly what the record holds afterwards.
    */
-  | { readonly kind: 'record-failure'; readonly rule: StartupRule; readonly failure: RecordedFailure; readonly recoveryRequired: boolean }
+  | {
+      readonly kind: 'record-failure';
+      readonly rule: StartupRule;
+      readonly failure: RecordedFailure;
+      readonly recoveryRequired: boolean;
+    }
   /** Measure the health/stability of `slot` (the candidate) and report the verdict. */
   | { readonly kind: 'measure-health'; readonly rule: StartupRule; readonly slot: SlotName }
   /** Copy `from` (the current link's binary) into the active nspawn rootfs. */
@@ -140,7 +145,12 @@ export type StartupDecision =
   /** Compare the nspawn copy with the current link's binary (`slot`) and report the verdict. */
   | { readonly kind: 'check-container'; readonly rule: StartupRule; readonly slot: SlotName }
   /** Record the commit in the state file: slot versions and digests, highest committed version. */
-  | { readonly kind: 'commit-state'; readonly rule: StartupRule; readonly slot: SlotName; readonly digest: Sha256 | null }
+  | {
+      readonly kind: 'commit-state';
+      readonly rule: StartupRule;
+      readonly slot: SlotName;
+      readonly digest: Sha256 | null;
+    }
   /** Point last-good at `to` if needed, then current at `to` (both atomic, idempotent). */
   | { readonly kind: 'roll-back'; readonly rule: StartupRule; readonly to: SlotName }
   /** Copy `from` (the last-good target, now current) into the nspawn rootfs: rollback's 2nd half. */
@@ -166,22 +176,38 @@ export type StartupDecisionKind = StartupDecision['kind'];
 // Codes and messages the policy writes into the record (all from the closed ErrorCode set)
 // ---------------------------------------------------------------------------------------------
 
-export const COMPLETE_OUTCOME: TerminalOutcome = { phase: 'Complete', reason: 'Succeeded', message: 'AgentUpgrade completed' };
+export const COMPLETE_OUTCOME: TerminalOutcome = {
+  phase: 'Complete',
+  reason: 'Succeeded',
+  message: 'AgentUpgrade completed',
+};
 
 /** The failures the policy itself records; tests assert on `code` and `reason` only. */
 export const POLICY_FAILURES = {
   /** S2: the previous daemon stopped before it chose a slot. */
   interruptedBeforeSlot: daemonFailure('E_SERVICE', 'AgentUpgrade was interrupted before selecting a candidate slot'),
   /** S3: the previous daemon stopped before the switch; binaries untouched. */
-  interruptedBeforeSwitch: daemonFailure('E_SERVICE', 'AgentUpgrade was interrupted before switching to the candidate binary'),
+  interruptedBeforeSwitch: daemonFailure(
+    'E_SERVICE',
+    'AgentUpgrade was interrupted before switching to the candidate binary',
+  ),
   /** S3 with `switchCommitted`: current no longer points at the candidate (undone by someone else). */
-  switchUndone: daemonFailure('E_SERVICE', 'AgentUpgrade was interrupted after the switch and current no longer points at the candidate'),
+  switchUndone: daemonFailure(
+    'E_SERVICE',
+    'AgentUpgrade was interrupted after the switch and current no longer points at the candidate',
+  ),
   /** S5: the health/stability wait failed. */
   unhealthy: daemonFailure('E_UNHEALTHY', 'the upgraded agent did not become healthy; restored the last-good binary'),
   /** S5, self-hosted: the restarted daemon does not run the candidate although current does. */
-  candidateNotRunning: daemonFailure('E_UNHEALTHY', 'the restarted daemon does not run the candidate binary; restored the last-good binary'),
+  candidateNotRunning: daemonFailure(
+    'E_UNHEALTHY',
+    'the restarted daemon does not run the candidate binary; restored the last-good binary',
+  ),
   /** S5: the nspawn copy still differs from the candidate after synchronising it. */
-  containerMismatch: daemonFailure('E_DIGEST_MISMATCH', 'upgraded host and nspawn agent binaries do not match; restored the last-good binary'),
+  containerMismatch: daemonFailure(
+    'E_DIGEST_MISMATCH',
+    'upgraded host and nspawn agent binaries do not match; restored the last-good binary',
+  ),
   /** `recover` without `--message`. */
   recovered: daemonFailure('E_SERVICE', 'the upgraded agent failed repeatedly; restored the last-good binary'),
 } as const satisfies Record<string, RecordedFailure>;
@@ -223,8 +249,12 @@ export function rollbackTarget(record: UpgradeRecord): SlotName | null {
 
 /** Whether S8 quarantines the candidate: it was installed and may have run as the agent. */
 export function shouldQuarantine(record: UpgradeRecord): boolean {
-  return record.failure !== null && record.candidateDigest !== null && record.candidate !== null
-    && (record.switchCommitted || record.recoveryRequired);
+  return (
+    record.failure !== null &&
+    record.candidateDigest !== null &&
+    record.candidate !== null &&
+    (record.switchCommitted || record.recoveryRequired)
+  );
 }
 
 export type RollbackStep =
@@ -240,14 +270,19 @@ export type RollbackStep =
  */
 export function nextRollbackStep(
   record: UpgradeRecord,
-  observed: { readonly current: SlotName | null; readonly lastGood: SlotName | null; readonly container: ContainerVerdict },
+  observed: {
+    readonly current: SlotName | null;
+    readonly lastGood: SlotName | null;
+    readonly container: ContainerVerdict;
+  },
   containerCopiedFrom: SlotName | null,
 ): RollbackStep | null {
   if (!rollbackAllowed(record, observed.current)) return null;
   const target = rollbackTarget(record);
   invariant(target !== null, 'a record with a candidate has a previous slot');
   if (observed.current !== target || observed.lastGood !== target) return { kind: 'roll-back', to: target };
-  if (observed.container === 'equal' || observed.container === 'not-applicable' || containerCopiedFrom === target) return null;
+  if (observed.container === 'equal' || observed.container === 'not-applicable' || containerCopiedFrom === target)
+    return null;
   return { kind: 'restore-container', from: target };
 }
 
@@ -285,16 +320,24 @@ function undecided(input: StartupInput, record: UpgradeRecord): StartupDecision 
   const { observed, progress } = input;
   // The reference guard. Only in self-hosted mode: a sidecar daemon legitimately continues its
   // own upgrade after restarting the agent unit (row 8), in the same process.
-  if (input.mode === 'self-hosted' && record.instanceId === input.instanceId && input.handedOver !== false) return { kind: 'ignore-own-record', rule: 'own-record' };
+  if (input.mode === 'self-hosted' && record.instanceId === input.instanceId && input.handedOver !== false)
+    return { kind: 'ignore-own-record', rule: 'own-record' };
 
   // Complete was decided by an earlier process: publish it again (a no-op at the store) and
   // delete; never judge the candidate a second time, or Failed could follow Complete.
-  if (record.completed) return progress.published ? { kind: 'delete-record', rule: 'S4' } : { kind: 'publish', rule: 'S4', status: COMPLETE_OUTCOME };
+  if (record.completed)
+    return progress.published
+      ? { kind: 'delete-record', rule: 'S4' }
+      : { kind: 'publish', rule: 'S4', status: COMPLETE_OUTCOME };
 
   const candidate = record.candidate;
   if (candidate === null) return recordFailure('S2', POLICY_FAILURES.interruptedBeforeSlot, false);
   if (observed.current !== candidate) {
-    return recordFailure('S3', record.switchCommitted ? POLICY_FAILURES.switchUndone : POLICY_FAILURES.interruptedBeforeSwitch, false);
+    return recordFailure(
+      'S3',
+      record.switchCommitted ? POLICY_FAILURES.switchUndone : POLICY_FAILURES.interruptedBeforeSwitch,
+      false,
+    );
   }
 
   // current == candidate: S4 if proven healthy and in sync, otherwise S5.
@@ -303,7 +346,11 @@ function undecided(input: StartupInput, record: UpgradeRecord): StartupDecision 
     // candidate is not what the service runs: a failure, not something to wait for (a restart
     // could loop forever). The old process itself is caught by the guard above.
     if (observed.self !== candidate) return recordFailure('S5', POLICY_FAILURES.candidateNotRunning, true);
-  } else if (observed.candidateHealth === 'unknown' && observed.agent !== candidate && progress.restartedInto !== candidate) {
+  } else if (
+    observed.candidateHealth === 'unknown' &&
+    observed.agent !== candidate &&
+    progress.restartedInto !== candidate
+  ) {
     // The sidecar stopped between the switch and restarting the agent (row 7 → 8): the agent
     // still runs the previous binary. Restart it into the candidate once, then measure.
     return { kind: 'restart-agent', rule: 'S4', into: candidate };
@@ -326,7 +373,8 @@ function undecided(input: StartupInput, record: UpgradeRecord): StartupDecision 
         ? recordFailure('S5', POLICY_FAILURES.containerMismatch, true)
         : { kind: 'sync-container', rule: 'S4', from: candidate };
   }
-  if (!observed.stateCommitted) return { kind: 'commit-state', rule: 'S4', slot: candidate, digest: record.candidateDigest };
+  if (!observed.stateCommitted)
+    return { kind: 'commit-state', rule: 'S4', slot: candidate, digest: record.candidateDigest };
   return { kind: 'record-completion', rule: 'S4' };
 }
 
@@ -340,7 +388,10 @@ function failed(input: StartupInput, record: UpgradeRecord, failure: RecordedFai
   }
 
   const step = nextRollbackStep(record, observed, progress.containerCopiedFrom);
-  if (step !== null) return step.kind === 'roll-back' ? { kind: 'roll-back', rule: 'S6', to: step.to } : { kind: 'restore-container', rule: 'S6', from: step.from };
+  if (step !== null)
+    return step.kind === 'roll-back'
+      ? { kind: 'roll-back', rule: 'S6', to: step.to }
+      : { kind: 'restore-container', rule: 'S6', from: step.from };
 
   const target = rollbackTarget(record);
   if (record.recoveryRequired && target !== null) {
@@ -382,29 +433,49 @@ export function checkStartupDecision(input: StartupInput, decision: StartupDecis
   }
   invariant(decision.kind !== 'open-gate', 'open-gate while a record exists');
   const candidate = record.candidate;
-  const proven = record.failure === null && candidate !== null && observed.current === candidate
-    && observed.candidateHealth === 'healthy' && (mode === 'sidecar' || observed.self === candidate);
+  const proven =
+    record.failure === null &&
+    candidate !== null &&
+    observed.current === candidate &&
+    observed.candidateHealth === 'healthy' &&
+    (mode === 'sidecar' || observed.self === candidate);
   switch (decision.kind) {
     case 'ignore-own-record':
-      invariant(mode === 'self-hosted' && record.failure === null && record.instanceId === input.instanceId && input.handedOver !== false, `${what}: not an own, handed-over, undecided record`);
+      invariant(
+        mode === 'self-hosted' &&
+          record.failure === null &&
+          record.instanceId === input.instanceId &&
+          input.handedOver !== false,
+        `${what}: not an own, handed-over, undecided record`,
+      );
       return;
     case 'record-failure':
       invariant(record.failure === null || decision.failure === record.failure, `${what}: an existing failure is kept`);
-      invariant(!decision.recoveryRequired || (candidate !== null && observed.current === candidate), `${what}: recovery is required only when the candidate is current`);
+      invariant(
+        !decision.recoveryRequired || (candidate !== null && observed.current === candidate),
+        `${what}: recovery is required only when the candidate is current`,
+      );
       return;
     case 'measure-health':
-      invariant(record.failure === null && candidate !== null && observed.current === candidate && decision.slot === candidate, `${what}: health is measured for the current candidate`);
+      invariant(
+        record.failure === null && candidate !== null && observed.current === candidate && decision.slot === candidate,
+        `${what}: health is measured for the current candidate`,
+      );
       return;
     case 'sync-container':
     case 'check-container':
     case 'commit-state': {
       const slot = decision.kind === 'sync-container' ? decision.from : decision.slot;
       invariant(proven && slot === candidate, `${what}: only after the candidate is proven healthy`);
-      if (decision.kind === 'commit-state') invariant(containerInSync(observed.container), `${what}: only after the nspawn copy is proven equal`);
+      if (decision.kind === 'commit-state')
+        invariant(containerInSync(observed.container), `${what}: only after the nspawn copy is proven equal`);
       return;
     }
     case 'record-completion':
-      invariant(proven && containerInSync(observed.container) && observed.stateCommitted, `${what}: Complete needs current == candidate, healthy, nspawn equal, state committed`);
+      invariant(
+        proven && containerInSync(observed.container) && observed.stateCommitted,
+        `${what}: Complete needs current == candidate, healthy, nspawn equal, state committed`,
+      );
       return;
     case 'publish':
       invariant(!progress.published, `${what}: published twice in one run`);
@@ -412,8 +483,14 @@ export function checkStartupDecision(input: StartupInput, decision: StartupDecis
         invariant(record.completed, `${what}: Complete is published only once recorded as the outcome`);
       } else {
         invariant(record.failure !== null, `${what}: Failed needs a recorded failure`);
-        invariant(decision.status.reason === record.failure.reason && decision.status.message === record.failure.message, `${what}: the recorded reason and message are published`);
-        invariant(!rollbackAllowed(record, observed.current) || observed.current === rollbackTarget(record), `${what}: Failed is published only after the rollback`);
+        invariant(
+          decision.status.reason === record.failure.reason && decision.status.message === record.failure.message,
+          `${what}: the recorded reason and message are published`,
+        );
+        invariant(
+          !rollbackAllowed(record, observed.current) || observed.current === rollbackTarget(record),
+          `${what}: Failed is published only after the rollback`,
+        );
       }
       return;
     case 'delete-record':
@@ -425,19 +502,37 @@ export function checkStartupDecision(input: StartupInput, decision: StartupDecis
       return;
     case 'restore-container':
       invariant(record.failure !== null && rollbackAllowed(record, observed.current), `${what}: never downgrade`);
-      invariant(decision.from === rollbackTarget(record) && observed.current === decision.from, `${what}: host link first, then the nspawn copy`);
+      invariant(
+        decision.from === rollbackTarget(record) && observed.current === decision.from,
+        `${what}: host link first, then the nspawn copy`,
+      );
       return;
     case 'restart-into-last-good':
-      invariant(mode === 'self-hosted' && record.failure !== null && record.recoveryRequired && observed.current === decision.slot, `${what}: only after the rollback, when recovery is required`);
+      invariant(
+        mode === 'self-hosted' &&
+          record.failure !== null &&
+          record.recoveryRequired &&
+          observed.current === decision.slot,
+        `${what}: only after the rollback, when recovery is required`,
+      );
       return;
     case 'restart-agent':
-      invariant(mode === 'sidecar' && observed.current === decision.into, `${what}: the sidecar restarts the agent into current`);
+      invariant(
+        mode === 'sidecar' && observed.current === decision.into,
+        `${what}: the sidecar restarts the agent into current`,
+      );
       return;
     case 'wait':
-      invariant(mode === 'self-hosted' && progress.restartedInto !== null, `${what}: waits only for a scheduled restart`);
+      invariant(
+        mode === 'self-hosted' && progress.restartedInto !== null,
+        `${what}: waits only for a scheduled restart`,
+      );
       return;
     case 'quarantine':
-      invariant(record.failure !== null && decision.digest === record.candidateDigest && !observed.quarantined, `${what}: quarantines the failed candidate once`);
+      invariant(
+        record.failure !== null && decision.digest === record.candidateDigest && !observed.quarantined,
+        `${what}: quarantines the failed candidate once`,
+      );
       return;
   }
 }
@@ -477,7 +572,12 @@ export type RecoverRule = 'R1' | 'R3';
 export type RecoverDecision =
   /** Exit 0. R1: no record — an ordinary agent failure must not change the selected binary. */
   | { readonly kind: 'done'; readonly rule: RecoverRule; readonly exitCode: 0 }
-  | { readonly kind: 'record-failure'; readonly rule: RecoverRule; readonly failure: RecordedFailure; readonly recoveryRequired: boolean }
+  | {
+      readonly kind: 'record-failure';
+      readonly rule: RecoverRule;
+      readonly failure: RecordedFailure;
+      readonly recoveryRequired: boolean;
+    }
   | { readonly kind: 'roll-back'; readonly rule: RecoverRule; readonly to: SlotName }
   | { readonly kind: 'restore-container'; readonly rule: RecoverRule; readonly from: SlotName }
   /** `systemctl reset-failed` + restart of the agent unit; the next daemon runs S7/S8. */
@@ -507,10 +607,18 @@ function recoverDecision(input: RecoverInput): RecoverDecision {
   if (record.completed) return { kind: 'done', rule: 'R1', exitCode: 0 };
   const mayRun = rollbackAllowed(record, observed.current);
   if (record.failure === null || (mayRun && !record.recoveryRequired)) {
-    return { kind: 'record-failure', rule: 'R3', failure: record.failure ?? recoverFailure(input.message), recoveryRequired: mayRun };
+    return {
+      kind: 'record-failure',
+      rule: 'R3',
+      failure: record.failure ?? recoverFailure(input.message),
+      recoveryRequired: mayRun,
+    };
   }
   const step = nextRollbackStep(record, observed, progress.containerCopiedFrom);
-  if (step !== null) return step.kind === 'roll-back' ? { kind: 'roll-back', rule: 'R3', to: step.to } : { kind: 'restore-container', rule: 'R3', from: step.from };
+  if (step !== null)
+    return step.kind === 'roll-back'
+      ? { kind: 'roll-back', rule: 'R3', to: step.to }
+      : { kind: 'restore-container', rule: 'R3', from: step.from };
   if (!progress.agentRestarted) return { kind: 'restart-agent', rule: 'R3' };
   return { kind: 'done', rule: 'R3', exitCode: 0 };
 }
@@ -531,13 +639,21 @@ export function checkRecoverDecision(input: RecoverInput, decision: RecoverDecis
   switch (decision.kind) {
     case 'record-failure':
       invariant(record.failure === null || decision.failure === record.failure, `${what}: an existing failure is kept`);
-      invariant(decision.recoveryRequired === rollbackAllowed(record, observed.current), `${what}: recovery is required exactly when the candidate may run`);
+      invariant(
+        decision.recoveryRequired === rollbackAllowed(record, observed.current),
+        `${what}: recovery is required exactly when the candidate may run`,
+      );
       return;
     case 'roll-back':
     case 'restore-container':
       invariant(record.failure !== null && rollbackAllowed(record, observed.current), `${what}: never downgrade`);
-      if (decision.kind === 'roll-back') invariant(decision.to === rollbackTarget(record), `${what}: rolls back to the last-good target`);
-      else invariant(decision.from === rollbackTarget(record) && observed.current === decision.from, `${what}: host link first`);
+      if (decision.kind === 'roll-back')
+        invariant(decision.to === rollbackTarget(record), `${what}: rolls back to the last-good target`);
+      else
+        invariant(
+          decision.from === rollbackTarget(record) && observed.current === decision.from,
+          `${what}: host link first`,
+        );
       return;
     case 'restart-agent':
       invariant(!progress.agentRestarted && record.failure !== null, `${what}: once, after the failure is recorded`);

@@ -55,8 +55,11 @@ export function redactUrlsInText(text: string): string {
   // No leading \b: "x_https://…" has no word boundary before the scheme and must still match.
   // The userinfo part runs to the last "@" of the authority, as URL parsers read it, so a
   // password containing "@" is removed whole.
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)([^\s/?#]*@)?([^\s/?#]*)([^\s?#]*)(\?[^\s#]*)?(#\S*)?/gi, (_m, scheme: string, user: string | undefined, host: string, path: string, query?: string, hash?: string) => {
-    const secret = query !== undefined || hash !== undefined || user !== undefined;
-    return `${scheme}${host}${path}${secret ? ' [query redacted]' : ''}`;
-  });
+  return text.replace(
+    /([a-z][a-z0-9+.-]*:\/\/)([^\s/?#]*@)?([^\s/?#]*)([^\s?#]*)(\?[^\s#]*)?(#\S*)?/gi,
+    (_m, scheme: string, user: string | undefined, host: string, path: string, query?: string, hash?: string) => {
+      const secret = query !== undefined || hash !== undefined || user !== undefined;
+      return `${scheme}${host}${path}${secret ? ' [query redacted]' : ''}`;
+    },
+  );
 }

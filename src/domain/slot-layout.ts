@@ -30,7 +30,18 @@ export interface SlotLayout {
 }
 
 /** The roles that name a single file or link and must all be distinct. */
-export const FILE_ROLES = ['entry', 'blue', 'green', 'current', 'lastGood', 'recoveryScript', 'record', 'activation', 'state', 'lock'] as const;
+export const FILE_ROLES = [
+  'entry',
+  'blue',
+  'green',
+  'current',
+  'lastGood',
+  'recoveryScript',
+  'record',
+  'activation',
+  'state',
+  'lock',
+] as const;
 export type FileRole = (typeof FILE_ROLES)[number];
 
 /** Every role that names a path, including directories. */
@@ -130,7 +141,11 @@ export function identity(layout: SlotLayout): CanonicalPaths {
  * the root (itself resolved, so a root under a symlinked /tmp works), so a symlinked directory
  * cannot lead writes out of the sandbox.
  */
-export function validateCanonicalLayout(layout: SlotLayout, canonical: CanonicalPaths, canonicalRoot: string = layout.root): Result<SlotLayout> {
+export function validateCanonicalLayout(
+  layout: SlotLayout,
+  canonical: CanonicalPaths,
+  canonicalRoot: string = layout.root,
+): Result<SlotLayout> {
   const problem = checkDistinct(layout, canonical);
   if (problem !== null) return fail('E_LAYOUT', problem);
   if (layout.root !== '/') {

@@ -88,7 +88,10 @@ export function withSwitchCommitted(record: UpgradeRecord): UpgradeRecord {
 }
 
 export function withCompleted(record: UpgradeRecord): UpgradeRecord {
-  invariant(record.failure === null && record.candidate !== null, 'only a record with a candidate and without a failure completes');
+  invariant(
+    record.failure === null && record.candidate !== null,
+    'only a record with a candidate and without a failure completes',
+  );
   return { ...record, completed: true };
 }
 
@@ -117,7 +120,10 @@ export function serializeRecord(record: UpgradeRecord): string {
     candidateDigest: record.candidateDigest,
     switchCommitted: record.switchCommitted,
     recoveryRequired: record.recoveryRequired,
-    failure: record.failure === null ? null : { reason: record.failure.reason, code: record.failure.code, message: record.failure.message },
+    failure:
+      record.failure === null
+        ? null
+        : { reason: record.failure.reason, code: record.failure.code, message: record.failure.message },
     completed: record.completed,
   };
   return `${JSON.stringify(canonical, null, 2)}\n`;
@@ -144,8 +150,18 @@ export function parseRecord(text: string): Result<UpgradeRecord> {
 }
 
 const RECORD_KEYS = [
-  'kind', 'schemaVersion', 'operation', 'instanceId', 'activeMachine', 'candidate', 'previous',
-  'candidateDigest', 'switchCommitted', 'recoveryRequired', 'failure', 'completed',
+  'kind',
+  'schemaVersion',
+  'operation',
+  'instanceId',
+  'activeMachine',
+  'candidate',
+  'previous',
+  'candidateDigest',
+  'switchCommitted',
+  'recoveryRequired',
+  'failure',
+  'completed',
 ] as const;
 
 function checkShape(value: Record<string, unknown>): string | null {
@@ -154,13 +170,16 @@ function checkShape(value: Record<string, unknown>): string | null {
   const operationKeys = checkExactKeys(operation, ['name', 'uid'], 'record.operation');
   if (operationKeys !== null) return operationKeys;
   if (typeof operation.name !== 'string') return 'record.operation.name must be a string';
-  if (operation.uid !== null && typeof operation.uid !== 'string') return 'record.operation.uid must be a string or null';
+  if (operation.uid !== null && typeof operation.uid !== 'string')
+    return 'record.operation.uid must be a string or null';
   if (typeof value.instanceId !== 'string') return 'record.instanceId must be a string';
-  if (value.activeMachine !== null && typeof value.activeMachine !== 'string') return 'record.activeMachine must be a string or null';
+  if (value.activeMachine !== null && typeof value.activeMachine !== 'string')
+    return 'record.activeMachine must be a string or null';
   for (const key of ['candidate', 'previous'] as const) {
     if (value[key] !== null && !isSlotName(value[key])) return `record.${key} must be "blue", "green" or null`;
   }
-  if (value.candidateDigest !== null && !isSha256(value.candidateDigest)) return 'record.candidateDigest must be a SHA-256 digest or null';
+  if (value.candidateDigest !== null && !isSha256(value.candidateDigest))
+    return 'record.candidateDigest must be a SHA-256 digest or null';
   for (const key of ['switchCommitted', 'recoveryRequired', 'completed'] as const) {
     if (typeof value[key] !== 'boolean') return `record.${key} must be a boolean`;
   }
@@ -180,20 +199,30 @@ function checkShape(value: Record<string, unknown>): string | null {
 /** Semantic rules shared by construction and parsing. */
 function validateRecord(record: UpgradeRecord): string | null {
   if (!isKubernetesName(record.operation.name)) return 'record.operation.name must be a Kubernetes object name';
-  if (record.operation.uid !== null && !/^[0-9A-Za-z-]{1,64}$/.test(record.operation.uid)) return 'record.operation.uid is malformed';
+  if (record.operation.uid !== null && !/^[0-9A-Za-z-]{1,64}$/.test(record.operation.uid))
+    return 'record.operation.uid is malformed';
   if (!/^[0-9a-f]{32}$/.test(record.instanceId)) return 'record.instanceId must be 32 lowercase hexadecimal characters';
-  if (record.activeMachine !== null && !isMachineName(record.activeMachine)) return 'record.activeMachine is not a valid machine name';
-  if ((record.candidate === null) !== (record.previous === null)) return 'record.candidate and record.previous are set together';
-  if (record.candidate !== null && record.candidate === record.previous) return 'record.candidate and record.previous must differ';
+  if (record.activeMachine !== null && !isMachineName(record.activeMachine))
+    return 'record.activeMachine is not a valid machine name';
+  if ((record.candidate === null) !== (record.previous === null))
+    return 'record.candidate and record.previous are set together';
+  if (record.candidate !== null && record.candidate === record.previous)
+    return 'record.candidate and record.previous must differ';
   if (record.switchCommitted && record.candidate === null) return 'record.switchCommitted requires a candidate';
-  if (record.completed && (record.failure !== null || record.candidate === null)) return 'record.completed requires a candidate and no failure';
-  if (record.failure !== null && record.failure.message.length > RECORD_MESSAGE_MAX_LENGTH) return 'record.failure.message is too long';
+  if (record.completed && (record.failure !== null || record.candidate === null))
+    return 'record.completed requires a candidate and no failure';
+  if (record.failure !== null && record.failure.message.length > RECORD_MESSAGE_MAX_LENGTH)
+    return 'record.failure.message is too long';
   return null;
 }
 
 /** Kubernetes object names: a DNS-1123 subdomain of at most 253 characters. */
 export function isKubernetesName(name: string): boolean {
-  return name.length >= 1 && name.length <= 253 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(name);
+  return (
+    name.length >= 1 &&
+    name.length <= 253 &&
+    /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(name)
+  );
 }
 
 /** nspawn machine names are used as a path component, so they are kept to a safe alphabet. */

@@ -164,7 +164,8 @@ function checkShape(value: Record<string, unknown>): string | null {
     const infoKeys = checkExactKeys(info, ['digest', 'version'], where);
     if (infoKeys !== null) return infoKeys;
     if (!isSha256(info.digest)) return `${where}.digest must be a SHA-256 digest`;
-    if (info.version !== null && !isStoredVersionText(info.version)) return `${where}.version must be a version or null`;
+    if (info.version !== null && !isStoredVersionText(info.version))
+      return `${where}.version must be a version or null`;
   }
   const quarantine = value.quarantine;
   if (!Array.isArray(quarantine)) return 'state.quarantine must be an array';

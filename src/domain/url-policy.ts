@@ -25,8 +25,10 @@ export const URL_TEXT_MAX_LENGTH = 8192;
 export function parseDownloadUrl(text: string, policy: SourcePolicy, hasDigest: boolean): Result<AcceptedSource> {
   const trimmed = text.trim();
   if (trimmed === '') return fail('E_INVALID_URL', 'the download URL is empty');
-  if (trimmed.length > URL_TEXT_MAX_LENGTH) return fail('E_INVALID_URL', `the download URL is longer than ${URL_TEXT_MAX_LENGTH} characters`);
-  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(trimmed)) return fail('E_INVALID_URL', 'the download URL contains whitespace or control characters');
+  if (trimmed.length > URL_TEXT_MAX_LENGTH)
+    return fail('E_INVALID_URL', `the download URL is longer than ${URL_TEXT_MAX_LENGTH} characters`);
+  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(trimmed))
+    return fail('E_INVALID_URL', 'the download URL contains whitespace or control characters');
   // WHATWG parsing would turn "https:host/x", "https:///host/x" or "https:\\@host" into a URL
   // with a host; the text itself must spell out a non-empty authority.
   if (!/^https?:\/\/[^/\\?#]/i.test(trimmed)) {
@@ -39,11 +41,13 @@ export function parseDownloadUrl(text: string, policy: SourcePolicy, hasDigest: 
   const url = checked.value;
   const weaknesses: SourceWeakness[] = [];
   if (url.protocol === 'http:') {
-    if (!policy.allowHttp) return fail('E_INSECURE_SOURCE', 'plain HTTP downloads are disabled by artifact.allowHttp=false');
+    if (!policy.allowHttp)
+      return fail('E_INSECURE_SOURCE', 'plain HTTP downloads are disabled by artifact.allowHttp=false');
     weaknesses.push('plain-http');
   }
   if (!hasDigest) {
-    if (policy.requireDigest) return fail('E_INSECURE_SOURCE', 'a SHA-256 digest is required by artifact.requireDigest=true');
+    if (policy.requireDigest)
+      return fail('E_INSECURE_SOURCE', 'a SHA-256 digest is required by artifact.requireDigest=true');
     weaknesses.push('no-digest');
   }
   return ok({ url: RedactedUrl.fromValidated(url), weaknesses });
@@ -61,7 +65,11 @@ export function checkRedirect(from: RedactedUrl, location: string): Result<Redac
     return fail('E_REDIRECT_REFUSED', `the redirect from ${from.toString()} has an invalid location`);
   }
   const checked = checkUrlShape(target.href, location.includes('#'));
-  if (!checked.ok) return fail('E_REDIRECT_REFUSED', `the redirect from ${from.toString()} leads to a URL that is not allowed: ${checked.failure.message}`);
+  if (!checked.ok)
+    return fail(
+      'E_REDIRECT_REFUSED',
+      `the redirect from ${from.toString()} leads to a URL that is not allowed: ${checked.failure.message}`,
+    );
   if (from.protocol === 'https:' && checked.value.protocol !== 'https:') {
     return fail('E_REDIRECT_REFUSED', `the redirect from ${from.toString()} would downgrade https to http`);
   }

@@ -23,7 +23,8 @@ export function parseVersion(text: string): Result<Version> {
     return fail('E_CANDIDATE_VERSION', `a version must be 1 to ${VERSION_TEXT_MAX_LENGTH} characters long`);
   }
   const match = VERSION_PATTERN.exec(trimmed);
-  if (match === null) return fail('E_CANDIDATE_VERSION', 'the version is not of the form [v]MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD]');
+  if (match === null)
+    return fail('E_CANDIDATE_VERSION', 'the version is not of the form [v]MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD]');
   const prereleaseText = match[4];
   const prerelease: (string | number)[] = [];
   if (prereleaseText !== undefined) {

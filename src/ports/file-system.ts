@@ -54,7 +54,11 @@ export interface FileSystem {
    * `writeFileAtomic`, streaming, and refusing (ETOOBIG, nothing written) past `maxBytes`.
    * Returns the digest of the bytes written, hashed while copying.
    */
-  copyFileAtomic(source: string, target: string, options: { readonly mode: number; readonly maxBytes: number }): Promise<FileDigest>;
+  copyFileAtomic(
+    source: string,
+    target: string,
+    options: { readonly mode: number; readonly maxBytes: number },
+  ): Promise<FileDigest>;
 
   /**
    * Moves `source`, a private regular file (never a symlink: ELOOP) that nobody else writes,
@@ -65,7 +69,11 @@ export interface FileSystem {
    * nothing but the source's mode changed. Repeating a move that completed (source gone, target
    * holding those bytes with that mode) succeeds. Returns the digest.
    */
-  moveFileAtomic(source: string, target: string, options: { readonly mode: number; readonly maxBytes: number; readonly sha256: Sha256 }): Promise<FileDigest>;
+  moveFileAtomic(
+    source: string,
+    target: string,
+    options: { readonly mode: number; readonly maxBytes: number; readonly sha256: Sha256 },
+  ): Promise<FileDigest>;
 
   /**
    * Makes `link` a symlink whose stored text is `target`, atomically: the old entry (a link or a

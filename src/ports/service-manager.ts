@@ -52,5 +52,9 @@ export interface ServiceManager {
    * `stableMs`, polling every `pollMs`, for at most `timeoutMs`. An aborted `signal` ends the
    * wait at the next poll (the verdict is then not healthy).
    */
-  waitHealthy(expectedPath: string, limits: HealthLimits, options?: { readonly signal?: AbortSignal }): Promise<HealthVerdict>;
+  waitHealthy(
+    expectedPath: string,
+    limits: HealthLimits,
+    options?: { readonly signal?: AbortSignal },
+  ): Promise<HealthVerdict>;
 }

@@ -48,8 +48,15 @@ describe('FlockHostLock', () => {
       "process.stdin.on('data', () => {}).once('end', () => child.stdin.end());",
     ].join('\n');
     for (let round = 0; round < 3; round += 1) {
-      const racers = Array.from({ length: 20 }, () => spawn(process.execPath, ['-e', contender], { stdio: ['pipe', 'pipe', 'ignore'] }));
-      const answers = await Promise.all(racers.map((racer) => new Promise<string>((resolve) => racer.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString())))));
+      const racers = Array.from({ length: 20 }, () =>
+        spawn(process.execPath, ['-e', contender], { stdio: ['pipe', 'pipe', 'ignore'] }),
+      );
+      const answers = await Promise.all(
+        racers.map(
+          (racer) =>
+            new Promise<string>((resolve) => racer.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))),
+        ),
+      );
       const exited = racers.map((racer) => new Promise<void>((resolve) => racer.once('exit', () => resolve())));
       for (const racer of racers) racer.stdin.end();
       await Promise.all(exited);
@@ -65,7 +72,7 @@ describe('FlockHostLock', () => {
     const script = [
       heldLikeTheAdapter(lockPath),
       "child.stdout.once('data', () => process.stdout.write('ready'));",
-      'child.once(\'exit\', () => process.exit(1));',
+      "child.once('exit', () => process.exit(1));",
       'setInterval(() => {}, 1000);',
     ].join('\n');
     const holder = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
@@ -121,7 +128,9 @@ describe('FlockHostLock when the lock cannot be tried', () => {
   });
 
   it('reports a missing flock(1) as LockError "unavailable"', async () => {
-    const lock = new FlockHostLock(join(scratch.root, 'agent.lock'), 'test', { flockBinary: join(scratch.root, 'no-such-flock') });
+    const lock = new FlockHostLock(join(scratch.root, 'agent.lock'), 'test', {
+      flockBinary: join(scratch.root, 'no-such-flock'),
+    });
     await expect(lock.tryAcquire()).rejects.toMatchObject({ constructor: LockError, code: 'unavailable' });
   });
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseGzipHeader } from '../../src/adapters/archive/gzip-header.js';
 
-const header = (flags: number, ...rest: number[]): Uint8Array => Uint8Array.from([0x1f, 0x8b, 8, flags, 0, 0, 0, 0, 0, 3, ...rest]);
+const header = (flags: number, ...rest: number[]): Uint8Array =>
+  Uint8Array.from([0x1f, 0x8b, 8, flags, 0, 0, 0, 0, 0, 3, ...rest]);
 
 describe('parseGzipHeader', () => {
   it.each([

@@ -46,9 +46,12 @@ describe('log lines on the journal stream', () => {
     logger.info({}, 'An info line.');
     logger.error({}, 'An error.');
     logger.debug({}, 'A debug line.');
-    return readFileSync(logPath, 'utf8').split('\n').filter((line) => line !== '');
+    return readFileSync(logPath, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
   };
-  const prefixes = (lines: readonly string[]): (string | null)[] => lines.map((line) => /^<(\d)>\{/.exec(line)?.[1] ?? null);
+  const prefixes = (lines: readonly string[]): (string | null)[] =>
+    lines.map((line) => /^<(\d)>\{/.exec(line)?.[1] ?? null);
 
   it('with JOURNAL_STREAM naming the stream, each line starts with its priority and is JSON after it', () => {
     vi.stubEnv('JOURNAL_STREAM', identityOf(logPath));
@@ -64,7 +67,11 @@ describe('log lines on the journal stream', () => {
     expect(prefixes(logEveryLevel())).toEqual([null, null, null, null]);
   });
 
-  it.each([['unset', undefined], ['malformed', 'journal'], ['empty', '']])('with JOURNAL_STREAM %s, lines are plain JSON', (_name, value) => {
+  it.each([
+    ['unset', undefined],
+    ['malformed', 'journal'],
+    ['empty', ''],
+  ])('with JOURNAL_STREAM %s, lines are plain JSON', (_name, value) => {
     vi.stubEnv('JOURNAL_STREAM', value);
     expect(prefixes(logEveryLevel())).toEqual([null, null, null, null]);
   });

@@ -53,7 +53,7 @@ describe('FlockHostLock names the holder from the kernel', () => {
     scratch.cleanup();
   });
 
-  it('another program holds the flock over a stale note of a dead holder: unknown holder, the kernel\'s pid', async () => {
+  it("another program holds the flock over a stale note of a dead holder: unknown holder, the kernel's pid", async () => {
     const dead = deadPid();
     writeFileSync(lockPath, `${JSON.stringify({ pid: dead, command: 'agent-upgrade activate', sinceMs: 1 })}\n`);
     other = await otherProgramHolds(lockPath);
@@ -73,7 +73,13 @@ describe('FlockHostLock names the holder from the kernel', () => {
 
   it('a note naming the holding pid but another process start (a recycled pid): unknown holder', async () => {
     other = await otherProgramHolds(lockPath);
-    const forged = { pid: deadPid(), command: 'agent-upgrade activate', sinceMs: 1, lockPid: other.pid, lockStartTicks: '1' };
+    const forged = {
+      pid: deadPid(),
+      command: 'agent-upgrade activate',
+      sinceMs: 1,
+      lockPid: other.pid,
+      lockStartTicks: '1',
+    };
     writeFileSync(lockPath, `${JSON.stringify(forged)}\n`);
     expect(await new FlockHostLock(lockPath, 'test').holder()).toEqual({ kind: 'unknown', pid: other.pid });
   });
@@ -82,7 +88,11 @@ describe('FlockHostLock names the holder from the kernel', () => {
     const lock = new FlockHostLock(lockPath, 'confirmed holder');
     const held = await lock.tryAcquire();
     try {
-      expect(await new FlockHostLock(lockPath, 'reader').holder()).toMatchObject({ kind: 'known', pid: process.pid, command: 'confirmed holder' });
+      expect(await new FlockHostLock(lockPath, 'reader').holder()).toMatchObject({
+        kind: 'known',
+        pid: process.pid,
+        command: 'confirmed holder',
+      });
     } finally {
       if (held.kind === 'acquired') await held.lease.release();
     }

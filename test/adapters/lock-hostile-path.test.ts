@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FlockHostLock } from '../../src/adapters/lock/flock-host-lock.js';
@@ -32,12 +41,16 @@ describe('FlockHostLock refuses an unusable lock path with nothing changed', () 
 
   const lock = (): FlockHostLock => new FlockHostLock(lockPath, 'test', { root });
 
-  it('a FIFO at the lock path: refused at once by tryAcquire and holder, FIFO left alone', async () => {
-    execFileSync('mkfifo', [lockPath]);
-    await expect(lock().tryAcquire()).rejects.toMatchObject(UNUSABLE);
-    await expect(lock().holder()).rejects.toMatchObject(UNUSABLE);
-    expect(lstatSync(lockPath).isFIFO()).toBe(true);
-  }, REFUSAL_TEST_TIMEOUT_MS);
+  it(
+    'a FIFO at the lock path: refused at once by tryAcquire and holder, FIFO left alone',
+    async () => {
+      execFileSync('mkfifo', [lockPath]);
+      await expect(lock().tryAcquire()).rejects.toMatchObject(UNUSABLE);
+      await expect(lock().holder()).rejects.toMatchObject(UNUSABLE);
+      expect(lstatSync(lockPath).isFIFO()).toBe(true);
+    },
+    REFUSAL_TEST_TIMEOUT_MS,
+  );
 
   it('a symlink at the lock path to a file outside the root: refused, the file unchanged', async () => {
     symlinkSync(join(outside, 'victim'), lockPath);
@@ -84,14 +97,17 @@ describe('FlockHostLock refuses an unusable lock path with nothing changed', () 
     expect(readdirSync(lockPath)).toEqual([]);
   });
 
-  it.runIf(process.geteuid?.() === 0)('a lock file owned by another user while running as root: refused, unchanged', async () => {
-    writeFileSync(lockPath, OUTSIDE_TEXT);
-    chownSync(lockPath, 65534, 65534);
-    await expect(lock().tryAcquire()).rejects.toMatchObject(UNUSABLE);
-    expect(readFileSync(lockPath, 'utf8')).toBe(OUTSIDE_TEXT);
-  });
+  it.runIf(process.geteuid?.() === 0)(
+    'a lock file owned by another user while running as root: refused, unchanged',
+    async () => {
+      writeFileSync(lockPath, OUTSIDE_TEXT);
+      chownSync(lockPath, 65534, 65534);
+      await expect(lock().tryAcquire()).rejects.toMatchObject(UNUSABLE);
+      expect(readFileSync(lockPath, 'utf8')).toBe(OUTSIDE_TEXT);
+    },
+  );
 
-  it('follows symlinks at or above the root, the operator\'s choice, and none below it', async () => {
+  it("follows symlinks at or above the root, the operator's choice, and none below it", async () => {
     const linkedRoot = join(scratch.root, 'linked-root');
     symlinkSync(root, linkedRoot);
     const viaLink = new FlockHostLock(join(linkedRoot, 'run/agent-upgrade.lock'), 'test', { root: linkedRoot });
@@ -112,15 +128,19 @@ describe('an unusable lock path through a use case', () => {
   });
   afterEach(() => scratch.cleanup());
 
-  it('a FIFO at the lock path makes migrate fail with E_IO at once, with nothing changed', async () => {
-    writeExecutable(join(scratch.root, 'usr/local/bin/aks-flex-node'), '#!/bin/sh\necho v1\n');
-    mkdirSync(join(scratch.root, 'run'));
-    execFileSync('mkfifo', [join(scratch.root, 'run/aks-flex-node-agent-upgrade.lock')]);
-    const before = snapshotTree(scratch.root, []);
-    const result = await sandboxUpgrader(scratch.root).migrate();
-    expect(result.ok ? null : result.failure.code).toBe('E_IO');
-    expect(snapshotTree(scratch.root, [])).toEqual(before);
-  }, REFUSAL_TEST_TIMEOUT_MS);
+  it(
+    'a FIFO at the lock path makes migrate fail with E_IO at once, with nothing changed',
+    async () => {
+      writeExecutable(join(scratch.root, 'usr/local/bin/aks-flex-node'), '#!/bin/sh\necho v1\n');
+      mkdirSync(join(scratch.root, 'run'));
+      execFileSync('mkfifo', [join(scratch.root, 'run/aks-flex-node-agent-upgrade.lock')]);
+      const before = snapshotTree(scratch.root, []);
+      const result = await sandboxUpgrader(scratch.root).migrate();
+      expect(result.ok ? null : result.failure.code).toBe('E_IO');
+      expect(snapshotTree(scratch.root, [])).toEqual(before);
+    },
+    REFUSAL_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('MemoryHostLock lock path faults', () => {

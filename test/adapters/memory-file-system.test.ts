@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Volume } from 'memfs';
 import { describe, expect, it } from 'vitest';
-import { MemoryFileSystem, SimulatedCrash, type FaultCode, type JournalEntry } from '../../src/adapters/memory/memory-file-system.js';
+import {
+  MemoryFileSystem,
+  SimulatedCrash,
+  type FaultCode,
+  type JournalEntry,
+} from '../../src/adapters/memory/memory-file-system.js';
 import { FileSystemError } from '../../src/domain/port-errors.js';
 import { fileSystemContract } from '../contracts/file-system.contract.js';
 
@@ -180,7 +185,9 @@ describe('MemoryFileSystem model', () => {
         expect((await synced.lstat('/d/n'))?.kind).toBe(k >= 3 ? 'directory' : undefined);
         expect(await synced.lstat('/d/f')).toMatchObject({ kind: 'file' });
         const prefix = crashed.reboot('prefix');
-        expect(await prefix.lstat('/d/n')).toEqual(k >= 2 ? expect.objectContaining({ kind: 'directory', mode: 0o750 }) : null);
+        expect(await prefix.lstat('/d/n')).toEqual(
+          k >= 2 ? expect.objectContaining({ kind: 'directory', mode: 0o750 }) : null,
+        );
         expect((await prefix.lstat('/d/f'))?.kind).toBe(k >= 4 ? undefined : 'file');
       },
     );
@@ -206,7 +213,9 @@ describe('MemoryFileSystem model', () => {
     it('failWhen matches ops by kind and path, and the cleanup is journalled', async () => {
       const fs = withBinary();
       fs.failWhen((op) => op.op === 'rename' && op.path === '/d/a', 'ENOSPC');
-      expect(await caught(fs.copyFileAtomic('/d/a', '/d/a', { mode: 0o755, maxBytes: 100 }))).toMatchObject({ code: 'ENOSPC' });
+      expect(await caught(fs.copyFileAtomic('/d/a', '/d/a', { mode: 0o755, maxBytes: 100 }))).toMatchObject({
+        code: 'ENOSPC',
+      });
       expect(fs.journal.map((entry) => entry.op)).toEqual(['create-temp', 'fsync-file', 'cleanup']);
       expect(fs.journal.map((entry) => entry.index)).toEqual([0, 1, 3]);
       await fs.writeFileAtomic('/d/other', text('fine'), { mode: 0o644 });
@@ -284,7 +293,11 @@ describe('MemoryFileSystem model', () => {
   describe('tree, owners and snapshots', () => {
     it('snapshots every entry, symlinks included, with modes, owners and digests', async () => {
       const fs = MemoryFileSystem.fromTree(
-        { '/s/blue': { file: 'blue', mode: 0o755 }, '/s/current': { symlink: 'blue' }, '/etc': { directory: true, mode: 0o700, uid: 5 } },
+        {
+          '/s/blue': { file: 'blue', mode: 0o755 },
+          '/s/current': { symlink: 'blue' },
+          '/etc': { directory: true, mode: 0o700, uid: 5 },
+        },
         { uid: 0 },
       );
       expect(fs.snapshot()).toEqual({
@@ -308,7 +321,10 @@ describe('MemoryFileSystem model', () => {
     });
 
     it('acts as root: modes are kept as given and never block access', async () => {
-      const fs = MemoryFileSystem.fromTree({ '/locked': { directory: true, mode: 0o000 }, '/locked/f': { file: 'secret', mode: 0o000 } });
+      const fs = MemoryFileSystem.fromTree({
+        '/locked': { directory: true, mode: 0o000 },
+        '/locked/f': { file: 'secret', mode: 0o000 },
+      });
       expect(await contentOf(fs, '/locked/f')).toBe('secret');
       await fs.writeFileAtomic('/locked/g', text('x'), { mode: 0o000 });
       expect(await fs.lstat('/locked/g')).toMatchObject({ mode: 0o000 });

@@ -64,9 +64,18 @@ describe('MemoryContainerRootfs', () => {
     '/var/lib/machines/bare': { directory: true },
   };
 
-  function make(tree: TreeSpec = baseTree, maxBytes = 1 << 20): { fs: MemoryFileSystem; rootfs: MemoryContainerRootfs } {
+  function make(
+    tree: TreeSpec = baseTree,
+    maxBytes = 1 << 20,
+  ): { fs: MemoryFileSystem; rootfs: MemoryContainerRootfs } {
     const fs = MemoryFileSystem.fromTree(tree);
-    const rootfs = new MemoryContainerRootfs({ fs, machinesDir: MACHINES, binaryPath: BINARY, activeMachine: () => 'm1', maxBytes });
+    const rootfs = new MemoryContainerRootfs({
+      fs,
+      machinesDir: MACHINES,
+      binaryPath: BINARY,
+      activeMachine: () => 'm1',
+      maxBytes,
+    });
     return { fs, rootfs };
   }
 
@@ -91,23 +100,35 @@ describe('MemoryContainerRootfs', () => {
 
   it('accepts an async activeMachine source', async () => {
     const fs = MemoryFileSystem.fromTree(baseTree);
-    const rootfs = new MemoryContainerRootfs({ fs, machinesDir: MACHINES, binaryPath: BINARY, activeMachine: async () => null, maxBytes: 1024 });
+    const rootfs = new MemoryContainerRootfs({
+      fs,
+      machinesDir: MACHINES,
+      binaryPath: BINARY,
+      activeMachine: async () => null,
+      maxBytes: 1024,
+    });
     expect(await rootfs.activeMachine()).toBeNull();
   });
 
-  it.each(['../m1', 'a/b', '', '.hidden', 'x..y'])('refuses the machine name %j without touching the tree', async (machine) => {
-    const { fs, rootfs } = make();
-    const before = fs.snapshot();
-    const install = await caught(rootfs.install(machine, '/opt/new'));
-    expect(install).toBeInstanceOf(ContainerError);
-    expect((install as ContainerError).code).toBe('invalid-machine');
-    expect(((await caught(rootfs.digest(machine))) as ContainerError).code).toBe('invalid-machine');
-    expect(fs.snapshot()).toEqual(before);
-  });
+  it.each(['../m1', 'a/b', '', '.hidden', 'x..y'])(
+    'refuses the machine name %j without touching the tree',
+    async (machine) => {
+      const { fs, rootfs } = make();
+      const before = fs.snapshot();
+      const install = await caught(rootfs.install(machine, '/opt/new'));
+      expect(install).toBeInstanceOf(ContainerError);
+      expect((install as ContainerError).code).toBe('invalid-machine');
+      expect(((await caught(rootfs.digest(machine))) as ContainerError).code).toBe('invalid-machine');
+      expect(fs.snapshot()).toEqual(before);
+    },
+  );
 
   it.each([
     ['usr/local/bin', { '/var/lib/machines/evil/usr/local/bin': { symlink: '/usr/local/bin' } }],
-    ['the binary itself', { '/var/lib/machines/evil/usr/local/bin/aks-flex-node': { symlink: '/usr/local/bin/aks-flex-node' } }],
+    [
+      'the binary itself',
+      { '/var/lib/machines/evil/usr/local/bin/aks-flex-node': { symlink: '/usr/local/bin/aks-flex-node' } },
+    ],
     ['the machine directory', { '/var/lib/machines/evil': { symlink: '/' } }],
   ] as const)('refuses a symlinked %s and leaves the host binary untouched', async (_where, planted) => {
     const { fs, rootfs } = make({ ...baseTree, ...planted });
@@ -154,10 +175,18 @@ describe('MemoryOperationStore', () => {
     const ref = store.create({ name: 'up-1', parameters: { version: '1.2.3' } });
     expect(store.get('up-1')).toMatchObject({ phase: null, kind: 'AgentUpgrade', uid: ref.uid, startedAt: null });
     expect(await store.markInProgress(ref, 'upgrading')).toEqual({ kind: 'written' });
-    expect(store.get('up-1')).toMatchObject({ phase: 'InProgress', reason: 'InProgress', startedAt: '2025-06-01T00:00:00.000Z' });
+    expect(store.get('up-1')).toMatchObject({
+      phase: 'InProgress',
+      reason: 'InProgress',
+      startedAt: '2025-06-01T00:00:00.000Z',
+    });
     clock.advance(60_000);
     expect(await store.publish(ref, SUCCEEDED)).toEqual({ kind: 'written' });
-    expect(store.get('up-1')).toMatchObject({ phase: 'Complete', reason: 'Succeeded', completedAt: '2025-06-01T00:01:00.000Z' });
+    expect(store.get('up-1')).toMatchObject({
+      phase: 'Complete',
+      reason: 'Succeeded',
+      completedAt: '2025-06-01T00:01:00.000Z',
+    });
     expect(store.history('up-1').map((entry) => entry.phase)).toEqual(['InProgress', 'Complete']);
     expect(store.terminalWrites('up-1')).toBe(1);
   });
@@ -181,7 +210,10 @@ describe('MemoryOperationStore', () => {
     await store.publish(ref, FAILED);
     await store.publish(ref, { ...SUCCEEDED, message: 'another message' });
     expect(store.get('up-1')).toMatchObject({ phase: 'Complete', reason: 'Succeeded', message: SUCCEEDED.message });
-    expect(store.violations.map((violation) => violation.attempted)).toEqual([FAILED, { ...SUCCEEDED, message: 'another message' }]);
+    expect(store.violations.map((violation) => violation.attempted)).toEqual([
+      FAILED,
+      { ...SUCCEEDED, message: 'another message' },
+    ]);
     expect(store.violations[0]?.existing).toEqual(SUCCEEDED);
     expect(store.terminalWrites('up-1')).toBe(1);
   });
@@ -216,7 +248,11 @@ describe('MemoryOperationStore', () => {
       return next.done === true ? null : next.value.operation.name;
     };
     const first = await iterator.next();
-    expect(first.value).toMatchObject({ operation: { name: 'existing-pending' }, phase: 'Pending', parameters: { version: '2.0.0' } });
+    expect(first.value).toMatchObject({
+      operation: { name: 'existing-pending' },
+      phase: 'Pending',
+      parameters: { version: '2.0.0' },
+    });
     expect(await names()).toBe('existing-new');
     const waiting = names();
     store.create({ name: 'later-other', kind: 'NodeReboot', phase: 'Pending' });
@@ -305,10 +341,22 @@ describe('MemoryProcessRunner', () => {
   it('plays fixed and computed outcomes per command', async () => {
     const runner = new MemoryProcessRunner();
     runner.setBehaviour('/slots/blue/agent', versionOutcome('1.2.3'));
-    runner.setBehaviour('/bin/systemctl', (run) => ({ kind: 'exited', exitCode: run.args.includes('restart') ? 0 : 3, stdout: '', stderr: '' }));
-    expect(await runner.run(request('/slots/blue/agent'))).toEqual({ kind: 'exited', exitCode: 0, stdout: 'agent version v1.2.3\n', stderr: '' });
+    runner.setBehaviour('/bin/systemctl', (run) => ({
+      kind: 'exited',
+      exitCode: run.args.includes('restart') ? 0 : 3,
+      stdout: '',
+      stderr: '',
+    }));
+    expect(await runner.run(request('/slots/blue/agent'))).toEqual({
+      kind: 'exited',
+      exitCode: 0,
+      stdout: 'agent version v1.2.3\n',
+      stderr: '',
+    });
     expect(await runner.run(request('/bin/systemctl', { args: ['restart', 'agent'] }))).toMatchObject({ exitCode: 0 });
-    expect(await runner.run(request('/bin/systemctl', { args: ['is-active', 'agent'] }))).toMatchObject({ exitCode: 3 });
+    expect(await runner.run(request('/bin/systemctl', { args: ['is-active', 'agent'] }))).toMatchObject({
+      exitCode: 3,
+    });
     runner.clearBehaviour('/slots/blue/agent');
     expect(await runner.run(request('/slots/blue/agent'))).toMatchObject({ kind: 'spawn-failed' });
     expect(runner.runs).toHaveLength(4);
@@ -316,8 +364,18 @@ describe('MemoryProcessRunner', () => {
 
   it('caps output at outputMaxBytes and reports an aborted run as timed out', async () => {
     const runner = new MemoryProcessRunner();
-    runner.setBehaviour('/noisy', { kind: 'signalled', signal: 'SIGKILL', stdout: 'x'.repeat(100), stderr: 'y'.repeat(5) });
-    expect(await runner.run(request('/noisy', { outputMaxBytes: 10 }))).toEqual({ kind: 'signalled', signal: 'SIGKILL', stdout: 'x'.repeat(10), stderr: 'yyyyy' });
+    runner.setBehaviour('/noisy', {
+      kind: 'signalled',
+      signal: 'SIGKILL',
+      stdout: 'x'.repeat(100),
+      stderr: 'y'.repeat(5),
+    });
+    expect(await runner.run(request('/noisy', { outputMaxBytes: 10 }))).toEqual({
+      kind: 'signalled',
+      signal: 'SIGKILL',
+      stdout: 'x'.repeat(10),
+      stderr: 'yyyyy',
+    });
     expect(await runner.run(request('/noisy', { signal: AbortSignal.abort() }))).toEqual({ kind: 'timed-out' });
   });
 });

@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { MemoryFileSystem, SimulatedCrash, type JournalEntry, type RebootMode } from '../../src/adapters/memory/memory-file-system.js';
+import {
+  MemoryFileSystem,
+  SimulatedCrash,
+  type JournalEntry,
+  type RebootMode,
+} from '../../src/adapters/memory/memory-file-system.js';
 import { sha256FromHex } from '../../src/domain/digest.js';
 import { FileSystemError } from '../../src/domain/port-errors.js';
 
@@ -11,9 +16,13 @@ const OPTIONS = { mode: 0o755, maxBytes: 1000, sha256: NEW_DIGEST };
 
 /** A slot holding OLD and a private staged file holding NEW, all durable. */
 const host = (): MemoryFileSystem =>
-  MemoryFileSystem.fromTree({ '/slots/agent-blue': { file: OLD, mode: 0o755 }, '/slots/.agent-blue.tmp-download': { file: NEW, mode: 0o600 } });
+  MemoryFileSystem.fromTree({
+    '/slots/agent-blue': { file: OLD, mode: 0o755 },
+    '/slots/.agent-blue.tmp-download': { file: NEW, mode: 0o600 },
+  });
 
-const move = (fs: MemoryFileSystem): Promise<unknown> => fs.moveFileAtomic('/slots/.agent-blue.tmp-download', '/slots/agent-blue', OPTIONS);
+const move = (fs: MemoryFileSystem): Promise<unknown> =>
+  fs.moveFileAtomic('/slots/.agent-blue.tmp-download', '/slots/agent-blue', OPTIONS);
 
 async function contentOf(fs: MemoryFileSystem, path: string): Promise<string | null> {
   const bytes = await fs.readFile(path, 1 << 20);
@@ -34,22 +43,25 @@ describe('MemoryFileSystem model of moveFileAtomic', () => {
     expect(await fs.lstat('/slots/.agent-blue.tmp-download')).toBeNull();
   });
 
-  it.each<RebootMode>(['prefix', 'synced'])('after a crash at any op and a %s reboot, the slot is whole and a repeat converges', async (mode) => {
-    const opCount = 3;
-    for (let k = 0; k < opCount; k += 1) {
-      const fs = host();
-      fs.crashAt(k);
-      await expect(move(fs)).rejects.toBeInstanceOf(SimulatedCrash);
-      const rebooted = fs.reboot(mode);
-      expect([OLD, NEW]).toContain(await contentOf(rebooted, '/slots/agent-blue'));
-      // Power loss before the directory fsync keeps the old entry: the rename was not durable.
-      if (mode === 'synced') expect(await contentOf(rebooted, '/slots/agent-blue')).toBe(OLD);
-      await move(rebooted);
-      expect(await contentOf(rebooted, '/slots/agent-blue')).toBe(NEW);
-      expect(await rebooted.lstat('/slots/agent-blue')).toMatchObject({ kind: 'file', mode: 0o755 });
-      expect(await rebooted.listDirectory('/slots')).toEqual(['agent-blue']);
-    }
-  });
+  it.each<RebootMode>(['prefix', 'synced'])(
+    'after a crash at any op and a %s reboot, the slot is whole and a repeat converges',
+    async (mode) => {
+      const opCount = 3;
+      for (let k = 0; k < opCount; k += 1) {
+        const fs = host();
+        fs.crashAt(k);
+        await expect(move(fs)).rejects.toBeInstanceOf(SimulatedCrash);
+        const rebooted = fs.reboot(mode);
+        expect([OLD, NEW]).toContain(await contentOf(rebooted, '/slots/agent-blue'));
+        // Power loss before the directory fsync keeps the old entry: the rename was not durable.
+        if (mode === 'synced') expect(await contentOf(rebooted, '/slots/agent-blue')).toBe(OLD);
+        await move(rebooted);
+        expect(await contentOf(rebooted, '/slots/agent-blue')).toBe(NEW);
+        expect(await rebooted.lstat('/slots/agent-blue')).toMatchObject({ kind: 'file', mode: 0o755 });
+        expect(await rebooted.listDirectory('/slots')).toEqual(['agent-blue']);
+      }
+    },
+  );
 
   it('survives power loss once it resolved: content, mode and entry were all made durable', async () => {
     const fs = host();

@@ -13,12 +13,22 @@ describe('NodeProcessRunner', () => {
   afterEach(() => scratch.cleanup());
 
   it('reports the exit code and output of a program', async () => {
-    const outcome = await runner.run({ command: 'sh', args: ['-c', 'echo out; echo err >&2; exit 3'], timeoutMs: 5000, outputMaxBytes: 100 });
+    const outcome = await runner.run({
+      command: 'sh',
+      args: ['-c', 'echo out; echo err >&2; exit 3'],
+      timeoutMs: 5000,
+      outputMaxBytes: 100,
+    });
     expect(outcome).toEqual({ kind: 'exited', exitCode: 3, stdout: 'out\n', stderr: 'err\n' });
   });
 
   it('cuts output at the bound', async () => {
-    const outcome = await runner.run({ command: 'sh', args: ['-c', 'head -c 100000 /dev/zero | tr "\\0" x'], timeoutMs: 5000, outputMaxBytes: 10 });
+    const outcome = await runner.run({
+      command: 'sh',
+      args: ['-c', 'head -c 100000 /dev/zero | tr "\\0" x'],
+      timeoutMs: 5000,
+      outputMaxBytes: 10,
+    });
     expect(outcome).toMatchObject({ kind: 'exited', exitCode: 0, stdout: 'xxxxxxxxxx' });
   });
 
@@ -36,13 +46,23 @@ describe('NodeProcessRunner', () => {
 
   it('returns promptly when a forked daemon keeps the output pipes open', async () => {
     const started = Date.now();
-    const outcome = await runner.run({ command: 'sh', args: ['-c', 'echo v1.2.3; (sleep 30 &) ; exit 0'], timeoutMs: 5000, outputMaxBytes: 100 });
+    const outcome = await runner.run({
+      command: 'sh',
+      args: ['-c', 'echo v1.2.3; (sleep 30 &) ; exit 0'],
+      timeoutMs: 5000,
+      outputMaxBytes: 100,
+    });
     expect(outcome).toMatchObject({ kind: 'exited', exitCode: 0 });
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('reports a program that cannot be started', async () => {
-    const outcome = await runner.run({ command: join(scratch.root, 'missing'), args: [], timeoutMs: 1000, outputMaxBytes: 10 });
+    const outcome = await runner.run({
+      command: join(scratch.root, 'missing'),
+      args: [],
+      timeoutMs: 1000,
+      outputMaxBytes: 10,
+    });
     expect(outcome).toEqual({ kind: 'spawn-failed', code: 'ENOENT' });
   });
 });

@@ -20,7 +20,11 @@ describe('pino logger redaction', () => {
   it('prints a RedactedUrl as its redacted text, and redacts a raw URL string under the url key', () => {
     const sink = capture();
     const logger = createPinoLogger('info', sink.stream);
-    const accepted = parseDownloadUrl(`https://example.com/a.tar.gz?sig=${CANARY}`, { allowHttp: true, requireDigest: false }, false);
+    const accepted = parseDownloadUrl(
+      `https://example.com/a.tar.gz?sig=${CANARY}`,
+      { allowHttp: true, requireDigest: false },
+      false,
+    );
     if (!accepted.ok) throw new Error('url');
     logger.info({ url: accepted.value.url }, 'Redacted value.');
     logger.child({ component: 'x' }).warn({ url: `https://example.com/b?token=${CANARY}` }, 'Raw string.');

@@ -73,7 +73,12 @@ describe('the process tree of a run', () => {
     writeExecutable(script, `#!/bin/sh\n${escapingDaemon(marker)}\necho v2.0.0\n`);
     const baseline = openPipes();
     const started = Date.now();
-    const outcome = await new NodeProcessRunner().run({ command: script, args: ['version'], timeoutMs: 30_000, outputMaxBytes: 100 });
+    const outcome = await new NodeProcessRunner().run({
+      command: script,
+      args: ['version'],
+      timeoutMs: 30_000,
+      outputMaxBytes: 100,
+    });
     expect(Date.now() - started).toBeLessThan(5000);
     expect(outcome).toMatchObject({ kind: 'exited', exitCode: 0, stdout: 'v2.0.0\n' });
     expect(await survivorsOf(marker)).toEqual([]);
@@ -85,7 +90,12 @@ describe('the process tree of a run', () => {
     writeExecutable(script, `#!/bin/sh\n${escapingDaemon(marker)}\necho v2.0.0\nwhile :; do sleep 1; done\n`);
     const baseline = openPipes();
     const started = Date.now();
-    const outcome = await new NodeProcessRunner().run({ command: script, args: ['version'], timeoutMs: 1000, outputMaxBytes: 100 });
+    const outcome = await new NodeProcessRunner().run({
+      command: script,
+      args: ['version'],
+      timeoutMs: 1000,
+      outputMaxBytes: 100,
+    });
     expect(outcome).toEqual({ kind: 'timed-out' });
     expect(Date.now() - started).toBeLessThan(4000);
     expect(await survivorsOf(marker)).toEqual([]);
@@ -97,7 +107,12 @@ describe('the process tree of a run', () => {
     const script = join(scratch.root, 'candidate');
     writeExecutable(script, `#!/bin/sh\n${escapingDaemon(marker)}\necho v2.0.0\nsleep 0.5\n`);
     const baseline = openPipes();
-    const outcome = await new NodeProcessRunner({ containment: 'process-tree' }).run({ command: script, args: ['version'], timeoutMs: 5000, outputMaxBytes: 100 });
+    const outcome = await new NodeProcessRunner({ containment: 'process-tree' }).run({
+      command: script,
+      args: ['version'],
+      timeoutMs: 5000,
+      outputMaxBytes: 100,
+    });
     expect(outcome).toMatchObject({ kind: 'exited', exitCode: 0 });
     expect(await survivorsOf(marker)).toEqual([]);
     expect(await pipesBackTo(baseline)).toBe(baseline);
@@ -108,7 +123,9 @@ describe('the process tree of a run', () => {
     writeExecutable(script, '#!/bin/sh\necho v2.0.0\n');
     const writer = openSync(script, 'r+');
     try {
-      expect(await new NodeProcessRunner().run({ command: script, args: ['version'], timeoutMs: 5000, outputMaxBytes: 100 })).toEqual({
+      expect(
+        await new NodeProcessRunner().run({ command: script, args: ['version'], timeoutMs: 5000, outputMaxBytes: 100 }),
+      ).toEqual({
         kind: 'spawn-failed',
         code: 'ETXTBSY',
       });
@@ -121,7 +138,10 @@ describe('the process tree of a run', () => {
     expect(existsSync(join(import.meta.dirname, '../../dist/app/cli/main.js'))).toBe(true);
     const root = join(scratch.root, 'host');
     mkdirSync(join(root, 'etc/aks-flex-node'), { recursive: true });
-    writeFileSync(join(root, 'etc/aks-flex-node/agent-upgrade.json'), JSON.stringify({ service: { manager: 'none' }, container: { manager: 'none' }, agent: { allowScripts: true } }));
+    writeFileSync(
+      join(root, 'etc/aks-flex-node/agent-upgrade.json'),
+      JSON.stringify({ service: { manager: 'none' }, container: { manager: 'none' }, agent: { allowScripts: true } }),
+    );
     writeExecutable(join(root, 'usr/local/bin/aks-flex-node'), '#!/bin/sh\necho v1.0.0\n');
     writeExecutable(join(scratch.root, 'candidate'), `#!/bin/sh\n${escapingDaemon(marker)}\necho v2.0.0\n`);
     const started = Date.now();
@@ -134,7 +154,11 @@ describe('the process tree of a run', () => {
 });
 
 /** Runs a program to its exit, killing it (code null) when it outlives `boundMs`. */
-function runBounded(command: string, args: readonly string[], boundMs: number): Promise<{ code: number | null; stdout: string }> {
+function runBounded(
+  command: string,
+  args: readonly string[],
+  boundMs: number,
+): Promise<{ code: number | null; stdout: string }> {
   return new Promise((resolve) => {
     const child = spawn(command, [...args], { stdio: ['ignore', 'pipe', 'ignore'] });
     const out: Buffer[] = [];

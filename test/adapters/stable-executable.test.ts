@@ -9,7 +9,8 @@ const LIMITS = { timeoutMs: 2_000, stableMs: 1_000, pollMs: 250 } as const;
 
 type Observation = MainProcessSample | null | 'gave-up';
 const runs = (pid: number, executable: string | null = SLOT): MainProcessSample => ({ pid, executable });
-const times = (count: number, observation: Observation): Observation[] => Array.from({ length: count }, () => observation);
+const times = (count: number, observation: Observation): Observation[] =>
+  Array.from({ length: count }, () => observation);
 
 /**
  * The health rule both service adapters share, as a table: what the service manager shows at
@@ -22,12 +23,22 @@ const CASES: readonly (readonly [string, readonly Observation[], HealthVerdict['
   ['it starts a poll late: the interval counts from the first sighting', [null, runs(10)], 'healthy', 1_250],
   ['nothing ever runs: not running at the deadline', [null], 'not-running', 2_000],
   ['another binary runs throughout: unhealthy at the deadline', [runs(10, OTHER)], 'unhealthy', 2_000],
-  ['a new PID (a restart) restarts the interval, too late to finish: unhealthy', [...times(3, runs(10)), ...times(4, runs(11)), runs(12)], 'unhealthy', 2_000],
+  [
+    'a new PID (a restart) restarts the interval, too late to finish: unhealthy',
+    [...times(3, runs(10)), ...times(4, runs(11)), runs(12)],
+    'unhealthy',
+    2_000,
+  ],
   ['a restart early enough leaves room for a full interval: healthy', [runs(10), runs(11)], 'healthy', 1_250],
   ['the manager gives up (start limit, failed unit): unhealthy at once', [runs(10), 'gave-up'], 'unhealthy', 250],
   ['it ran, then stopped: unhealthy at the deadline', [runs(10), null], 'unhealthy', 2_000],
   ['its executable cannot be read (it just exited): unhealthy at the deadline', [runs(10, null)], 'unhealthy', 2_000],
-  ['the wrong binary for a moment breaks the interval', [runs(10), runs(10), runs(10, OTHER), runs(10)], 'healthy', 1_750],
+  [
+    'the wrong binary for a moment breaks the interval',
+    [runs(10), runs(10), runs(10, OTHER), runs(10)],
+    'healthy',
+    1_750,
+  ],
 ];
 
 describe('waitForStableExecutable: observations → verdict', () => {

@@ -9,7 +9,8 @@ import { makeScratch, snapshotTree, writeExecutable } from '../support/real-tree
 import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader } from '../support/sandbox-upgrader.js';
 import { createHash } from 'node:crypto';
 
-const agent = (version: string): string => `#!/bin/sh\ncase "$1" in version) echo "aks-flex-node version v${version}";; *) exec sleep 30;; esac\n`;
+const agent = (version: string): string =>
+  `#!/bin/sh\ncase "$1" in version) echo "aks-flex-node version v${version}";; *) exec sleep 30;; esac\n`;
 const digestOf = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 describe('direct activation (real files, modelled service)', () => {
@@ -24,8 +25,16 @@ describe('direct activation (real files, modelled service)', () => {
     scratch = makeScratch();
     root = scratch.root;
     behaviours = new Map();
-    services = new MemoryServiceManager({ fs: new NodeFileSystem(), execStart: at(P.current), behaviourOf: (digest) => behaviours.get(digest) ?? 'healthy' });
-    upgrader = sandboxUpgrader(root, { agent: { ...FLEX_PROFILE.agent, allowScripts: true } }, { serviceManager: services });
+    services = new MemoryServiceManager({
+      fs: new NodeFileSystem(),
+      execStart: at(P.current),
+      behaviourOf: (digest) => behaviours.get(digest) ?? 'healthy',
+    });
+    upgrader = sandboxUpgrader(
+      root,
+      { agent: { ...FLEX_PROFILE.agent, allowScripts: true } },
+      { serviceManager: services },
+    );
     writeExecutable(at(P.entry), agent('1.0.0'));
   });
   afterEach(() => scratch.cleanup());
@@ -35,12 +44,18 @@ describe('direct activation (real files, modelled service)', () => {
 
     const result = await upgrader.activate({ candidatePath: at('/staging/candidate') });
 
-    expect(result).toMatchObject({ ok: true, value: { outcome: 'activated', from: 'blue', to: 'green', candidateVersion: '2.0.0', restarted: true } });
+    expect(result).toMatchObject({
+      ok: true,
+      value: { outcome: 'activated', from: 'blue', to: 'green', candidateVersion: '2.0.0', restarted: true },
+    });
     expect(readlinkSync(at(P.current))).toBe('aks-flex-node-green');
     expect(readlinkSync(at(P.lastGood))).toBe('aks-flex-node-blue');
     expect(readFileSync(at(P.green), 'utf8')).toBe(agent('2.0.0'));
     expect(services.starts.map((start) => start.digest)).toEqual([digestOf(agent('2.0.0'))]);
-    const state = JSON.parse(readFileSync(at('/etc/aks-flex-node/agent-upgrade-state.json'), 'utf8')) as { slots: { green: { version: string } }; highestCommittedVersion: string };
+    const state = JSON.parse(readFileSync(at('/etc/aks-flex-node/agent-upgrade-state.json'), 'utf8')) as {
+      slots: { green: { version: string } };
+      highestCommittedVersion: string;
+    };
     expect(state.slots.green.version).toBe('2.0.0');
     expect(state.highestCommittedVersion).toBe('2.0.0');
   });
@@ -51,7 +66,10 @@ describe('direct activation (real files, modelled service)', () => {
 
     const first = await upgrader.activate({ candidatePath: at('/staging/candidate') });
 
-    expect(first).toMatchObject({ ok: true, value: { outcome: 'rolled-back', from: 'blue', to: 'green', failure: { code: 'E_UNHEALTHY' } } });
+    expect(first).toMatchObject({
+      ok: true,
+      value: { outcome: 'rolled-back', from: 'blue', to: 'green', failure: { code: 'E_UNHEALTHY' } },
+    });
     expect(readlinkSync(at(P.current))).toBe('aks-flex-node-blue');
     expect(services.starts.map((start) => start.digest)).toEqual([digestOf(agent('2.0.0')), digestOf(agent('1.0.0'))]);
     expect(await services.mainExecutable()).toBe(at(P.blue));
@@ -94,7 +112,10 @@ describe('direct activation (real files, modelled service)', () => {
 
     const plan = await upgrader.preflight({ candidatePath: at('/staging/candidate') });
 
-    expect(plan).toMatchObject({ ok: true, value: { initializeLayout: true, candidateChanged: true, installTarget: at(P.green), activeBinary: at(P.entry) } });
+    expect(plan).toMatchObject({
+      ok: true,
+      value: { initializeLayout: true, candidateChanged: true, installTarget: at(P.green), activeBinary: at(P.entry) },
+    });
     expect(snapshotTree(root)).toEqual(before);
     expect(services.starts).toEqual([]);
   });
@@ -107,8 +128,17 @@ describe('direct activation (real files, modelled service)', () => {
   });
 
   it('leaves an inactive service stopped', async () => {
-    services = new MemoryServiceManager({ fs: new NodeFileSystem(), execStart: at(P.current), behaviourOf: () => 'healthy', initialActivity: 'inactive' });
-    upgrader = sandboxUpgrader(root, { agent: { ...FLEX_PROFILE.agent, allowScripts: true } }, { serviceManager: services });
+    services = new MemoryServiceManager({
+      fs: new NodeFileSystem(),
+      execStart: at(P.current),
+      behaviourOf: () => 'healthy',
+      initialActivity: 'inactive',
+    });
+    upgrader = sandboxUpgrader(
+      root,
+      { agent: { ...FLEX_PROFILE.agent, allowScripts: true } },
+      { serviceManager: services },
+    );
     writeExecutable(at('/staging/candidate'), agent('2.0.0'));
     const result = await upgrader.activate({ candidatePath: at('/staging/candidate') });
     expect(result).toMatchObject({ ok: true, value: { outcome: 'activated', restarted: false } });
@@ -137,19 +167,35 @@ describe('install from a URL (real files and HTTP, modelled service)', () => {
     try {
       const at = (path: string): string => join(scratch.root, path);
       writeExecutable(at(P.entry), agent('1.0.0'));
-      const archive = releaseArchive(process.arch === 'arm64' ? 'aks-flex-node-linux-arm64' : 'aks-flex-node-linux-amd64', agent('2.0.0'));
+      const archive = releaseArchive(
+        process.arch === 'arm64' ? 'aks-flex-node-linux-arm64' : 'aks-flex-node-linux-amd64',
+        agent('2.0.0'),
+      );
       server.route('/release.tar.gz', serve(archive));
-      const services = new MemoryServiceManager({ fs: new NodeFileSystem(), execStart: at(P.current), behaviourOf: () => 'healthy' });
-      const upgrader = sandboxUpgrader(scratch.root, { agent: { ...FLEX_PROFILE.agent, allowScripts: true } }, { serviceManager: services });
+      const services = new MemoryServiceManager({
+        fs: new NodeFileSystem(),
+        execStart: at(P.current),
+        behaviourOf: () => 'healthy',
+      });
+      const upgrader = sandboxUpgrader(
+        scratch.root,
+        { agent: { ...FLEX_PROFILE.agent, allowScripts: true } },
+        { serviceManager: services },
+      );
       const url = `${server.url('/release.tar.gz')}?sig=CANARY-install`;
 
       const refused = await upgrader.install({ url, sha256: '0'.repeat(64) });
       expect(refused).toMatchObject({ ok: false, failure: { code: 'E_DIGEST_MISMATCH' } });
       // Only the layout was migrated: no slot holds the release and no staging file is left.
-      expect(Object.keys(snapshotTree(scratch.root)).filter((path) => path.includes('.tmp-') || path.endsWith('-green'))).toEqual([]);
+      expect(
+        Object.keys(snapshotTree(scratch.root)).filter((path) => path.includes('.tmp-') || path.endsWith('-green')),
+      ).toEqual([]);
 
       const installed = await upgrader.install({ url, sha256: sha256Hex(archive), requestedVersion: '2.0.0' });
-      expect(installed).toMatchObject({ ok: true, value: { outcome: 'activated', from: 'blue', to: 'green', candidateVersion: '2.0.0' } });
+      expect(installed).toMatchObject({
+        ok: true,
+        value: { outcome: 'activated', from: 'blue', to: 'green', candidateVersion: '2.0.0' },
+      });
       expect(readFileSync(at(P.green), 'utf8')).toBe(agent('2.0.0'));
       expect(JSON.stringify(installed)).not.toContain('CANARY');
     } finally {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { quoteExecArgument, renderAgentUnit, renderRecoveryScript, renderRecoveryUnit, shellQuote, type RecoveryScriptSettings, type UnitSettings } from '../../src/adapters/systemd/render-units.js';
+import {
+  quoteExecArgument,
+  renderAgentUnit,
+  renderRecoveryScript,
+  renderRecoveryUnit,
+  shellQuote,
+  type RecoveryScriptSettings,
+  type UnitSettings,
+} from '../../src/adapters/systemd/render-units.js';
 import { checkConfigValue, parseConfigValue } from '../../src/app/config/parse-config.js';
 import { InvariantViolation } from '../../src/domain/invariant.js';
 
@@ -53,7 +61,10 @@ describe('configuration refuses control characters, naming the key', () => {
   });
 
   it('accepts printable non-ASCII text: accents, a no-break space, a character outside the BMP', () => {
-    const check = checkConfigValue({ agent: { args: ['--label=café', 'a\u00a0b', 'emoji 🚀'] }, paths: { state: '/etc/état/state.json' } });
+    const check = checkConfigValue({
+      agent: { args: ['--label=café', 'a\u00a0b', 'emoji 🚀'] },
+      paths: { state: '/etc/état/state.json' },
+    });
     expect(check.ok).toBe(true);
   });
 });
@@ -79,14 +90,23 @@ describe('the unit renderer refuses control characters instead of writing a chan
     message: 'failed',
   };
 
-  it.each(CONTROLS.filter(([name]) => name !== 'a lone surrogate'))('throws an InvariantViolation for %s in an argument, a path or an option', (_name, control) => {
-    expect(() => renderAgentUnit({ ...unit, args: ['agent', `x${control}y`] })).toThrow(InvariantViolation);
-    expect(() => renderAgentUnit({ ...unit, currentLink: `/usr/local/lib/a${control}/agent-current` })).toThrow(InvariantViolation);
-    expect(() => renderRecoveryUnit({ ...unit, recoveryScript: `/usr/local/lib/${control}.sh` })).toThrow(InvariantViolation);
-    expect(() => renderRecoveryScript({ ...script, recoverOptions: ['--root', `/tmp/a${control}b`] })).toThrow(InvariantViolation);
-    expect(() => quoteExecArgument(`a${control}`)).toThrow(InvariantViolation);
-    expect(() => shellQuote(`a${control}`)).toThrow(InvariantViolation);
-  });
+  it.each(CONTROLS.filter(([name]) => name !== 'a lone surrogate'))(
+    'throws an InvariantViolation for %s in an argument, a path or an option',
+    (_name, control) => {
+      expect(() => renderAgentUnit({ ...unit, args: ['agent', `x${control}y`] })).toThrow(InvariantViolation);
+      expect(() => renderAgentUnit({ ...unit, currentLink: `/usr/local/lib/a${control}/agent-current` })).toThrow(
+        InvariantViolation,
+      );
+      expect(() => renderRecoveryUnit({ ...unit, recoveryScript: `/usr/local/lib/${control}.sh` })).toThrow(
+        InvariantViolation,
+      );
+      expect(() => renderRecoveryScript({ ...script, recoverOptions: ['--root', `/tmp/a${control}b`] })).toThrow(
+        InvariantViolation,
+      );
+      expect(() => quoteExecArgument(`a${control}`)).toThrow(InvariantViolation);
+      expect(() => shellQuote(`a${control}`)).toThrow(InvariantViolation);
+    },
+  );
 
   it('still renders ordinary settings', () => {
     expect(renderAgentUnit(unit).split('\n')).toContain('ExecStart=/usr/local/lib/agent/agent-current agent');

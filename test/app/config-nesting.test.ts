@@ -36,7 +36,9 @@ describe('configuration text: nesting is bounded before anything recurses over i
   });
 
   it('accepts the deepest legitimate document (a key inside a section inside the file)', () => {
-    expect(checkConfigText('{"agent":{"args":["agent","--config","/etc/a.json"]},"container":{"machines":["kube1"]}}').ok).toBe(true);
+    expect(
+      checkConfigText('{"agent":{"args":["agent","--config","/etc/a.json"]},"container":{"machines":["kube1"]}}').ok,
+    ).toBe(true);
   });
 });
 

@@ -8,8 +8,16 @@ const keysOf = (value: unknown): readonly string[] | null => {
 
 describe('configuration: impossible health limits', () => {
   it.each([
-    ['stableMs above timeoutMs', { timeoutMs: 1_000, stableMs: 5_000, pollMs: 250 }, ['health.timeoutMs', 'health.stableMs', 'health.pollMs']],
-    ['stableMs equal to timeoutMs (no time for the agent to appear)', { timeoutMs: 3_000, stableMs: 3_000, pollMs: 250 }, ['health.timeoutMs', 'health.stableMs', 'health.pollMs']],
+    [
+      'stableMs above timeoutMs',
+      { timeoutMs: 1_000, stableMs: 5_000, pollMs: 250 },
+      ['health.timeoutMs', 'health.stableMs', 'health.pollMs'],
+    ],
+    [
+      'stableMs equal to timeoutMs (no time for the agent to appear)',
+      { timeoutMs: 3_000, stableMs: 3_000, pollMs: 250 },
+      ['health.timeoutMs', 'health.stableMs', 'health.pollMs'],
+    ],
     ['pollMs above stableMs', { stableMs: 100, pollMs: 1_000 }, ['health.pollMs', 'health.stableMs']],
     ['stableMs of zero', { stableMs: 0 }, ['health.pollMs', 'health.stableMs']],
   ])('refuses %s (E_CONFIG), naming the keys', (_name, health, keys) => {
@@ -57,14 +65,46 @@ describe('configuration: every refused path names its key', () => {
     ['the root directory as the slot directory', { paths: { slotDir: '/' } }, ['paths.slotDir']],
     ['the root directory as the kubeconfig', { cluster: { kubeconfig: '/' } }, ['cluster.kubeconfig']],
     ['a root with ..', { root: '/tmp/../etc' }, ['root']],
-    ['two roles on one path', { paths: { record: '/etc/agent/same.json', state: '/etc/agent/same.json' } }, ['paths.record', 'paths.state']],
-    ['the socket on the lock', { service: { supervisorSocket: '/run/aks-flex-node-agent-upgrade.lock' } }, ['paths.lock', 'service.supervisorSocket']],
-    ['a file inside the unit directory', { paths: { record: '/etc/systemd/system/record.json' } }, ['paths.record', 'paths.unitDir']],
-    ['the daemon state inside the unit directory', { paths: { daemonState: '/etc/systemd/system/daemon.json' } }, ['paths.daemonState', 'paths.unitDir']],
-    ['the slot directory inside the unit directory', { paths: { slotDir: '/etc/systemd/system/slots' } }, ['paths.slotDir', 'paths.unitDir']],
-    ['the unit directory inside the slot directory', { paths: { unitDir: '/usr/local/lib/aks-flex-node/units' } }, ['paths.slotDir', 'paths.unitDir']],
-    ['a path below a file', { paths: { state: '/etc/aks-flex-node/agent-upgrade-signal.json/state' } }, ['paths.record', 'paths.state']],
-    ['machines holding the slots', { container: { machinesDir: '/usr/local' } }, ['container.machinesDir', 'paths.slotDir']],
+    [
+      'two roles on one path',
+      { paths: { record: '/etc/agent/same.json', state: '/etc/agent/same.json' } },
+      ['paths.record', 'paths.state'],
+    ],
+    [
+      'the socket on the lock',
+      { service: { supervisorSocket: '/run/aks-flex-node-agent-upgrade.lock' } },
+      ['paths.lock', 'service.supervisorSocket'],
+    ],
+    [
+      'a file inside the unit directory',
+      { paths: { record: '/etc/systemd/system/record.json' } },
+      ['paths.record', 'paths.unitDir'],
+    ],
+    [
+      'the daemon state inside the unit directory',
+      { paths: { daemonState: '/etc/systemd/system/daemon.json' } },
+      ['paths.daemonState', 'paths.unitDir'],
+    ],
+    [
+      'the slot directory inside the unit directory',
+      { paths: { slotDir: '/etc/systemd/system/slots' } },
+      ['paths.slotDir', 'paths.unitDir'],
+    ],
+    [
+      'the unit directory inside the slot directory',
+      { paths: { unitDir: '/usr/local/lib/aks-flex-node/units' } },
+      ['paths.slotDir', 'paths.unitDir'],
+    ],
+    [
+      'a path below a file',
+      { paths: { state: '/etc/aks-flex-node/agent-upgrade-signal.json/state' } },
+      ['paths.record', 'paths.state'],
+    ],
+    [
+      'machines holding the slots',
+      { container: { machinesDir: '/usr/local' } },
+      ['container.machinesDir', 'paths.slotDir'],
+    ],
     ['an agent name the layout cannot use', { agent: { name: 'agent@host' } }, ['agent.name']],
   ])('refuses %s', (_name, config, keys) => {
     expect(keysOf(config)).toEqual(keys);
@@ -77,6 +117,12 @@ describe('configuration: every refused path names its key', () => {
 
   it('accepts the built-in profile and a sandbox configuration', () => {
     expect(keysOf({})).toBeNull();
-    expect(keysOf({ service: { manager: 'none' }, container: { manager: 'none' }, health: { timeoutMs: 12_000, stableMs: 1_500, pollMs: 250 } })).toBeNull();
+    expect(
+      keysOf({
+        service: { manager: 'none' },
+        container: { manager: 'none' },
+        health: { timeoutMs: 12_000, stableMs: 1_500, pollMs: 250 },
+      }),
+    ).toBeNull();
   });
 });

@@ -22,26 +22,29 @@ function containerFor(manager: 'systemd' | 'supervisor' | 'none') {
 }
 
 describe('composition root', () => {
-  it.each(['none', 'systemd', 'supervisor'] as const)('resolves every token with the "%s" service platform', (manager) => {
-    const container = containerFor(manager);
-    const resolved = [
-      container.get(Tokens.Config),
-      container.get(Tokens.Layout),
-      container.get(Tokens.HostIdentity),
-      container.get(Tokens.FileSystem),
-      container.get(Tokens.Clock),
-      container.get(Tokens.Logger),
-      container.get(Tokens.HostLock),
-      container.get(Tokens.ArtifactSource),
-      container.get(Tokens.ArchiveExtractor),
-      container.get(Tokens.ProcessRunner),
-      container.get(Tokens.ContainerRootfs),
-      container.get(Tokens.ServiceManager),
-      container.get(Tokens.LayoutEngine),
-      container.get(Tokens.OperationStoreFactory),
-    ];
-    expect(resolved).toHaveLength(Object.keys(Tokens).length);
-    for (const value of resolved) expect(value).toBeDefined();
-    expect(container.get(Tokens.ServiceManager).name).toBe(manager);
-  });
+  it.each(['none', 'systemd', 'supervisor'] as const)(
+    'resolves every token with the "%s" service platform',
+    (manager) => {
+      const container = containerFor(manager);
+      const resolved = [
+        container.get(Tokens.Config),
+        container.get(Tokens.Layout),
+        container.get(Tokens.HostIdentity),
+        container.get(Tokens.FileSystem),
+        container.get(Tokens.Clock),
+        container.get(Tokens.Logger),
+        container.get(Tokens.HostLock),
+        container.get(Tokens.ArtifactSource),
+        container.get(Tokens.ArchiveExtractor),
+        container.get(Tokens.ProcessRunner),
+        container.get(Tokens.ContainerRootfs),
+        container.get(Tokens.ServiceManager),
+        container.get(Tokens.LayoutEngine),
+        container.get(Tokens.OperationStoreFactory),
+      ];
+      expect(resolved).toHaveLength(Object.keys(Tokens).length);
+      for (const value of resolved) expect(value).toBeDefined();
+      expect(container.get(Tokens.ServiceManager).name).toBe(manager);
+    },
+  );
 });

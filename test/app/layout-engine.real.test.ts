@@ -126,10 +126,22 @@ describe('layout engine on a real filesystem', () => {
   });
 
   it.each([
-    ['a directory where the blue slot must be', (at: (p: string) => string) => mkdirSync(at(P.blue), { recursive: true })],
-    ['a regular file where the current link must be', (at: (p: string) => string) => writeExecutable(at(P.current), 'x')],
-    ['a directory as the compatibility entry', (at: (p: string) => string) => mkdirSync(at(P.entry), { recursive: true })],
-    ['a directory where the record must be', (at: (p: string) => string) => mkdirSync(at(P.record), { recursive: true })],
+    [
+      'a directory where the blue slot must be',
+      (at: (p: string) => string) => mkdirSync(at(P.blue), { recursive: true }),
+    ],
+    [
+      'a regular file where the current link must be',
+      (at: (p: string) => string) => writeExecutable(at(P.current), 'x'),
+    ],
+    [
+      'a directory as the compatibility entry',
+      (at: (p: string) => string) => mkdirSync(at(P.entry), { recursive: true }),
+    ],
+    [
+      'a directory where the record must be',
+      (at: (p: string) => string) => mkdirSync(at(P.record), { recursive: true }),
+    ],
     ['a non-executable legacy binary', (at: (p: string) => string) => writeExecutable(at(P.entry), 'x', 0o644)],
   ])('refuses %s with E_LAYOUT and changes nothing', async (_name, arrange) => {
     writeExecutable(at('/usr/local/bin/other'), 'keep');
@@ -155,11 +167,13 @@ describe('layout engine on a real filesystem', () => {
     const status = await upgrader.status();
 
     expect(corrupt).toMatchObject({ ok: false, failure: { code: 'E_RECORD' } });
-    expect(status).toMatchObject({ ok: true, value: { record: { present: true, valid: false, problem: { code: 'E_RECORD' } } } });
+    expect(status).toMatchObject({
+      ok: true,
+      value: { record: { present: true, valid: false, problem: { code: 'E_RECORD' } } },
+    });
     expect(snapshotTree(root)).toEqual(before);
   });
 });
-
 
 describe('layout engine under a sandbox root reached through a symlink', () => {
   it('migrates when the root itself is a symlinked directory (like /tmp -> /private/tmp)', async () => {

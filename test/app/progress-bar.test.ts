@@ -7,7 +7,11 @@ import { screenAfter } from '../cli/terminal-screen.js';
 const MIB = 1024 * 1024;
 
 /** A stream that says it is a terminal `columns` wide, and everything written to it. */
-function terminal(columns: number): { stream: PassThrough & { columns: number }; written: () => string; chunks: string[] } {
+function terminal(columns: number): {
+  stream: PassThrough & { columns: number };
+  written: () => string;
+  chunks: string[];
+} {
   const stream = Object.assign(new PassThrough(), { columns, isTTY: true });
   const chunks: string[] = [];
   stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
@@ -27,15 +31,19 @@ describe('progress bar', () => {
     expect(renderProgress(3 * 1024 * 1024, null, 1000)).toBe('Downloading 3.0 MiB 3.0 MiB/s');
   });
 
-  it.each([200, 80, 50, 30, 12, 1])('fits a terminal %d columns wide (never its last column) for every size and rate', (columns) => {
-    const widths: number[] = [];
-    for (const total of [null, 1, 999 * MIB, 99_999 * MIB]) {
-      for (const fraction of [0, 0.37, 1]) {
-        for (const elapsedMs of [0, 1, 60_000]) widths.push(renderProgress(Math.round((total ?? 5 * MIB) * fraction), total, elapsedMs, columns).length);
+  it.each([200, 80, 50, 30, 12, 1])(
+    'fits a terminal %d columns wide (never its last column) for every size and rate',
+    (columns) => {
+      const widths: number[] = [];
+      for (const total of [null, 1, 999 * MIB, 99_999 * MIB]) {
+        for (const fraction of [0, 0.37, 1]) {
+          for (const elapsedMs of [0, 1, 60_000])
+            widths.push(renderProgress(Math.round((total ?? 5 * MIB) * fraction), total, elapsedMs, columns).length);
+        }
       }
-    }
-    expect(Math.max(...widths)).toBeLessThanOrEqual(Math.max(1, columns - 1));
-  });
+      expect(Math.max(...widths)).toBeLessThanOrEqual(Math.max(1, columns - 1));
+    },
+  );
 
   it('at 50 columns every redraw stays on one screen line, and finishing leaves that line empty', () => {
     const { stream, written } = terminal(50);

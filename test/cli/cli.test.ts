@@ -25,11 +25,27 @@ describe('cli', () => {
   beforeEach(() => {
     scratch = makeScratch();
     mkdirSync(join(scratch.root, 'etc/aks-flex-node'), { recursive: true });
-    writeFileSync(join(scratch.root, 'etc/aks-flex-node/agent-upgrade.json'), JSON.stringify({ service: { manager: 'none' } }));
+    writeFileSync(
+      join(scratch.root, 'etc/aks-flex-node/agent-upgrade.json'),
+      JSON.stringify({ service: { manager: 'none' } }),
+    );
   });
   afterEach(() => scratch.cleanup());
 
-  it.each([['--help'], ['version', '--help'], ['status', '--help'], ['migrate', '--help'], ['fetch', '--help'], ['install', '--help'], ['activate', '--help'], ['rollback', '--help'], ['recover', '--help'], ['supervise', '--help'], ['daemon', '--help'], ['demo', '--help']])('prints help for %s', async (...argv) => {
+  it.each([
+    ['--help'],
+    ['version', '--help'],
+    ['status', '--help'],
+    ['migrate', '--help'],
+    ['fetch', '--help'],
+    ['install', '--help'],
+    ['activate', '--help'],
+    ['rollback', '--help'],
+    ['recover', '--help'],
+    ['supervise', '--help'],
+    ['daemon', '--help'],
+    ['demo', '--help'],
+  ])('prints help for %s', async (...argv) => {
     const run = await runCliInMemory(argv);
     expect(run.exitCode).toBe(0);
     expectGolden(`help-${argv.filter((arg) => arg !== '--help').join('-') || 'main'}.txt`, run.stdout);
@@ -106,7 +122,10 @@ describe('cli: recover, activate --preflight, rollback', () => {
     const scratch = makeScratch();
     try {
       mkdirSync(join(scratch.root, 'etc/aks-flex-node'), { recursive: true });
-      writeFileSync(join(scratch.root, 'etc/aks-flex-node/agent-upgrade.json'), JSON.stringify({ service: { manager: 'none' }, container: { manager: 'none' } }));
+      writeFileSync(
+        join(scratch.root, 'etc/aks-flex-node/agent-upgrade.json'),
+        JSON.stringify({ service: { manager: 'none' }, container: { manager: 'none' } }),
+      );
       writeExecutable(join(scratch.root, 'usr/local/bin/aks-flex-node'), 'v1');
       const before = snapshotTree(scratch.root);
       const run = await runCliInMemory(['recover', '--root', scratch.root, '--message', 'crash loop', '--json']);
@@ -122,16 +141,29 @@ describe('cli: recover, activate --preflight, rollback', () => {
     const scratch = makeScratch();
     try {
       mkdirSync(join(scratch.root, 'etc/aks-flex-node'), { recursive: true });
-      writeFileSync(join(scratch.root, 'etc/aks-flex-node/agent-upgrade.json'), JSON.stringify({ service: { manager: 'none' }, container: { manager: 'none' }, agent: { allowScripts: true } }));
+      writeFileSync(
+        join(scratch.root, 'etc/aks-flex-node/agent-upgrade.json'),
+        JSON.stringify({ service: { manager: 'none' }, container: { manager: 'none' }, agent: { allowScripts: true } }),
+      );
       writeExecutable(join(scratch.root, 'usr/local/bin/aks-flex-node'), 'v1');
       writeExecutable(join(scratch.root, 'candidate'), 'v2');
       const before = snapshotTree(scratch.root);
 
-      const preflight = await runCliInMemory(['activate', join(scratch.root, 'candidate'), '--preflight', '--root', scratch.root, '--json']);
+      const preflight = await runCliInMemory([
+        'activate',
+        join(scratch.root, 'candidate'),
+        '--preflight',
+        '--root',
+        scratch.root,
+        '--json',
+      ]);
       const rollback = await runCliInMemory(['rollback', '--root', scratch.root, '--json']);
 
       expect(preflight.exitCode).toBe(0);
-      expect(JSON.parse(preflight.stdout)).toMatchObject({ ok: true, preflight: { initializeLayout: true, candidateChanged: true } });
+      expect(JSON.parse(preflight.stdout)).toMatchObject({
+        ok: true,
+        preflight: { initializeLayout: true, candidateChanged: true },
+      });
       expect(rollback.exitCode).toBe(1);
       expect(JSON.parse(rollback.stdout)).toMatchObject({ ok: false, error: { code: 'E_LAYOUT' } });
       expect(snapshotTree(scratch.root)).toEqual(before);

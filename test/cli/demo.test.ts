@@ -14,7 +14,13 @@ describe('agent-upgrade demo', () => {
     const run = await runCliInMemory(['demo', '--json']);
     expect(run.exitCode).toBe(0);
     const { demo } = JSON.parse(run.stdout) as { demo: { sandbox: string; kept: boolean; steps: Step[] } };
-    expect(demo.steps.map((step) => step.phase)).toEqual(['legacy install', 'migrate', 'start', 'install v2.0.0', 'install v3.0.0']);
+    expect(demo.steps.map((step) => step.phase)).toEqual([
+      'legacy install',
+      'migrate',
+      'start',
+      'install v2.0.0',
+      'install v3.0.0',
+    ]);
     const slot = (path: string | null) => path?.replace(/^.*aks-flex-node-/, '') ?? null;
     expect(demo.steps.map((step) => [slot(step.current), slot(step.lastGood), step.running])).toEqual([
       [null, null, null],

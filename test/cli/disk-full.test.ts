@@ -1,6 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -37,7 +46,15 @@ function freeBytes(directory: string): number {
 /** A script candidate that reports `version` and is padded to `bytes` (incompressible, so the archive is as big). */
 function scriptOfSize(version: string, bytes: number): Buffer {
   const head = Buffer.from(`#!/bin/sh\necho ${version}\nexit 0\n# `);
-  return Buffer.concat([head, Buffer.from(randomBytes(bytes).toString('base64').slice(0, bytes - head.length - 1)), Buffer.from('\n')]);
+  return Buffer.concat([
+    head,
+    Buffer.from(
+      randomBytes(bytes)
+        .toString('base64')
+        .slice(0, bytes - head.length - 1),
+    ),
+    Buffer.from('\n'),
+  ]);
 }
 
 /**
@@ -77,7 +94,16 @@ describe('a full disk', () => {
   it('fetch fails with E_DISK_SPACE (exit 1) and leaves neither the output nor a temp file', async () => {
     mountTmpfs('512k');
     const release = publish(randomBytes(1024 * 1024));
-    const run = await runCliInMemory(['fetch', '--url', release.url, '--sha256', release.sha256, '--output', join(mountPoint, 'agent'), '--json']);
+    const run = await runCliInMemory([
+      'fetch',
+      '--url',
+      release.url,
+      '--sha256',
+      release.sha256,
+      '--output',
+      join(mountPoint, 'agent'),
+      '--json',
+    ]);
     expect(run.exitCode).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code: 'E_DISK_SPACE' } });
     expect(readdirSync(mountPoint)).toEqual([]);
@@ -89,7 +115,16 @@ describe('a full disk', () => {
     expect((await runCliInMemory(['migrate', '--root', root, '--json'])).exitCode).toBe(0);
     const before = snapshotTree(root);
     const release = publish(randomBytes(1024 * 1024));
-    const run = await runCliInMemory(['install', '--url', release.url, '--sha256', release.sha256, '--root', root, '--json']);
+    const run = await runCliInMemory([
+      'install',
+      '--url',
+      release.url,
+      '--sha256',
+      release.sha256,
+      '--root',
+      root,
+      '--json',
+    ]);
     expect(run.exitCode).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code: 'E_DISK_SPACE' } });
     expect(snapshotTree(root)).toEqual(before);
@@ -99,19 +134,36 @@ describe('a full disk', () => {
   it.each([
     ['a migrated host', true],
     ['a legacy host', false],
-  ])('install of a binary of 60%% of the free space succeeds on %s: the download is moved into the slot, not copied', async (_name, migrated) => {
-    mountTmpfs('2m');
-    const root = sandbox();
-    if (migrated) expect((await runCliInMemory(['migrate', '--root', root, '--json'])).exitCode).toBe(0);
-    const candidate = scriptOfSize('v2.0.0', Math.floor(freeBytes(mountPoint) * 0.6));
-    const release = publish(candidate);
-    const run = await runCliInMemory(['install', '--url', release.url, '--sha256', release.sha256, '--root', root, '--json']);
-    expect(run.exitCode).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, activation: { outcome: 'activated', to: 'green', candidateSha256: sha256Hex(candidate) } });
-    expect(readlinkSync(join(root, 'usr/local/lib/aks-flex-node/aks-flex-node-current'))).toBe('aks-flex-node-green');
-    expect(sha256Hex(readFileSync(join(root, 'usr/local/lib/aks-flex-node/aks-flex-node-green')))).toBe(sha256Hex(candidate));
-    expect(tempsBelow(root)).toEqual([]);
-  });
+  ])(
+    'install of a binary of 60%% of the free space succeeds on %s: the download is moved into the slot, not copied',
+    async (_name, migrated) => {
+      mountTmpfs('2m');
+      const root = sandbox();
+      if (migrated) expect((await runCliInMemory(['migrate', '--root', root, '--json'])).exitCode).toBe(0);
+      const candidate = scriptOfSize('v2.0.0', Math.floor(freeBytes(mountPoint) * 0.6));
+      const release = publish(candidate);
+      const run = await runCliInMemory([
+        'install',
+        '--url',
+        release.url,
+        '--sha256',
+        release.sha256,
+        '--root',
+        root,
+        '--json',
+      ]);
+      expect(run.exitCode).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        ok: true,
+        activation: { outcome: 'activated', to: 'green', candidateSha256: sha256Hex(candidate) },
+      });
+      expect(readlinkSync(join(root, 'usr/local/lib/aks-flex-node/aks-flex-node-current'))).toBe('aks-flex-node-green');
+      expect(sha256Hex(readFileSync(join(root, 'usr/local/lib/aks-flex-node/aks-flex-node-green')))).toBe(
+        sha256Hex(candidate),
+      );
+      expect(tempsBelow(root)).toEqual([]);
+    },
+  );
 
   it('activate of a binary of 60% of the free space succeeds: the snapshot is moved into the slot, not copied', async () => {
     mountTmpfs('2m');
@@ -125,7 +177,9 @@ describe('a full disk', () => {
       const run = await runCliInMemory(['activate', join(outside, 'candidate'), '--root', root, '--json']);
       expect(run.exitCode).toBe(0);
       expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, activation: { outcome: 'activated', to: 'green' } });
-      expect(sha256Hex(readFileSync(join(root, 'usr/local/lib/aks-flex-node/aks-flex-node-green')))).toBe(sha256Hex(candidate));
+      expect(sha256Hex(readFileSync(join(root, 'usr/local/lib/aks-flex-node/aks-flex-node-green')))).toBe(
+        sha256Hex(candidate),
+      );
       expect(tempsBelow(root)).toEqual([]);
     } finally {
       rmSync(outside, { recursive: true, force: true });
@@ -165,7 +219,10 @@ describe('a full state directory', () => {
     }
     const before = snapshotTree(root, ['/run', '/etc']);
     const run = await runCliInMemory(['activate', join(root, 'staging/candidate'), '--root', root, '--json']);
-    expect({ exitCode: run.exitCode, error: (JSON.parse(run.stdout) as { error?: { code: string; hostChanged?: boolean } }).error }).toMatchObject({
+    expect({
+      exitCode: run.exitCode,
+      error: (JSON.parse(run.stdout) as { error?: { code: string; hostChanged?: boolean } }).error,
+    }).toMatchObject({
       exitCode: 1,
       error: { code: 'E_DISK_SPACE' },
     });

@@ -15,14 +15,27 @@ const BIN = join(dirname(fileURLToPath(import.meta.url)), '../../bin/agent-upgra
 describe('bin/agent-upgrade fast paths', () => {
   beforeAll(() => assertBuildCurrent());
 
-  it.each(FAST_PATH_ARGUMENTS.map((argv) => [argv.join(' '), argv] as const))('%s: the same bytes and exit code as the CLI', async (_label, argv) => {
-    const launched = spawnSync(process.execPath, [BIN, ...argv], { encoding: 'utf8', timeout: 30_000 });
-    const direct = await runCliInMemory(argv);
-    expect({ exitCode: launched.status, stdout: launched.stdout, stderr: launched.stderr }).toEqual({ exitCode: direct.exitCode, stdout: direct.stdout, stderr: direct.stderr });
-  });
+  it.each(FAST_PATH_ARGUMENTS.map((argv) => [argv.join(' '), argv] as const))(
+    '%s: the same bytes and exit code as the CLI',
+    async (_label, argv) => {
+      const launched = spawnSync(process.execPath, [BIN, ...argv], { encoding: 'utf8', timeout: 30_000 });
+      const direct = await runCliInMemory(argv);
+      expect({ exitCode: launched.status, stdout: launched.stdout, stderr: launched.stderr }).toEqual({
+        exitCode: direct.exitCode,
+        stdout: direct.stdout,
+        stderr: direct.stderr,
+      });
+    },
+  );
 
   it('a command line that is not recorded runs the CLI (a usage error is exit 2 with E_USAGE)', () => {
-    const launched = spawnSync(process.execPath, [BIN, 'version', '--no-such-option', '--json'], { encoding: 'utf8', timeout: 30_000 });
-    expect({ exitCode: launched.status, code: (JSON.parse(launched.stdout) as { error: { code: string } }).error.code }).toEqual({ exitCode: 2, code: 'E_USAGE' });
+    const launched = spawnSync(process.execPath, [BIN, 'version', '--no-such-option', '--json'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect({
+      exitCode: launched.status,
+      code: (JSON.parse(launched.stdout) as { error: { code: string } }).error.code,
+    }).toEqual({ exitCode: 2, code: 'E_USAGE' });
   });
 });

@@ -29,12 +29,27 @@ describe('fetch command', () => {
 
   it('writes the verified member, reports the archive digest, and keeps the canary out of the output', async () => {
     const output = join(scratch.root, 'agent');
-    const run = await runCliInMemory(['fetch', '--url', url(), '--sha256', `sha256:${sha256Hex(archive)}`, '--output', output, '--json']);
+    const run = await runCliInMemory([
+      'fetch',
+      '--url',
+      url(),
+      '--sha256',
+      `sha256:${sha256Hex(archive)}`,
+      '--output',
+      output,
+      '--json',
+    ]);
 
     expect(run.exitCode).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({
       ok: true,
-      fetch: { member: MEMBER, output, binaryBytes: CONTENT.length, archive: { sha256: sha256Hex(archive), bytes: archive.length }, digestVerified: true },
+      fetch: {
+        member: MEMBER,
+        output,
+        binaryBytes: CONTENT.length,
+        archive: { sha256: sha256Hex(archive), bytes: archive.length },
+        digestVerified: true,
+      },
     });
     expect(readFileSync(output, 'utf8')).toBe(CONTENT);
     expect(`${run.stdout}${run.stderr}`).not.toContain(CANARY);
@@ -52,7 +67,9 @@ describe('fetch command', () => {
     ['without a terminal', ['fetch', '--url', '', '--output', ''], false],
     ['with --json on a terminal', ['fetch', '--url', '', '--output', '', '--json'], true],
   ])('draws no progress bar %s', async (_name, argv, tty) => {
-    const args = argv.map((arg, index) => (argv[index - 1] === '--url' ? url() : argv[index - 1] === '--output' ? join(scratch.root, 'agent') : arg));
+    const args = argv.map((arg, index) =>
+      argv[index - 1] === '--url' ? url() : argv[index - 1] === '--output' ? join(scratch.root, 'agent') : arg,
+    );
     const run = await runCliInMemory(args, { tty });
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toBe('');
@@ -60,7 +77,16 @@ describe('fetch command', () => {
 
   it('fails with E_DIGEST_MISMATCH (exit 1), writes nothing, and leaves no temp file', async () => {
     const output = join(scratch.root, 'agent');
-    const run = await runCliInMemory(['fetch', '--url', url(), '--sha256', '0'.repeat(64), '--output', output, '--json']);
+    const run = await runCliInMemory([
+      'fetch',
+      '--url',
+      url(),
+      '--sha256',
+      '0'.repeat(64),
+      '--output',
+      output,
+      '--json',
+    ]);
     expect(run.exitCode).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code: 'E_DIGEST_MISMATCH' } });
     expect(existsSync(output)).toBe(false);
@@ -68,7 +94,16 @@ describe('fetch command', () => {
   });
 
   it('rejects a malformed digest before any request (E_INVALID_DIGEST, exit 2)', async () => {
-    const run = await runCliInMemory(['fetch', '--url', url(), '--sha256', 'abc', '--output', join(scratch.root, 'agent'), '--json']);
+    const run = await runCliInMemory([
+      'fetch',
+      '--url',
+      url(),
+      '--sha256',
+      'abc',
+      '--output',
+      join(scratch.root, 'agent'),
+      '--json',
+    ]);
     expect(run.exitCode).toBe(2);
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code: 'E_INVALID_DIGEST' } });
     expect(server.requests).toEqual([]);
@@ -81,4 +116,3 @@ describe('fetch command', () => {
     expect(`${run.stdout}${run.stderr}${jsonRun.stdout}${jsonRun.stderr}`).not.toContain(CANARY);
   });
 });
-

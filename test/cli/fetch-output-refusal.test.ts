@@ -27,7 +27,10 @@ describe('fetch --output refuses managed files', () => {
     server.route('/release.tar.gz', serve(archive));
     root = join(scratch.root, 'host');
     mkdirSync(join(root, 'etc/aks-flex-node'), { recursive: true });
-    writeFileSync(join(root, 'etc/aks-flex-node/agent-upgrade.json'), JSON.stringify({ service: { manager: 'none' }, container: { manager: 'none' } }));
+    writeFileSync(
+      join(root, 'etc/aks-flex-node/agent-upgrade.json'),
+      JSON.stringify({ service: { manager: 'none' }, container: { manager: 'none' } }),
+    );
     writeExecutable(join(root, 'usr/local/bin/aks-flex-node'), '#!/bin/sh\necho v1.0.0\n');
     expect((await runCliInMemory(['migrate', '--root', root, '--json'])).exitCode).toBe(0);
     writeFileSync(join(root, 'etc/aks-flex-node/agent-upgrade-state.json'), '{}');
@@ -38,7 +41,18 @@ describe('fetch --output refuses managed files', () => {
   });
 
   const fetchTo = (output: string) =>
-    runCliInMemory(['fetch', '--url', server.url('/release.tar.gz'), '--sha256', sha256Hex(archive), '--output', output, '--root', root, '--json']);
+    runCliInMemory([
+      'fetch',
+      '--url',
+      server.url('/release.tar.gz'),
+      '--sha256',
+      sha256Hex(archive),
+      '--output',
+      output,
+      '--root',
+      root,
+      '--json',
+    ]);
 
   const forms: ReadonlyArray<readonly [string, () => string]> = [
     ['the active slot', () => join(root, SLOTS, 'aks-flex-node-blue')],

@@ -26,7 +26,11 @@ describe('the direct path on a hostile host', () => {
     const doc = JSON.parse(run.stdout || '{}') as { ok?: boolean; error?: { code: string; hostChanged?: boolean } };
     return { exitCode: run.exitCode, code: doc.error?.code ?? null, doc };
   };
-  const writeState = (state: object) => writeFileSync(at(`${ETC}/agent-upgrade-state.json`), `${JSON.stringify({ kind: 'AgentUpgradeState', schemaVersion: 1, slots: { blue: null, green: null }, quarantine: [], highestCommittedVersion: null, ...state }, null, 2)}\n`);
+  const writeState = (state: object) =>
+    writeFileSync(
+      at(`${ETC}/agent-upgrade-state.json`),
+      `${JSON.stringify({ kind: 'AgentUpgradeState', schemaVersion: 1, slots: { blue: null, green: null }, quarantine: [], highestCommittedVersion: null, ...state }, null, 2)}\n`,
+    );
 
   beforeAll(async () => {
     releases = await startHostileServer();
@@ -35,7 +39,15 @@ describe('the direct path on a hostile host', () => {
   beforeEach(() => {
     scratch = makeScratch();
     mkdirSync(at(ETC), { recursive: true });
-    writeFileSync(at(`${ETC}/agent-upgrade.json`), JSON.stringify({ agent: { allowScripts: true }, service: { manager: 'none' }, container: { manager: 'none' }, cluster: { manager: 'none' } }));
+    writeFileSync(
+      at(`${ETC}/agent-upgrade.json`),
+      JSON.stringify({
+        agent: { allowScripts: true },
+        service: { manager: 'none' },
+        container: { manager: 'none' },
+        cluster: { manager: 'none' },
+      }),
+    );
     writeExecutable(at('usr/local/bin/aks-flex-node'), agentScript('3.0.0'));
   });
   afterEach(() => scratch.cleanup());
@@ -45,10 +57,22 @@ describe('the direct path on a hostile host', () => {
     writeExecutable(at(`${SLOTS}/aks-flex-node-green`), agentScript('4.0.0'));
     unlinkSync(at(`${SLOTS}/aks-flex-node-current`));
     symlinkSync('aks-flex-node-green', at(`${SLOTS}/aks-flex-node-current`));
-    const marker = { kind: 'AgentDirectActivation', schemaVersion: 1, previous: 'blue', candidate: 'green', candidateDigest: sha256(agentScript('4.0.0')), candidateVersion: '4.0.0', serviceActive: true };
+    const marker = {
+      kind: 'AgentDirectActivation',
+      schemaVersion: 1,
+      previous: 'blue',
+      candidate: 'green',
+      candidateDigest: sha256(agentScript('4.0.0')),
+      candidateVersion: '4.0.0',
+      serviceActive: true,
+    };
     writeFileSync(at(`${ETC}/agent-upgrade-activation.json`), JSON.stringify(marker));
     const run = await cli('migrate');
-    expect({ exitCode: run.exitCode, current: link('current'), marker: existsSync(at(`${ETC}/agent-upgrade-activation.json`)) }).toEqual({
+    expect({
+      exitCode: run.exitCode,
+      current: link('current'),
+      marker: existsSync(at(`${ETC}/agent-upgrade-activation.json`)),
+    }).toEqual({
       exitCode: 0,
       current: 'aks-flex-node-blue',
       marker: false,
@@ -82,14 +106,17 @@ describe('the direct path on a hostile host', () => {
   it.each([
     ['an absolute target', '/bin/true'],
     ['a relative escape', `${'../'.repeat(12)}bin/true`],
-  ])('a current leaving --root by %s is refused (E_LAYOUT), the host file is never copied in', async (_label, target) => {
-    unlinkSync(at('usr/local/bin/aks-flex-node'));
-    mkdirSync(at(SLOTS), { recursive: true, mode: 0o750 });
-    symlinkSync(target, at(`${SLOTS}/aks-flex-node-current`));
-    const before = snapshotTree(scratch.root, []);
-    expect(await cli('migrate')).toMatchObject({ exitCode: 1, code: 'E_LAYOUT' });
-    expect(snapshotTree(scratch.root, [])).toEqual(before);
-  });
+  ])(
+    'a current leaving --root by %s is refused (E_LAYOUT), the host file is never copied in',
+    async (_label, target) => {
+      unlinkSync(at('usr/local/bin/aks-flex-node'));
+      mkdirSync(at(SLOTS), { recursive: true, mode: 0o750 });
+      symlinkSync(target, at(`${SLOTS}/aks-flex-node-current`));
+      const before = snapshotTree(scratch.root, []);
+      expect(await cli('migrate')).toMatchObject({ exitCode: 1, code: 'E_LAYOUT' });
+      expect(snapshotTree(scratch.root, [])).toEqual(before);
+    },
+  );
 
   it('a version older than what current runs is refused even when the state file is lost (the binary is asked)', async () => {
     expect((await cli('migrate')).exitCode).toBe(0);
@@ -109,7 +136,10 @@ describe('the direct path on a hostile host', () => {
     expect((await cli('migrate')).exitCode).toBe(0);
     writeExecutable(at('staging/next'), agentScript('3.1.0'));
     expect((await cli('activate', at('staging/next'))).exitCode).toBe(0);
-    expect({ current: link('current'), foreign: existsSync(at(`${SLOTS}/.aks-flex-node-blue.tmp-foreign`)) }).toEqual({ current: 'aks-flex-node-green', foreign: true });
+    expect({ current: link('current'), foreign: existsSync(at(`${SLOTS}/.aks-flex-node-blue.tmp-foreign`)) }).toEqual({
+      current: 'aks-flex-node-green',
+      foreign: true,
+    });
   });
 
   it('a marker that does not parse is refused (E_RECORD) and left in place, nothing changed', async () => {
@@ -135,7 +165,10 @@ describe('the direct path on a hostile host', () => {
   });
 
   describe('install refuses before it changes anything', () => {
-    const legacyUntouched = () => ({ entryIsFile: !existsSync(at(SLOTS)) && readFileSync(at('usr/local/bin/aks-flex-node'), 'utf8') === agentScript('3.0.0') });
+    const legacyUntouched = () => ({
+      entryIsFile:
+        !existsSync(at(SLOTS)) && readFileSync(at('usr/local/bin/aks-flex-node'), 'utf8') === agentScript('3.0.0'),
+    });
 
     it.each([
       ['an ftp URL', ['--url', 'ftp://x/y'], 2, 'E_INVALID_URL'],
@@ -148,21 +181,41 @@ describe('the direct path on a hostile host', () => {
 
     it('a 404 on a legacy host: exit 1, not migrated, no temp left', async () => {
       const before = snapshotTree(scratch.root);
-      expect(await cli('install', '--url', releases.url('/missing.tar.gz'))).toMatchObject({ exitCode: 1, code: 'E_HTTP_STATUS' });
+      expect(await cli('install', '--url', releases.url('/missing.tar.gz'))).toMatchObject({
+        exitCode: 1,
+        code: 'E_HTTP_STATUS',
+      });
       expect(snapshotTree(scratch.root)).toEqual(before);
     });
 
     it('a pending managed record: exit 4 before any download, and --preflight says so too', async () => {
       const requestsBefore = releases.requests.filter((request) => request.path === '/counted.tar.gz').length;
       const record = {
-        kind: 'AgentUpgradeRecord', schemaVersion: 1, operation: { name: 'op', uid: null }, instanceId: '0'.repeat(32), activeMachine: null,
-        candidate: null, previous: null, candidateDigest: null, switchCommitted: false, recoveryRequired: false, failure: null, completed: false,
+        kind: 'AgentUpgradeRecord',
+        schemaVersion: 1,
+        operation: { name: 'op', uid: null },
+        instanceId: '0'.repeat(32),
+        activeMachine: null,
+        candidate: null,
+        previous: null,
+        candidateDigest: null,
+        switchCommitted: false,
+        recoveryRequired: false,
+        failure: null,
+        completed: false,
       };
       writeFileSync(at(`${ETC}/agent-upgrade-signal.json`), JSON.stringify(record));
       const before = snapshotTree(scratch.root);
-      expect(await cli('install', '--url', releases.url('/counted.tar.gz'))).toMatchObject({ exitCode: 4, code: 'E_UPGRADE_PENDING' });
-      expect(await cli('install', '--url', releases.url('/counted.tar.gz'), '--preflight')).toMatchObject({ exitCode: 4, code: 'E_UPGRADE_PENDING' });
-      const requests = releases.requests.filter((request) => request.path === '/counted.tar.gz').length - requestsBefore;
+      expect(await cli('install', '--url', releases.url('/counted.tar.gz'))).toMatchObject({
+        exitCode: 4,
+        code: 'E_UPGRADE_PENDING',
+      });
+      expect(await cli('install', '--url', releases.url('/counted.tar.gz'), '--preflight')).toMatchObject({
+        exitCode: 4,
+        code: 'E_UPGRADE_PENDING',
+      });
+      const requests =
+        releases.requests.filter((request) => request.path === '/counted.tar.gz').length - requestsBefore;
       expect({ requests, tree: snapshotTree(scratch.root) }).toEqual({ requests: 0, tree: before });
     });
   });

@@ -35,7 +35,10 @@ describe('install --preflight follows the service manager and the agent state', 
     scratch = makeScratch();
     writeExecutable(join(scratch.root, 'usr/local/bin/aks-flex-node'), '#!/bin/sh\necho 1.0.0\n');
     mkdirSync(join(scratch.root, 'etc/aks-flex-node'), { recursive: true });
-    writeFileSync(join(scratch.root, 'etc/aks-flex-node/agent-upgrade.json'), JSON.stringify({ service: { manager: 'none' }, container: { manager: 'none' } }));
+    writeFileSync(
+      join(scratch.root, 'etc/aks-flex-node/agent-upgrade.json'),
+      JSON.stringify({ service: { manager: 'none' }, container: { manager: 'none' } }),
+    );
     expect((await runCliInMemory(['migrate', '--root', scratch.root])).exitCode).toBe(0);
     const derived = deriveLayout({ root: scratch.root, agentName: FLEX_PROFILE.agent.name, ...FLEX_PROFILE.paths });
     if (!derived.ok) throw new Error(derived.failure.message);
@@ -43,16 +46,25 @@ describe('install --preflight follows the service manager and the agent state', 
   });
   afterEach(() => scratch.cleanup());
 
-  const serviceSteps = (): string[] => [describeStep(layout, { kind: 'restart-service' }), describeStep(layout, { kind: 'wait-healthy', slot: 'green' })];
+  const serviceSteps = (): string[] => [
+    describeStep(layout, { kind: 'restart-service' }),
+    describeStep(layout, { kind: 'wait-healthy', slot: 'green' }),
+  ];
   const preflight = async (service?: ServiceManager): Promise<{ exitCode: number; actions: string[] }> => {
-    const run = await runCliInMemory(['install', '--url', URL, '--preflight', '--root', scratch.root, '--json'], service === undefined ? {} : { overrides: { serviceManager: service } });
+    const run = await runCliInMemory(
+      ['install', '--url', URL, '--preflight', '--root', scratch.root, '--json'],
+      service === undefined ? {} : { overrides: { serviceManager: service } },
+    );
     const document = JSON.parse(run.stdout) as { preflight?: { actions: string[] } };
     return { exitCode: run.exitCode, actions: document.preflight?.actions ?? [] };
   };
 
   it('a running agent: the restart and the health wait on the target slot', async () => {
     const plan = await preflight(reportingService('active'));
-    expect({ exitCode: plan.exitCode, service: plan.actions.filter((action) => serviceSteps().includes(action)) }).toEqual({ exitCode: 0, service: serviceSteps() });
+    expect({
+      exitCode: plan.exitCode,
+      service: plan.actions.filter((action) => serviceSteps().includes(action)),
+    }).toEqual({ exitCode: 0, service: serviceSteps() });
   });
 
   it.each([
@@ -62,7 +74,10 @@ describe('install --preflight follows the service manager and the agent state', 
     const running = await preflight(reportingService('active'));
     const before = snapshotTree(scratch.root);
     const plan = await preflight(service);
-    expect({ exitCode: plan.exitCode, actions: plan.actions }).toEqual({ exitCode: 0, actions: running.actions.filter((action) => !serviceSteps().includes(action)) });
+    expect({ exitCode: plan.exitCode, actions: plan.actions }).toEqual({
+      exitCode: 0,
+      actions: running.actions.filter((action) => !serviceSteps().includes(action)),
+    });
     expect(snapshotTree(scratch.root)).toEqual(before);
   });
 });

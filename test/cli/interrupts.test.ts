@@ -31,7 +31,10 @@ describe('interrupted commands clean up and say so', () => {
   const tmp = () => join(scratch.root, 'tmp');
 
   const run = (args: readonly string[]): Spawned => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, TMPDIR: tmp() } });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, TMPDIR: tmp() },
+    });
     spawned.push(child);
     const out: Buffer[] = [];
     child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
@@ -39,10 +42,12 @@ describe('interrupted commands clean up and say so', () => {
     return {
       child,
       stdout: () => Buffer.concat(out).toString('utf8'),
-      exited: (timeoutMs) => Promise.race([exit, new Promise<'timeout'>((done) => setTimeout(() => done('timeout'), timeoutMs).unref())]),
+      exited: (timeoutMs) =>
+        Promise.race([exit, new Promise<'timeout'>((done) => setTimeout(() => done('timeout'), timeoutMs).unref())]),
     };
   };
-  const errorCode = (stdout: string): string | undefined => (JSON.parse(stdout) as { error?: { code: string } }).error?.code;
+  const errorCode = (stdout: string): string | undefined =>
+    (JSON.parse(stdout) as { error?: { code: string } }).error?.code;
 
   beforeAll(() => assertBuildCurrent());
   beforeEach(() => {
@@ -67,22 +72,38 @@ describe('interrupted commands clean up and say so', () => {
     it.each([
       ['SIGINT', 130],
       ['SIGTERM', 143],
-    ] as const)('%s mid-download: exit %d, E_INTERRUPTED, no output file and no temp file', async (signal, exitCode) => {
-      const outputDir = join(scratch.root, 'out');
-      mkdirSync(outputDir);
-      // A host of its own without a service manager: fetch needs nothing else from it.
-      const host = join(scratch.root, 'host');
-      mkdirSync(join(host, 'etc/aks-flex-node'), { recursive: true });
-      writeFileSync(join(host, 'etc/aks-flex-node/agent-upgrade.json'), JSON.stringify({ service: { manager: 'none' }, container: { manager: 'none' } }));
-      const fetch = run(['fetch', '--url', server.url('/release.tar.gz'), '--output', join(outputDir, 'agent'), '--root', host, '--json']);
-      // The staged temp file exists once the body is streaming into it.
-      expect(await waitFor(() => readdirSync(outputDir).length > 0, 15_000, 20)).toBe(true);
-      fetch.child.kill(signal);
+    ] as const)(
+      '%s mid-download: exit %d, E_INTERRUPTED, no output file and no temp file',
+      async (signal, exitCode) => {
+        const outputDir = join(scratch.root, 'out');
+        mkdirSync(outputDir);
+        // A host of its own without a service manager: fetch needs nothing else from it.
+        const host = join(scratch.root, 'host');
+        mkdirSync(join(host, 'etc/aks-flex-node'), { recursive: true });
+        writeFileSync(
+          join(host, 'etc/aks-flex-node/agent-upgrade.json'),
+          JSON.stringify({ service: { manager: 'none' }, container: { manager: 'none' } }),
+        );
+        const fetch = run([
+          'fetch',
+          '--url',
+          server.url('/release.tar.gz'),
+          '--output',
+          join(outputDir, 'agent'),
+          '--root',
+          host,
+          '--json',
+        ]);
+        // The staged temp file exists once the body is streaming into it.
+        expect(await waitFor(() => readdirSync(outputDir).length > 0, 15_000, 20)).toBe(true);
+        fetch.child.kill(signal);
 
-      expect(await fetch.exited(15_000)).toBe(exitCode);
-      expect(errorCode(fetch.stdout())).toBe('E_INTERRUPTED');
-      expect(readdirSync(outputDir)).toEqual([]);
-    }, 40_000);
+        expect(await fetch.exited(15_000)).toBe(exitCode);
+        expect(errorCode(fetch.stdout())).toBe('E_INTERRUPTED');
+        expect(readdirSync(outputDir)).toEqual([]);
+      },
+      40_000,
+    );
   });
 
   describe('demo', () => {
@@ -105,7 +126,9 @@ describe('interrupted commands clean up and say so', () => {
       const stdout = demo.child.stdout;
       if (stdout === null) throw new Error('stdout is piped');
       const firstLine = new Promise<boolean>((done) => stdout.once('data', () => done(true)));
-      expect(await Promise.race([firstLine, new Promise<boolean>((done) => setTimeout(() => done(false), 30_000).unref())])).toBe(true);
+      expect(
+        await Promise.race([firstLine, new Promise<boolean>((done) => setTimeout(() => done(false), 30_000).unref())]),
+      ).toBe(true);
       // The reader goes away after the first line, as `head -1` does.
       stdout.destroy();
 

@@ -23,7 +23,10 @@ describe('a mutating command without root in a root-owned sandbox', () => {
     root = join(scratch.root, 'host');
     writeExecutable(join(root, 'usr/local/bin/aks-flex-node'), '#!/bin/sh\necho 1.0.0\n');
     mkdirSync(join(root, 'etc/aks-flex-node'), { recursive: true });
-    writeFileSync(join(root, 'etc/aks-flex-node/agent-upgrade.json'), JSON.stringify({ service: { manager: 'none' }, container: { manager: 'none' } }));
+    writeFileSync(
+      join(root, 'etc/aks-flex-node/agent-upgrade.json'),
+      JSON.stringify({ service: { manager: 'none' }, container: { manager: 'none' } }),
+    );
     // Readable and searchable by anyone, writable by root only: mkdtemp makes the scratch 0700.
     chmodSync(scratch.root, 0o755);
     chmodSync(root, 0o755);
@@ -45,12 +48,30 @@ describe('a mutating command without root in a root-owned sandbox', () => {
   it.each(lockStates)('%s: migrate answers E_NOT_ROOT with exit 1 and changes nothing', (_name, prepare) => {
     prepare();
     const before = snapshotTree(root, []);
-    const run = spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, CLI, 'migrate', '--root', root, '--json'], {
-      encoding: 'utf8',
-      timeout: RUN_TIMEOUT_MS,
-    });
+    const run = spawnSync(
+      'setpriv',
+      [
+        `--reuid=${NOBODY}`,
+        `--regid=${NOBODY}`,
+        '--clear-groups',
+        process.execPath,
+        CLI,
+        'migrate',
+        '--root',
+        root,
+        '--json',
+      ],
+      {
+        encoding: 'utf8',
+        timeout: RUN_TIMEOUT_MS,
+      },
+    );
     const document = JSON.parse(run.stdout) as { ok: boolean; error?: { code: string } };
-    expect({ status: run.status, ok: document.ok, code: document.error?.code }).toEqual({ status: 1, ok: false, code: 'E_NOT_ROOT' });
+    expect({ status: run.status, ok: document.ok, code: document.error?.code }).toEqual({
+      status: 1,
+      ok: false,
+      code: 'E_NOT_ROOT',
+    });
     expect(snapshotTree(root, [])).toEqual(before);
   });
 });

@@ -44,12 +44,18 @@ type Plant = (path: string) => void;
 interface StatusDocument {
   readonly ok: boolean;
   readonly error?: { readonly code: string };
-  readonly status: { readonly layout: { readonly problem: { readonly code: string } | null }; readonly record: { readonly problem?: { readonly code: string } }; readonly state: { readonly problem?: { readonly code: string } } };
+  readonly status: {
+    readonly layout: { readonly problem: { readonly code: string } | null };
+    readonly record: { readonly problem?: { readonly code: string } };
+    readonly state: { readonly problem?: { readonly code: string } };
+  };
 }
 
 /** The error status reports: the layout's problem first, then the record's, then the state's. */
 function blockingCode(document: StatusDocument): string | undefined {
-  return document.status.layout.problem?.code ?? document.status.record.problem?.code ?? document.status.state.problem?.code;
+  return (
+    document.status.layout.problem?.code ?? document.status.record.problem?.code ?? document.status.state.problem?.code
+  );
 }
 const plants: ReadonlyArray<readonly [string, Plant]> = [
   ['a FIFO', mkfifo],
@@ -63,7 +69,10 @@ describe('status when the upgrade record or the state file is not a usable file'
   beforeEach(() => {
     scratch = makeScratch();
     mkdirSync(join(scratch.root, 'etc/aks-flex-node'), { recursive: true });
-    writeFileSync(join(scratch.root, 'etc/aks-flex-node/agent-upgrade.json'), JSON.stringify({ service: { manager: 'none' }, container: { manager: 'none' } }));
+    writeFileSync(
+      join(scratch.root, 'etc/aks-flex-node/agent-upgrade.json'),
+      JSON.stringify({ service: { manager: 'none' }, container: { manager: 'none' } }),
+    );
     writeExecutable(join(scratch.root, 'usr/local/bin/aks-flex-node'), '#!/bin/sh\necho v1\n');
   });
   afterEach(() => {
@@ -77,25 +86,39 @@ describe('status when the upgrade record or the state file is not a usable file'
     if (how === mkfifo) fifos.push(path);
   };
 
-  it.each(plants)('reports a record that is %s as invalid (E_RECORD), exits 1 with the whole report and leaves it in place', async (_name, how) => {
-    plant(RECORD, how);
-    const before = snapshotTree(scratch.root);
-    const run = await within(runCliInMemory(['status', '--root', scratch.root, '--json']), 'status');
-    const report = JSON.parse(run.stdout) as StatusDocument;
-    expect({ exitCode: run.exitCode, ok: report.ok, code: report.error?.code }).toEqual({ exitCode: 1, ok: false, code: blockingCode(report) });
-    expect(report.status.record).toMatchObject({ present: true, valid: false, problem: { code: 'E_RECORD' } });
-    expect(snapshotTree(scratch.root)).toEqual(before);
-  });
+  it.each(plants)(
+    'reports a record that is %s as invalid (E_RECORD), exits 1 with the whole report and leaves it in place',
+    async (_name, how) => {
+      plant(RECORD, how);
+      const before = snapshotTree(scratch.root);
+      const run = await within(runCliInMemory(['status', '--root', scratch.root, '--json']), 'status');
+      const report = JSON.parse(run.stdout) as StatusDocument;
+      expect({ exitCode: run.exitCode, ok: report.ok, code: report.error?.code }).toEqual({
+        exitCode: 1,
+        ok: false,
+        code: blockingCode(report),
+      });
+      expect(report.status.record).toMatchObject({ present: true, valid: false, problem: { code: 'E_RECORD' } });
+      expect(snapshotTree(scratch.root)).toEqual(before);
+    },
+  );
 
-  it.each(plants)('reports a host whose state file is %s (E_STATE), exits 1 with the whole report and leaves it in place', async (_name, how) => {
-    plant(STATE, how);
-    const before = snapshotTree(scratch.root);
-    const run = await within(runCliInMemory(['status', '--root', scratch.root, '--json']), 'status');
-    const report = JSON.parse(run.stdout) as StatusDocument;
-    expect({ exitCode: run.exitCode, ok: report.ok, code: report.error?.code }).toEqual({ exitCode: 1, ok: false, code: blockingCode(report) });
-    expect(report.status.state).toMatchObject({ problem: { code: 'E_STATE' } });
-    expect(snapshotTree(scratch.root)).toEqual(before);
-  });
+  it.each(plants)(
+    'reports a host whose state file is %s (E_STATE), exits 1 with the whole report and leaves it in place',
+    async (_name, how) => {
+      plant(STATE, how);
+      const before = snapshotTree(scratch.root);
+      const run = await within(runCliInMemory(['status', '--root', scratch.root, '--json']), 'status');
+      const report = JSON.parse(run.stdout) as StatusDocument;
+      expect({ exitCode: run.exitCode, ok: report.ok, code: report.error?.code }).toEqual({
+        exitCode: 1,
+        ok: false,
+        code: blockingCode(report),
+      });
+      expect(report.status.state).toMatchObject({ problem: { code: 'E_STATE' } });
+      expect(snapshotTree(scratch.root)).toEqual(before);
+    },
+  );
 
   it('prints the text form for a FIFO record, then the error, and exits 1', async () => {
     plant(RECORD, mkfifo);
@@ -103,7 +126,11 @@ describe('status when the upgrade record or the state file is not a usable file'
     // The same host without the FIFO, for the length of a whole report.
     rmSync(join(scratch.root, RECORD));
     const healthy = await within(runCliInMemory(['status', '--root', scratch.root]), 'status');
-    expect({ exitCode: run.exitCode, reportLines: run.stdout.trim().split('\n').length, errorLines: run.stderr.trim().split('\n').length }).toEqual({
+    expect({
+      exitCode: run.exitCode,
+      reportLines: run.stdout.trim().split('\n').length,
+      errorLines: run.stderr.trim().split('\n').length,
+    }).toEqual({
       exitCode: 1,
       reportLines: healthy.stdout.trim().split('\n').length,
       errorLines: 1,
@@ -116,7 +143,10 @@ describe('status when the upgrade record or the state file is not a usable file'
     const fs = new NodeFileSystem();
     const record = await within(new RecordStore(fs, join(scratch.root, RECORD)).read(), 'record read');
     const state = await within(new StateStore(fs, join(scratch.root, STATE)).read(), 'state read');
-    expect([record.ok ? null : record.failure.code, state.ok ? null : state.failure.code]).toEqual(['E_RECORD', 'E_STATE']);
+    expect([record.ok ? null : record.failure.code, state.ok ? null : state.failure.code]).toEqual([
+      'E_RECORD',
+      'E_STATE',
+    ]);
   });
 });
 

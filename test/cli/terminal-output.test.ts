@@ -5,12 +5,23 @@ import { ProgressBar } from '../../src/app/cli/progress-bar.js';
 import { screenAfter } from './terminal-screen.js';
 
 /** A stderr that is (or is not) a terminal, and what was written to it. */
-function stderrStream(tty: boolean): { stream: PassThrough & { isTTY: boolean; columns: number }; lines: () => string[]; raw: () => string } {
+function stderrStream(tty: boolean): {
+  stream: PassThrough & { isTTY: boolean; columns: number };
+  lines: () => string[];
+  raw: () => string;
+} {
   const stream = Object.assign(new PassThrough(), { isTTY: tty, columns: 60 });
   const chunks: string[] = [];
   stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
   const raw = () => chunks.join('');
-  return { stream, raw, lines: () => raw().split('\n').filter((line) => line !== '') };
+  return {
+    stream,
+    raw,
+    lines: () =>
+      raw()
+        .split('\n')
+        .filter((line) => line !== ''),
+  };
 }
 
 describe('the CLI logger on stderr', () => {

@@ -25,5 +25,9 @@ export function screenAfter(output: string, columns: number): string[] {
       column += 1;
     }
   }
-  return lines.map((line) => Array.from(line, (character) => character ?? ' ').join('').trimEnd());
+  return lines.map((line) =>
+    Array.from(line, (character) => character ?? ' ')
+      .join('')
+      .trimEnd(),
+  );
 }

@@ -6,10 +6,28 @@ import { assertBuildCurrent, CLI } from '../support/systemd/systemd-host.js';
 
 interface UsageError {
   readonly ok: false;
-  readonly error: { readonly code: string; readonly message: string; readonly suggestion?: string; readonly missing?: readonly string[] };
+  readonly error: {
+    readonly code: string;
+    readonly message: string;
+    readonly suggestion?: string;
+    readonly missing?: readonly string[];
+  };
 }
 
-const COMMANDS = ['version', 'status', 'migrate', 'fetch', 'install', 'activate', 'rollback', 'recover', 'supervise', 'daemon', 'agent', 'demo'];
+const COMMANDS = [
+  'version',
+  'status',
+  'migrate',
+  'fetch',
+  'install',
+  'activate',
+  'rollback',
+  'recover',
+  'supervise',
+  'daemon',
+  'agent',
+  'demo',
+];
 
 async function usageError(argv: readonly string[]): Promise<{ exitCode: number; error: UsageError['error'] }> {
   const run = await runCliInMemory([...argv, '--json']);
@@ -25,12 +43,20 @@ describe('usage errors', () => {
     ['deamon', 'daemon'],
   ])('a misspelt command %s is E_USAGE (exit 2) naming the nearest command', async (typo, meant) => {
     const { exitCode, error } = await usageError([typo]);
-    expect({ exitCode, code: error.code, suggestion: error.suggestion }).toEqual({ exitCode: 2, code: 'E_USAGE', suggestion: meant });
+    expect({ exitCode, code: error.code, suggestion: error.suggestion }).toEqual({
+      exitCode: 2,
+      code: 'E_USAGE',
+      suggestion: meant,
+    });
   });
 
   it('a command far from every known one gets no suggestion', async () => {
     const { exitCode, error } = await usageError(['frobnicate']);
-    expect({ exitCode, code: error.code, suggestion: error.suggestion }).toEqual({ exitCode: 2, code: 'E_USAGE', suggestion: undefined });
+    expect({ exitCode, code: error.code, suggestion: error.suggestion }).toEqual({
+      exitCode: 2,
+      code: 'E_USAGE',
+      suggestion: undefined,
+    });
   });
 
   it.each([
@@ -38,10 +64,13 @@ describe('usage errors', () => {
     [['fetch'], ['--url', '--output']],
     [['install'], ['--url']],
     [['activate'], ['CANDIDATE']],
-  ])('a missing required option or argument (%j) is E_USAGE (exit 2) listing what is missing', async (argv, missing) => {
-    const { exitCode, error } = await usageError(argv);
-    expect({ exitCode, code: error.code, missing: error.missing }).toEqual({ exitCode: 2, code: 'E_USAGE', missing });
-  });
+  ])(
+    'a missing required option or argument (%j) is E_USAGE (exit 2) listing what is missing',
+    async (argv, missing) => {
+      const { exitCode, error } = await usageError(argv);
+      expect({ exitCode, code: error.code, missing: error.missing }).toEqual({ exitCode: 2, code: 'E_USAGE', missing });
+    },
+  );
 
   it.each([
     [['fetch', '--url', 'http://x/a', '--output', '/tmp/x', '--mebmer', 'm'], '--member'],
@@ -49,7 +78,11 @@ describe('usage errors', () => {
     [['status', '--log-levle', 'info'], '--log-level'],
   ])('a misspelt option (%j) is E_USAGE (exit 2) naming the nearest option', async (argv, meant) => {
     const { exitCode, error } = await usageError(argv);
-    expect({ exitCode, code: error.code, suggestion: error.suggestion }).toEqual({ exitCode: 2, code: 'E_USAGE', suggestion: meant });
+    expect({ exitCode, code: error.code, suggestion: error.suggestion }).toEqual({
+      exitCode: 2,
+      code: 'E_USAGE',
+      suggestion: meant,
+    });
   });
 
   it.each([
@@ -87,7 +120,10 @@ describe('usage errors', () => {
   });
 
   it('`agent` is the daemon command: the same help, the same outcome', async () => {
-    const [agentHelp, daemonHelp] = await Promise.all([runCliInMemory(['agent', '--help']), runCliInMemory(['daemon', '--help'])]);
+    const [agentHelp, daemonHelp] = await Promise.all([
+      runCliInMemory(['agent', '--help']),
+      runCliInMemory(['daemon', '--help']),
+    ]);
     expect(agentHelp.exitCode).toBe(0);
     expect(agentHelp).toEqual(daemonHelp);
     // The daemon's own outcome here (self-hosted, not run from a slot) is cli.test.ts's concern.
@@ -97,7 +133,12 @@ describe('usage errors', () => {
   });
 
   it('counts a swap of neighbours as one edit', () => {
-    expect([editDistance('stauts', 'status'), editDistance('status', 'status'), editDistance('', 'abc'), editDistance('kitten', 'sitting')]).toEqual([1, 0, 3, 3]);
+    expect([
+      editDistance('stauts', 'status'),
+      editDistance('status', 'status'),
+      editDistance('', 'abc'),
+      editDistance('kitten', 'sitting'),
+    ]).toEqual([1, 0, 3, 3]);
   });
 });
 
@@ -106,11 +147,20 @@ describe('usage errors from the built CLI', () => {
 
   it('a typo exits 2 with E_USAGE and the suggestion', () => {
     const run = spawnSync(process.execPath, [CLI, 'stauts', '--json'], { encoding: 'utf8', timeout: 30_000 });
-    expect({ exitCode: run.status, error: (JSON.parse(run.stdout) as UsageError).error }).toMatchObject({ exitCode: 2, error: { code: 'E_USAGE', suggestion: 'status' } });
+    expect({ exitCode: run.status, error: (JSON.parse(run.stdout) as UsageError).error }).toMatchObject({
+      exitCode: 2,
+      error: { code: 'E_USAGE', suggestion: 'status' },
+    });
   });
 
   it('a missing required option exits 2 with E_USAGE naming it', () => {
-    const run = spawnSync(process.execPath, [CLI, 'fetch', '--output', '/tmp/never-written', '--json'], { encoding: 'utf8', timeout: 30_000 });
-    expect({ exitCode: run.status, error: (JSON.parse(run.stdout) as UsageError).error }).toMatchObject({ exitCode: 2, error: { code: 'E_USAGE', missing: ['--url'] } });
+    const run = spawnSync(process.execPath, [CLI, 'fetch', '--output', '/tmp/never-written', '--json'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect({ exitCode: run.status, error: (JSON.parse(run.stdout) as UsageError).error }).toMatchObject({
+      exitCode: 2,
+      error: { code: 'E_USAGE', missing: ['--url'] },
+    });
   });
 });

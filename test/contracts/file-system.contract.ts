@@ -36,7 +36,8 @@ export async function describeTree(fs: FileSystem, directory: string): Promise<R
     const stat = await fs.lstat(path);
     if (stat === null) continue;
     if (stat.kind === 'symlink') result[path] = { kind: 'symlink', link: await fs.readLink(path) };
-    else if (stat.kind === 'file') result[path] = { kind: 'file', mode: stat.mode, content: decode(await fs.readFile(path, 1 << 20)) };
+    else if (stat.kind === 'file')
+      result[path] = { kind: 'file', mode: stat.mode, content: decode(await fs.readFile(path, 1 << 20)) };
     else if (stat.kind === 'directory') {
       result[path] = { kind: 'directory', mode: stat.mode };
       Object.assign(result, await describeTree(fs, path));
@@ -63,8 +64,10 @@ export function fileSystemContract(name: string, makeFs: () => Promise<FileSyste
     });
 
     const at = (relative: string): string => `${root}/${relative}`;
-    const write = (relative: string, content: string, mode = 0o644): Promise<void> => fs.writeFileAtomic(at(relative), text(content), { mode });
-    const tempsIn = async (directory: string): Promise<string[]> => ((await fs.listDirectory(directory)) ?? []).filter((entry) => entry.includes('.tmp-'));
+    const write = (relative: string, content: string, mode = 0o644): Promise<void> =>
+      fs.writeFileAtomic(at(relative), text(content), { mode });
+    const tempsIn = async (directory: string): Promise<string[]> =>
+      ((await fs.listDirectory(directory)) ?? []).filter((entry) => entry.includes('.tmp-'));
 
     describe('writeFileAtomic', () => {
       it('creates a file with the given content and mode', async () => {
@@ -319,7 +322,8 @@ export function fileSystemContract(name: string, makeFs: () => Promise<FileSyste
 
     describe('readRange', () => {
       it('returns the bytes from an offset, fewer at the end, none past it, null when absent, following links', async () => {
-        const text = async (path: string, offset: number, bytes: number) => new TextDecoder().decode((await fs.readRange(at(path), offset, bytes)) ?? new Uint8Array([0x3f]));
+        const text = async (path: string, offset: number, bytes: number) =>
+          new TextDecoder().decode((await fs.readRange(at(path), offset, bytes)) ?? new Uint8Array([0x3f]));
         await write('file', 'abcdef');
         await fs.replaceSymlink(at('link'), 'file');
         expect(await text('file', 0, 4)).toBe('abcd');
@@ -341,7 +345,9 @@ export function fileSystemContract(name: string, makeFs: () => Promise<FileSyste
         expect(new TextDecoder().decode((await fs.readFile(at('target'), 100)) ?? new Uint8Array())).toBe('old');
         expect(await staged.seal()).toEqual({ bytes: 11 });
         await staged.commit();
-        expect(new TextDecoder().decode((await fs.readFile(at('target'), 100)) ?? new Uint8Array())).toBe('new content');
+        expect(new TextDecoder().decode((await fs.readFile(at('target'), 100)) ?? new Uint8Array())).toBe(
+          'new content',
+        );
         expect(await fs.lstat(at('target'))).toMatchObject({ kind: 'file', mode: 0o755 });
         expect(await tempsIn(root)).toEqual([]);
       });
@@ -379,7 +385,8 @@ export function fileSystemContract(name: string, makeFs: () => Promise<FileSyste
     describe('ensureDirectory', () => {
       it('creates the directory with the exact mode and missing parents with 0755, whatever the umask', async () => {
         await fs.ensureDirectory(at('a/b/c'), 0o750);
-        for (const path of ['a', 'a/b']) expect(await fs.lstat(at(path))).toMatchObject({ kind: 'directory', mode: 0o755 });
+        for (const path of ['a', 'a/b'])
+          expect(await fs.lstat(at(path))).toMatchObject({ kind: 'directory', mode: 0o755 });
         expect(await fs.lstat(at('a/b/c'))).toMatchObject({ kind: 'directory', mode: 0o750 });
         await fs.ensureDirectory(at('group-writable'), 0o770);
         expect(await fs.lstat(at('group-writable'))).toMatchObject({ mode: 0o770 });

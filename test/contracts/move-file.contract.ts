@@ -12,8 +12,10 @@ const digestOf = (value: string): Sha256 => sha256FromHex(createHash('sha256').u
 export function moveFileAtomicContract(current: () => { readonly fs: FileSystem; readonly root: string }): void {
   describe('moveFileAtomic', () => {
     const at = (relative: string): string => `${current().root}/${relative}`;
-    const write = (relative: string, content: string, mode = 0o600): Promise<void> => current().fs.writeFileAtomic(at(relative), text(content), { mode });
-    const move = (source: string, target: string, sha256: Sha256, maxBytes = 100) => current().fs.moveFileAtomic(at(source), at(target), { mode: 0o755, maxBytes, sha256 });
+    const write = (relative: string, content: string, mode = 0o600): Promise<void> =>
+      current().fs.writeFileAtomic(at(relative), text(content), { mode });
+    const move = (source: string, target: string, sha256: Sha256, maxBytes = 100) =>
+      current().fs.moveFileAtomic(at(source), at(target), { mode: 0o755, maxBytes, sha256 });
     const tree = () => describeTree(current().fs, current().root);
 
     it('moves the file over the target with the given mode and returns its digest', async () => {

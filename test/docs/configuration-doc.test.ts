@@ -26,7 +26,8 @@ function documentedDefaults(): Map<string, string> {
 function leaves(value: unknown, prefix = ''): Map<string, unknown> {
   const out = new Map<string, unknown>();
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    for (const [key, child] of Object.entries(value)) for (const [path, leaf] of leaves(child, prefix === '' ? key : `${prefix}.${key}`)) out.set(path, leaf);
+    for (const [key, child] of Object.entries(value))
+      for (const [path, leaf] of leaves(child, prefix === '' ? key : `${prefix}.${key}`)) out.set(path, leaf);
   } else {
     out.set(prefix, value);
   }

@@ -8,7 +8,7 @@ const EXAMPLE = join(dirname(fileURLToPath(import.meta.url)), '../../examples/em
 
 /** docs/embedding.md promises a runnable example: run it against the built package. */
 describe('examples/embedding.mjs', () => {
-  it('migrates, activates through the embedder\'s service manager and reports the new links', () => {
+  it("migrates, activates through the embedder's service manager and reports the new links", () => {
     assertBuildCurrent();
     const run = spawnSync(process.execPath, [EXAMPLE], { encoding: 'utf8', timeout: 60_000 });
     expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });

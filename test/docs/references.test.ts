@@ -36,7 +36,8 @@ const read = (file: string): string => text.get(file) ?? readFileSync(join(REPO,
 const lineOf = (source: string, index: number): number => source.slice(0, index).split('\n').length;
 
 /** Fenced code blocks hold examples, not links. */
-const withoutFences = (markdown: string): string => markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, (block) => block.replace(/[^\n]/g, ' '));
+const withoutFences = (markdown: string): string =>
+  markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, (block) => block.replace(/[^\n]/g, ' '));
 
 /** GitHub's heading slug: lower case, punctuation dropped (letters, digits, `_`, `-` kept), spaces to hyphens. */
 function githubSlug(heading: string): string {
@@ -106,7 +107,14 @@ function scan(files: readonly string[], find: (file: string, source: string) => 
 
 describe('references', () => {
   it('finds the files it is meant to check', () => {
-    for (const expected of ['README.md', PROTOCOL, 'docs/configuration.md', 'src/domain/recovery-policy.ts', 'deploy/machineoperation-crd.yaml', '.ci/run']) {
+    for (const expected of [
+      'README.md',
+      PROTOCOL,
+      'docs/configuration.md',
+      'src/domain/recovery-policy.ts',
+      'deploy/machineoperation-crd.yaml',
+      '.ci/run',
+    ]) {
       expect(FILES).toContain(expected);
     }
   });
@@ -114,7 +122,10 @@ describe('references', () => {
   it('never point outside the repository', () => {
     const found = scan(FILES, (file, source) =>
       FORBIDDEN.flatMap(({ what, pattern }) =>
-        [...source.matchAll(new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`))].map((match) => ({ at: `${file}:${lineOf(source, match.index)}`, problem: `${what} (${match[0].trim()})` })),
+        [...source.matchAll(new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`))].map((match) => ({
+          at: `${file}:${lineOf(source, match.index)}`,
+          problem: `${what} (${match[0].trim()})`,
+        })),
       ),
     );
     expect(found).toEqual([]);
@@ -130,7 +141,9 @@ describe('references', () => {
         const [path = '', anchor] = target.split('#');
         const resolved = path === '' ? file : relative(REPO, resolve(REPO, dirname(file), decodeURIComponent(path)));
         const problem = unresolved(resolved, anchor);
-        return problem === null ? [] : [{ at: `${file}:${lineOf(source, match.index)}`, problem: `[${target}] ${problem}` }];
+        return problem === null
+          ? []
+          : [{ at: `${file}:${lineOf(source, match.index)}`, problem: `[${target}] ${problem}` }];
       });
     });
     expect(found).toEqual([]);
@@ -151,7 +164,9 @@ describe('references', () => {
       [...source.matchAll(/(?<![\w/.@-])((?:\.\.?\/)*(?:[\w.-]+\/)*[\w-][\w.-]*\.md)\b/g)].flatMap((match) => {
         const mention = match[1] ?? '';
         const candidates = [mention, relative(REPO, resolve(REPO, dirname(file), mention))];
-        return candidates.some(exists) ? [] : [{ at: `${file}:${lineOf(source, match.index)}`, problem: `${mention} is not a file of the repository` }];
+        return candidates.some(exists)
+          ? []
+          : [{ at: `${file}:${lineOf(source, match.index)}`, problem: `${mention} is not a file of the repository` }];
       }),
     );
     expect(found).toEqual([]);
@@ -161,13 +176,24 @@ describe('references', () => {
     const anchors = anchorsIn(PROTOCOL);
     const code = FILES.filter((file) => /^(src|test|bench|scripts)\//.test(file));
     const found = scan(code, (file, source) => {
-      const labels = [...source.matchAll(/\b([ISR])(\d{1,2})\b/g)].map((match) => ({ index: match.index, anchor: `${(match[1] ?? '').toLowerCase()}${match[2] ?? ''}` }));
+      const labels = [...source.matchAll(/\b([ISR])(\d{1,2})\b/g)].map((match) => ({
+        index: match.index,
+        anchor: `${(match[1] ?? '').toLowerCase()}${match[2] ?? ''}`,
+      }));
       const rows = [...source.matchAll(/\b[Rr]ows? (\d+)(?:[–-](\d+))?\b/g)].flatMap((match) => {
         const first = Number(match[1]);
         const last = match[2] === undefined ? first : Number(match[2]);
-        return Array.from({ length: Math.max(1, last - first + 1) }, (_, offset) => ({ index: match.index, anchor: `row-${first + offset}` }));
+        return Array.from({ length: Math.max(1, last - first + 1) }, (_, offset) => ({
+          index: match.index,
+          anchor: `row-${first + offset}`,
+        }));
       });
-      return [...labels, ...rows].filter(({ anchor }) => !anchors.has(anchor)).map(({ index, anchor }) => ({ at: `${file}:${lineOf(source, index)}`, problem: `${PROTOCOL} has no #${anchor}` }));
+      return [...labels, ...rows]
+        .filter(({ anchor }) => !anchors.has(anchor))
+        .map(({ index, anchor }) => ({
+          at: `${file}:${lineOf(source, index)}`,
+          problem: `${PROTOCOL} has no #${anchor}`,
+        }));
     });
     expect(found).toEqual([]);
   });
@@ -185,9 +211,17 @@ describe('references', () => {
 
   it('compute anchors the way GitHub does', () => {
     expect(githubSlug('Startup gate (S1–S8)')).toBe('startup-gate-s1s8');
-    expect(githubSlug('The simulation suite (`test/sim`, part of `npm test`)')).toBe('the-simulation-suite-testsim-part-of-npm-test');
+    expect(githubSlug('The simulation suite (`test/sim`, part of `npm test`)')).toBe(
+      'the-simulation-suite-testsim-part-of-npm-test',
+    );
     expect(githubSlug('supervisor (hosts without systemd)')).toBe('supervisor-hosts-without-systemd');
     expect(githubSlug("TUF's attack list, mapped")).toBe('tufs-attack-list-mapped');
-    expect([...anchorsOf('# A\n## A\n```\n# not a heading\n```\n<a id="x"></a>\n### B {#y}\n')]).toEqual(['a', 'a-1', 'b', 'x', 'y']);
+    expect([...anchorsOf('# A\n## A\n```\n# not a heading\n```\n<a id="x"></a>\n### B {#y}\n')]).toEqual([
+      'a',
+      'a-1',
+      'b',
+      'x',
+      'y',
+    ]);
   });
 });

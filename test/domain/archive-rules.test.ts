@@ -1,9 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { checkMemberName, judgeArchiveEnd, judgeEntry, limitsFor, memberNameFor, unsafeNameReason, type TarEntryHeader, type TarEntryType } from '../../src/domain/archive-rules.js';
+import {
+  checkMemberName,
+  judgeArchiveEnd,
+  judgeEntry,
+  limitsFor,
+  memberNameFor,
+  unsafeNameReason,
+  type TarEntryHeader,
+  type TarEntryType,
+} from '../../src/domain/archive-rules.js';
 
 const MEMBER = 'aks-flex-node-linux-amd64';
 const LIMITS = limitsFor(1000, 100);
-const entry = (overrides: Partial<TarEntryHeader> = {}): TarEntryHeader => ({ name: MEMBER, type: 'file', size: 10, pax: null, ...overrides });
+const entry = (overrides: Partial<TarEntryHeader> = {}): TarEntryHeader => ({
+  name: MEMBER,
+  type: 'file',
+  size: 10,
+  pax: null,
+  ...overrides,
+});
 const codeOf = (header: TarEntryHeader, seen = 0): string | null => {
   const verdict = judgeEntry(header, MEMBER, seen, LIMITS);
   return verdict.ok ? null : verdict.failure.code;
@@ -37,12 +52,22 @@ describe('judgeEntry', () => {
     expect(codeOf(header, seen)).toBe(code);
   });
 
-  it.each(['link', 'symlink', 'character-device', 'block-device', 'directory', 'fifo', 'contiguous-file', 'pax-header', 'pax-global-header', 'gnu-long-path', 'gnu-long-link-path', 'unknown'] as const)(
-    'refuses a %s member with E_ARCHIVE_MEMBER_TYPE',
-    (type: TarEntryType) => {
-      expect(codeOf(entry({ type }))).toBe('E_ARCHIVE_MEMBER_TYPE');
-    },
-  );
+  it.each([
+    'link',
+    'symlink',
+    'character-device',
+    'block-device',
+    'directory',
+    'fifo',
+    'contiguous-file',
+    'pax-header',
+    'pax-global-header',
+    'gnu-long-path',
+    'gnu-long-link-path',
+    'unknown',
+  ] as const)('refuses a %s member with E_ARCHIVE_MEMBER_TYPE', (type: TarEntryType) => {
+    expect(codeOf(entry({ type }))).toBe('E_ARCHIVE_MEMBER_TYPE');
+  });
 
   it('refuses a GNU sparse member stored under GNUSparseFile.0 as a sparse file', () => {
     const verdict = judgeEntry(entry({ name: 'GNUSparseFile.0/x' }), 'GNUSparseFile.0/x', 0, LIMITS);
@@ -71,10 +96,13 @@ describe('member names', () => {
     expect(name.ok ? name.value : null).toBe(expected);
   });
 
-  it.each(['', '.', '..', 'a/b', '/abs', 'a\\b', 'a\0b', 'x'.repeat(256)])('refuses the member name %j with E_USAGE', (name) => {
-    const checked = checkMemberName(name);
-    expect(checked.ok ? null : checked.failure.code).toBe('E_USAGE');
-  });
+  it.each(['', '.', '..', 'a/b', '/abs', 'a\\b', 'a\0b', 'x'.repeat(256)])(
+    'refuses the member name %j with E_USAGE',
+    (name) => {
+      const checked = checkMemberName(name);
+      expect(checked.ok ? null : checked.failure.code).toBe('E_USAGE');
+    },
+  );
 
   it('finds no reason to refuse a plain name', () => {
     expect(unsafeNameReason('aks-flex-node-linux-amd64')).toBeNull();

@@ -23,10 +23,13 @@ describe('versionFromOutput', () => {
     expect(found.ok ? formatVersion(found.value) : null).toBe(expected);
   });
 
-  it.each(['', 'no version here', '1.2', 'v1.2.x', 'release-1.2.3.4.5'])('refuses %j with E_CANDIDATE_VERSION', (output) => {
-    const found = versionFromOutput(output);
-    expect(found.ok ? null : found.failure.code).toBe('E_CANDIDATE_VERSION');
-  });
+  it.each(['', 'no version here', '1.2', 'v1.2.x', 'release-1.2.3.4.5'])(
+    'refuses %j with E_CANDIDATE_VERSION',
+    (output) => {
+      const found = versionFromOutput(output);
+      expect(found.ok ? null : found.failure.code).toBe('E_CANDIDATE_VERSION');
+    },
+  );
 
   it('only looks at the first 4 KiB of output', () => {
     const found = versionFromOutput(`${' '.repeat(5000)}1.2.3`);

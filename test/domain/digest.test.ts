@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { isSha256, parseOptionalSha256, parseSha256, sha256FromHex, shortDigest, type Sha256 } from '../../src/domain/digest.js';
+import {
+  isSha256,
+  parseOptionalSha256,
+  parseSha256,
+  sha256FromHex,
+  shortDigest,
+  type Sha256,
+} from '../../src/domain/digest.js';
 
 const HEX = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 const UPPER = HEX.toUpperCase();
@@ -25,7 +32,12 @@ describe('parseSha256 accepts', () => {
     const result = parseSha256(text);
     expect(result.ok).toBe(true);
     if (result.ok) {
-      expect(result.value).toBe(text.trim().replace(/^sha256:/i, '').toLowerCase());
+      expect(result.value).toBe(
+        text
+          .trim()
+          .replace(/^sha256:/i, '')
+          .toLowerCase(),
+      );
       expect(isSha256(result.value)).toBe(true);
     }
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkExecutableFormat, ELF_PROBE_BYTES, elfMachineFor, identifyExecutable, programHeadersBeyond } from '../../src/domain/elf.js';
+import {
+  checkExecutableFormat,
+  ELF_PROBE_BYTES,
+  elfMachineFor,
+  identifyExecutable,
+  programHeadersBeyond,
+} from '../../src/domain/elf.js';
 
 /** A minimal but loadable 64-bit ELF header with one PT_LOAD program header (little endian by default). */
 function elf(machine: number, bits: 1 | 2 = 2, encoding: 1 | 2 = 1): Uint8Array {
@@ -33,7 +39,15 @@ describe('identifyExecutable', () => {
     ['a script', new TextEncoder().encode('#!/bin/sh\n'), { kind: 'script' }],
     ['a zip', Uint8Array.from([0x50, 0x4b, 3, 4]), { kind: 'unknown' }],
     ['a truncated ELF header', elf(62).subarray(0, 10), { kind: 'unknown' }],
-    ['an ELF with a bad class', (() => { const h = elf(62); h[4] = 9; return h; })(), { kind: 'unknown' }],
+    [
+      'an ELF with a bad class',
+      (() => {
+        const h = elf(62);
+        h[4] = 9;
+        return h;
+      })(),
+      { kind: 'unknown' },
+    ],
     ['nothing', new Uint8Array(), { kind: 'unknown' }],
   ])('%s', (_name, head, expected) => {
     expect(identifyExecutable(head)).toEqual(expected);
@@ -56,8 +70,20 @@ describe('checkExecutableFormat', () => {
     ['no program headers', patched(elf(62), 56, [0, 0]), 'amd64', false, 'E_CANDIDATE_INVALID'],
     ['program headers past the end of the file', patched(elf(62), 56, [9, 0]), 'amd64', false, 'E_CANDIDATE_INVALID'],
     ['no loadable segment', patched(elf(62), 64, [6, 0, 0, 0]), 'amd64', false, 'E_CANDIDATE_INVALID'],
-    ['only the ELF ident and machine (a shell polyglot)', elf(62).subarray(0, 20), 'amd64', false, 'E_CANDIDATE_INVALID'],
-    ['a polyglot for another machine is still a wrong-architecture file', elf(183).subarray(0, 20), 'amd64', false, 'E_WRONG_ARCH'],
+    [
+      'only the ELF ident and machine (a shell polyglot)',
+      elf(62).subarray(0, 20),
+      'amd64',
+      false,
+      'E_CANDIDATE_INVALID',
+    ],
+    [
+      'a polyglot for another machine is still a wrong-architecture file',
+      elf(183).subarray(0, 20),
+      'amd64',
+      false,
+      'E_WRONG_ARCH',
+    ],
   ] as const)('%s', (_name, head, arch, allowScripts, code) => {
     const verdict = checkExecutableFormat(identifyExecutable(head), arch, allowScripts);
     expect(verdict.ok ? null : verdict.failure.code).toBe(code);
@@ -90,8 +116,15 @@ describe('program headers stored after the probed bytes (a single executable bui
     const elf = movedTableElf();
     const head = elf.subarray(0, ELF_PROBE_BYTES);
     expect(programHeadersBeyond(head)).toEqual({ offset: 10_240, bytes: 56 });
-    expect(identifyExecutable(head, elf.length)).toMatchObject({ kind: 'elf', problem: 'the ELF program headers lie beyond the probed bytes' });
-    expect(identifyExecutable(head, elf.length, elf.subarray(10_240))).toMatchObject({ kind: 'elf', machine: 62, problem: null });
+    expect(identifyExecutable(head, elf.length)).toMatchObject({
+      kind: 'elf',
+      problem: 'the ELF program headers lie beyond the probed bytes',
+    });
+    expect(identifyExecutable(head, elf.length, elf.subarray(10_240))).toMatchObject({
+      kind: 'elf',
+      machine: 62,
+      problem: null,
+    });
   });
 
   it('refuses a table without a loadable segment, a short read, and a table the kernel would refuse as too large', () => {
@@ -99,10 +132,16 @@ describe('program headers stored after the probed bytes (a single executable bui
     const head = elf.subarray(0, ELF_PROBE_BYTES);
     const notLoad = elf.slice(10_240);
     notLoad[0] = 4;
-    expect(identifyExecutable(head, elf.length, notLoad).kind === 'elf' && identifyExecutable(head, elf.length, notLoad)).toMatchObject({ problem: 'the ELF file has no loadable segment' });
-    expect(identifyExecutable(head, elf.length, elf.subarray(10_240, 10_250))).toMatchObject({ problem: 'the ELF program headers lie beyond the probed bytes' });
+    expect(
+      identifyExecutable(head, elf.length, notLoad).kind === 'elf' && identifyExecutable(head, elf.length, notLoad),
+    ).toMatchObject({ problem: 'the ELF file has no loadable segment' });
+    expect(identifyExecutable(head, elf.length, elf.subarray(10_240, 10_250))).toMatchObject({
+      problem: 'the ELF program headers lie beyond the probed bytes',
+    });
     const huge = movedTableElf(1_200);
     expect(programHeadersBeyond(huge.subarray(0, ELF_PROBE_BYTES))).toBeNull();
-    expect(identifyExecutable(huge.subarray(0, ELF_PROBE_BYTES), huge.length)).toMatchObject({ problem: 'the ELF program header table is too large' });
+    expect(identifyExecutable(huge.subarray(0, ELF_PROBE_BYTES), huge.length)).toMatchObject({
+      problem: 'the ELF program header table is too large',
+    });
   });
 });

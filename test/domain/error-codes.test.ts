@@ -7,12 +7,37 @@ import { fail, failure, ok } from '../../src/domain/failure.js';
  * I/O codes the domain adds.
  */
 const SPEC_CODES = [
-  'E_USAGE', 'E_CONFIG', 'E_INVALID_URL', 'E_INSECURE_SOURCE', 'E_INVALID_DIGEST', 'E_HTTP_STATUS',
-  'E_REDIRECT_REFUSED', 'E_TOO_MANY_REDIRECTS', 'E_TIMEOUT', 'E_TOO_LARGE', 'E_TRUNCATED', 'E_TLS',
-  'E_DIGEST_MISMATCH', 'E_ARCHIVE_FORMAT', 'E_ARCHIVE_MEMBER', 'E_ARCHIVE_MEMBER_TYPE',
-  'E_ARCHIVE_MEMBER_SIZE', 'E_CANDIDATE_INVALID', 'E_CANDIDATE_VERSION', 'E_VERSION_MISMATCH',
-  'E_DOWNGRADE_REFUSED', 'E_QUARANTINED', 'E_WRONG_ARCH', 'E_LAYOUT', 'E_NOT_ROOT', 'E_LOCK_BUSY',
-  'E_UPGRADE_PENDING', 'E_SERVICE', 'E_UNHEALTHY', 'E_CLUSTER', 'E_DISK_SPACE',
+  'E_USAGE',
+  'E_CONFIG',
+  'E_INVALID_URL',
+  'E_INSECURE_SOURCE',
+  'E_INVALID_DIGEST',
+  'E_HTTP_STATUS',
+  'E_REDIRECT_REFUSED',
+  'E_TOO_MANY_REDIRECTS',
+  'E_TIMEOUT',
+  'E_TOO_LARGE',
+  'E_TRUNCATED',
+  'E_TLS',
+  'E_DIGEST_MISMATCH',
+  'E_ARCHIVE_FORMAT',
+  'E_ARCHIVE_MEMBER',
+  'E_ARCHIVE_MEMBER_TYPE',
+  'E_ARCHIVE_MEMBER_SIZE',
+  'E_CANDIDATE_INVALID',
+  'E_CANDIDATE_VERSION',
+  'E_VERSION_MISMATCH',
+  'E_DOWNGRADE_REFUSED',
+  'E_QUARANTINED',
+  'E_WRONG_ARCH',
+  'E_LAYOUT',
+  'E_NOT_ROOT',
+  'E_LOCK_BUSY',
+  'E_UPGRADE_PENDING',
+  'E_SERVICE',
+  'E_UNHEALTHY',
+  'E_CLUSTER',
+  'E_DISK_SPACE',
 ] as const;
 const DOMAIN_CODES = ['E_RECORD', 'E_STATE', 'E_IO', 'E_NETWORK', 'E_INTERRUPTED'] as const;
 
@@ -59,7 +84,14 @@ describe('isErrorCode', () => {
 
 describe('ExitCode', () => {
   it('matches docs/protocol.md#exit-codes, including 5 for a host changed and then failed', () => {
-    expect(ExitCode).toEqual({ ok: 0, failedNothingChanged: 1, usage: 2, rolledBack: 3, busy: 4, changedThenFailed: 5 });
+    expect(ExitCode).toEqual({
+      ok: 0,
+      failedNothingChanged: 1,
+      usage: 2,
+      rolledBack: 3,
+      busy: 4,
+      changedThenFailed: 5,
+    });
   });
 });
 

@@ -37,7 +37,18 @@ const loop: ResolvedFact = { kind: 'loop' };
 
 function allMissing(): LayoutFacts {
   const m = missingFact();
-  return { canonical: identity(layout), slotDir: m, entry: m, blue: m, green: m, current: m, lastGood: m, record: m, state: m, staleTemps: [] };
+  return {
+    canonical: identity(layout),
+    slotDir: m,
+    entry: m,
+    blue: m,
+    green: m,
+    current: m,
+    lastGood: m,
+    record: m,
+    state: m,
+    staleTemps: [],
+  };
 }
 
 function codeOf<T>(result: { ok: true; value: T } | { ok: false; failure: { code: string } }): string | null {
@@ -134,13 +145,16 @@ describe('checkLayoutShape: accepted shapes', () => {
 });
 
 describe('checkRootOwnership', () => {
-  it.each(ROLES.flatMap((role) => [1, 1000, 65534].map((uid) => [role, uid] as const)))('%s owned by uid %i → E_LAYOUT', (role, uid) => {
-    const base = managedFacts(layout);
-    const fact = base[role];
-    if (fact.kind === 'missing') throw new Error('fixture must have the role present');
-    const facts: LayoutFacts = { ...base, [role]: { ...fact, uid } };
-    expect(codeOf(checkRootOwnership(layout, facts))).toBe('E_LAYOUT');
-  });
+  it.each(ROLES.flatMap((role) => [1, 1000, 65534].map((uid) => [role, uid] as const)))(
+    '%s owned by uid %i → E_LAYOUT',
+    (role, uid) => {
+      const base = managedFacts(layout);
+      const fact = base[role];
+      if (fact.kind === 'missing') throw new Error('fixture must have the role present');
+      const facts: LayoutFacts = { ...base, [role]: { ...fact, uid } };
+      expect(codeOf(checkRootOwnership(layout, facts))).toBe('E_LAYOUT');
+    },
+  );
 
   it('every entry root-owned → ok', () => {
     const facts = managedFacts(layout);
@@ -193,7 +207,13 @@ describe('linkedSlot', () => {
     ['current → directory', 'current', linkFact('.', toDirectory), identity(layout), null],
     ['current missing', 'current', missingFact(), identity(layout), null],
     ['current a regular file at a slot path', 'current', fileFact(true), identity(layout), null],
-    ['current → raw blue while blue is canonically elsewhere', 'current', linkFact(TEXT.blue, toBlue), aliasedCanonical, null],
+    [
+      'current → raw blue while blue is canonically elsewhere',
+      'current',
+      linkFact(TEXT.blue, toBlue),
+      aliasedCanonical,
+      null,
+    ],
     [
       'current → canonical blue (the whole slot directory is reached through a symlink)',
       'current',
@@ -226,9 +246,12 @@ describe('slotFileExecutable', () => {
 });
 
 describe('describeKind', () => {
-  it.each([missingFact(), fileFact(), dirFact(), otherFact(), linkFact('x', dangling)])('%j has a description', (fact) => {
-    expect(describeKind(fact)).not.toBe('');
-  });
+  it.each([missingFact(), fileFact(), dirFact(), otherFact(), linkFact('x', dangling)])(
+    '%j has a description',
+    (fact) => {
+      expect(describeKind(fact)).not.toBe('');
+    },
+  );
 
   it('describes each kind differently', () => {
     const kinds = [missingFact(), fileFact(), dirFact(), otherFact(), linkFact('x', dangling)].map(describeKind);

@@ -79,7 +79,12 @@ export const missingFact = (): PathFact => ({ kind: 'missing' });
 export const fileFact = (executable = true, uid = 0): PathFact => ({ kind: 'file', uid, executable });
 export const dirFact = (uid = 0): PathFact => ({ kind: 'directory', uid });
 export const otherFact = (uid = 0): PathFact => ({ kind: 'other', uid });
-export const linkFact = (text: string, resolved: ResolvedFact, uid = 0): PathFact => ({ kind: 'symlink', uid, text, resolved });
+export const linkFact = (text: string, resolved: ResolvedFact, uid = 0): PathFact => ({
+  kind: 'symlink',
+  uid,
+  text,
+  resolved,
+});
 
 /** A managed flex host, fact by fact: current → blue, last-good → green, entry → current. */
 export function managedFacts(layout: SlotLayout, overrides: Partial<Omit<LayoutFacts, 'canonical'>> = {}): LayoutFacts {
@@ -109,7 +114,12 @@ export type HostNode =
 
 export type Host = ReadonlyMap<string, HostNode>;
 
-export const file = (content = 'legacy', executable = true, uid = 0): HostNode => ({ type: 'file', executable, uid, content });
+export const file = (content = 'legacy', executable = true, uid = 0): HostNode => ({
+  type: 'file',
+  executable,
+  uid,
+  content,
+});
 export const link = (text: string, uid = 0): HostNode => ({ type: 'symlink', text, uid });
 export const dir = (uid = 0): HostNode => ({ type: 'dir', uid });
 export const special = (uid = 0): HostNode => ({ type: 'other', uid });
@@ -121,7 +131,9 @@ export type HostRole = 'slotDir' | 'entry' | 'blue' | 'green' | 'current' | 'las
  * directory whenever any slot or link is given, else to missing. `extra` places nodes at
  * arbitrary absolute paths (e.g. an executable outside the slots).
  */
-export type HostSpec = Partial<Record<HostRole, HostNode | null>> & { readonly extra?: Readonly<Record<string, HostNode>> };
+export type HostSpec = Partial<Record<HostRole, HostNode | null>> & {
+  readonly extra?: Readonly<Record<string, HostNode>>;
+};
 
 export function buildHost(layout: SlotLayout, spec: HostSpec): Host {
   const host = new Map<string, HostNode>();
@@ -190,14 +202,26 @@ export function observe(layout: SlotLayout, host: Host): LayoutFacts {
 }
 
 /** Roles whose files are written by atomic replacement and may leave `.<name>.tmp-*` behind. */
-export const ATOMICALLY_WRITTEN = ['entry', 'blue', 'green', 'current', 'lastGood', 'recoveryScript', 'record', 'state'] as const;
+export const ATOMICALLY_WRITTEN = [
+  'entry',
+  'blue',
+  'green',
+  'current',
+  'lastGood',
+  'recoveryScript',
+  'record',
+  'state',
+] as const;
 
 /** The temp entries next to layout files, sorted, as the app reports them. */
 export function staleTempsIn(layout: SlotLayout, host: Host): string[] {
   const found = new Set<string>();
   for (const path of host.keys()) {
     for (const role of ATOMICALLY_WRITTEN) {
-      if (dirnamePath(path) === dirnamePath(layout[role]) && basenamePath(path).startsWith(tempPrefixFor(basenamePath(layout[role])))) {
+      if (
+        dirnamePath(path) === dirnamePath(layout[role]) &&
+        basenamePath(path).startsWith(tempPrefixFor(basenamePath(layout[role])))
+      ) {
         found.add(path);
       }
     }
@@ -286,6 +310,7 @@ export function canonicalWith(layout: SlotLayout, aliases: Readonly<Record<strin
     throw new Error('alias loop');
   };
   const out = {} as Record<PathRole, string>;
-  for (const role of PATH_ROLES) out[role] = joinPath(resolveDir(dirnamePath(layout[role])), basenamePath(layout[role]));
+  for (const role of PATH_ROLES)
+    out[role] = joinPath(resolveDir(dirnamePath(layout[role])), basenamePath(layout[role]));
   return out;
 }

@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { machineTargetOf, selectorMatches, targetsMachine, type LabelSelector } from '../../src/domain/machine-selector.js';
+import {
+  machineTargetOf,
+  selectorMatches,
+  targetsMachine,
+  type LabelSelector,
+} from '../../src/domain/machine-selector.js';
 
 const labels = { 'kubernetes.io/os': 'linux', pool: 'flex', zone: 'a' };
-const selector = (partial: Partial<LabelSelector>): LabelSelector => ({ matchLabels: {}, matchExpressions: [], ...partial });
+const selector = (partial: Partial<LabelSelector>): LabelSelector => ({
+  matchLabels: {},
+  matchExpressions: [],
+  ...partial,
+});
 
 describe('label selectors (Kubernetes semantics)', () => {
   it.each([
@@ -19,8 +28,16 @@ describe('label selectors (Kubernetes semantics)', () => {
     ['Exists', selector({ matchExpressions: [{ key: 'pool', operator: 'Exists', values: [] }] }), true],
     ['Exists, missing', selector({ matchExpressions: [{ key: 'rack', operator: 'Exists', values: [] }] }), false],
     ['DoesNotExist', selector({ matchExpressions: [{ key: 'rack', operator: 'DoesNotExist', values: [] }] }), true],
-    ['DoesNotExist, present', selector({ matchExpressions: [{ key: 'pool', operator: 'DoesNotExist', values: [] }] }), false],
-    ['labels and expressions, one fails', selector({ matchLabels: { pool: 'flex' }, matchExpressions: [{ key: 'zone', operator: 'In', values: ['b'] }] }), false],
+    [
+      'DoesNotExist, present',
+      selector({ matchExpressions: [{ key: 'pool', operator: 'DoesNotExist', values: [] }] }),
+      false,
+    ],
+    [
+      'labels and expressions, one fails',
+      selector({ matchLabels: { pool: 'flex' }, matchExpressions: [{ key: 'zone', operator: 'In', values: ['b'] }] }),
+      false,
+    ],
   ])('%s', (_name, given, expected) => {
     expect(selectorMatches(given, labels)).toBe(expected);
   });
@@ -36,9 +53,17 @@ describe('which operations address this machine', () => {
     ['neither set', {}, false],
     ['empty machineRef', { machineRef: '' }, false],
     ['malformed selector', { machineSelector: { matchLabels: { pool: 7 } } }, false],
-    ['unknown operator', { machineSelector: { matchExpressions: [{ key: 'pool', operator: 'Like', values: ['f'] }] } }, false],
+    [
+      'unknown operator',
+      { machineSelector: { matchExpressions: [{ key: 'pool', operator: 'Like', values: ['f'] }] } },
+      false,
+    ],
     ['In without values', { machineSelector: { matchExpressions: [{ key: 'pool', operator: 'In' }] } }, false],
-    ['Exists with values', { machineSelector: { matchExpressions: [{ key: 'pool', operator: 'Exists', values: ['x'] }] } }, false],
+    [
+      'Exists with values',
+      { machineSelector: { matchExpressions: [{ key: 'pool', operator: 'Exists', values: ['x'] }] } },
+      false,
+    ],
     ['not an object', 'node-1', false],
   ])('%s', (_name, spec, expected) => {
     expect(targetsMachine(machineTargetOf(spec), 'node-1', labels)).toBe(expected);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { planMigration, pointLink, type LayoutAction, type LinkRole, type MigrationPlan, type SeedSource } from '../../src/domain/migration-plan.js';
+import {
+  planMigration,
+  pointLink,
+  type LayoutAction,
+  type LinkRole,
+  type MigrationPlan,
+  type SeedSource,
+} from '../../src/domain/migration-plan.js';
 import { joinPath, resolveLinkTarget } from '../../src/domain/posix-path.js';
 import { slotPath, type SlotLayout } from '../../src/domain/slot-layout.js';
 import type { SlotName } from '../../src/domain/slot.js';
@@ -24,7 +31,11 @@ import {
 
 const ROOTS = ['/', '/sb'] as const;
 
-const mkdir = (layout: SlotLayout): LayoutAction => ({ kind: 'create-slot-directory', path: layout.slotDir, mode: 0o750 });
+const mkdir = (layout: SlotLayout): LayoutAction => ({
+  kind: 'create-slot-directory',
+  path: layout.slotDir,
+  mode: 0o750,
+});
 const seed = (layout: SlotLayout, slot: SlotName, source: string): LayoutAction => ({
   kind: 'seed-slot',
   slot,
@@ -33,7 +44,12 @@ const seed = (layout: SlotLayout, slot: SlotName, source: string): LayoutAction 
   mode: 0o755,
 });
 const sweep = (path: string): LayoutAction => ({ kind: 'remove-stale-temp', path });
-const point = (layout: SlotLayout, role: LinkRole, text: string): LayoutAction => ({ kind: 'point-link', role, link: layout[role], text });
+const point = (layout: SlotLayout, role: LinkRole, text: string): LayoutAction => ({
+  kind: 'point-link',
+  role,
+  link: layout[role],
+  text,
+});
 const outside = (layout: SlotLayout): string => joinPath(layout.root, 'opt/agent/bin');
 
 /** Entry → current, stored as migration stores it. */
@@ -46,8 +62,16 @@ const managed: HostSpec = {
   lastGood: link(TEXT.green),
 };
 
-type Expected = { readonly actions: readonly LayoutAction[]; readonly currentSlot: SlotName; readonly lastGoodSlot: SlotName };
-type Case = readonly [label: string, spec: (layout: SlotLayout) => HostSpec, expected: (layout: SlotLayout) => Expected];
+type Expected = {
+  readonly actions: readonly LayoutAction[];
+  readonly currentSlot: SlotName;
+  readonly lastGoodSlot: SlotName;
+};
+type Case = readonly [
+  label: string,
+  spec: (layout: SlotLayout) => HostSpec,
+  expected: (layout: SlotLayout) => Expected,
+];
 
 const CASES: readonly Case[] = [
   // ---- legacy and half-migrated hosts (every state a crash can leave)
@@ -70,7 +94,12 @@ const CASES: readonly Case[] = [
     'half-migrated: slot directory only',
     () => ({ slotDir: dir(), entry: file('legacy') }),
     (l) => ({
-      actions: [seed(l, 'blue', l.entry), point(l, 'current', TEXT.blue), point(l, 'lastGood', TEXT.blue), point(l, 'entry', TEXT.entryToCurrent)],
+      actions: [
+        seed(l, 'blue', l.entry),
+        point(l, 'current', TEXT.blue),
+        point(l, 'lastGood', TEXT.blue),
+        point(l, 'entry', TEXT.entryToCurrent),
+      ],
       currentSlot: 'blue',
       lastGoodSlot: 'blue',
     }),
@@ -79,7 +108,11 @@ const CASES: readonly Case[] = [
     'half-migrated: blue seeded, no links',
     () => ({ entry: file('legacy'), blue: file('legacy') }),
     (l) => ({
-      actions: [point(l, 'current', TEXT.blue), point(l, 'lastGood', TEXT.blue), point(l, 'entry', TEXT.entryToCurrent)],
+      actions: [
+        point(l, 'current', TEXT.blue),
+        point(l, 'lastGood', TEXT.blue),
+        point(l, 'entry', TEXT.entryToCurrent),
+      ],
       currentSlot: 'blue',
       lastGoodSlot: 'blue',
     }),
@@ -87,7 +120,11 @@ const CASES: readonly Case[] = [
   [
     'half-migrated: current only',
     () => ({ entry: file('legacy'), blue: file('legacy'), current: link(TEXT.blue) }),
-    (l) => ({ actions: [point(l, 'lastGood', TEXT.blue), point(l, 'entry', TEXT.entryToCurrent)], currentSlot: 'blue', lastGoodSlot: 'blue' }),
+    (l) => ({
+      actions: [point(l, 'lastGood', TEXT.blue), point(l, 'entry', TEXT.entryToCurrent)],
+      currentSlot: 'blue',
+      lastGoodSlot: 'blue',
+    }),
   ],
   [
     'half-migrated: current and last-good, entry still the legacy file',
@@ -98,7 +135,13 @@ const CASES: readonly Case[] = [
     'legacy entry is a symlink to an executable elsewhere',
     (l) => ({ entry: link(outside(l)), extra: { [outside(l)]: file('outside-bin') } }),
     (l) => ({
-      actions: [mkdir(l), seed(l, 'blue', outside(l)), point(l, 'current', TEXT.blue), point(l, 'lastGood', TEXT.blue), point(l, 'entry', TEXT.entryToCurrent)],
+      actions: [
+        mkdir(l),
+        seed(l, 'blue', outside(l)),
+        point(l, 'current', TEXT.blue),
+        point(l, 'lastGood', TEXT.blue),
+        point(l, 'entry', TEXT.entryToCurrent),
+      ],
       currentSlot: 'blue',
       lastGoodSlot: 'blue',
     }),
@@ -107,7 +150,11 @@ const CASES: readonly Case[] = [
     'no current, blue not executable, green executable: green is used',
     () => ({ entry: file('legacy'), blue: file('blue-bin', false), green: file('green-bin') }),
     (l) => ({
-      actions: [point(l, 'current', TEXT.green), point(l, 'lastGood', TEXT.green), point(l, 'entry', TEXT.entryToCurrent)],
+      actions: [
+        point(l, 'current', TEXT.green),
+        point(l, 'lastGood', TEXT.green),
+        point(l, 'entry', TEXT.entryToCurrent),
+      ],
       currentSlot: 'green',
       lastGoodSlot: 'green',
     }),
@@ -121,7 +168,12 @@ const CASES: readonly Case[] = [
     'no current, blue not executable, only the legacy file runs: blue is re-seeded',
     () => ({ entry: file('legacy'), blue: file('junk', false) }),
     (l) => ({
-      actions: [seed(l, 'blue', l.entry), point(l, 'current', TEXT.blue), point(l, 'lastGood', TEXT.blue), point(l, 'entry', TEXT.entryToCurrent)],
+      actions: [
+        seed(l, 'blue', l.entry),
+        point(l, 'current', TEXT.blue),
+        point(l, 'lastGood', TEXT.blue),
+        point(l, 'entry', TEXT.entryToCurrent),
+      ],
       currentSlot: 'blue',
       lastGoodSlot: 'blue',
     }),
@@ -186,7 +238,11 @@ const CASES: readonly Case[] = [
   ],
 
   // ---- managed hosts
-  ['managed: current blue, last-good green', () => managed, () => ({ actions: [], currentSlot: 'blue', lastGoodSlot: 'green' })],
+  [
+    'managed: current blue, last-good green',
+    () => managed,
+    () => ({ actions: [], currentSlot: 'blue', lastGoodSlot: 'green' }),
+  ],
   [
     'managed: current blue, last-good blue',
     () => ({ ...managed, lastGood: link(TEXT.blue) }),
@@ -212,12 +268,20 @@ const CASES: readonly Case[] = [
   [
     'dangling current, blue present',
     () => ({ entry: entryLink, blue: file('blue-bin'), current: link(TEXT.green), lastGood: link(TEXT.green) }),
-    (l) => ({ actions: [point(l, 'current', TEXT.blue), point(l, 'lastGood', TEXT.blue)], currentSlot: 'blue', lastGoodSlot: 'blue' }),
+    (l) => ({
+      actions: [point(l, 'current', TEXT.blue), point(l, 'lastGood', TEXT.blue)],
+      currentSlot: 'blue',
+      lastGoodSlot: 'blue',
+    }),
   ],
   [
     'dangling current, only green present',
     () => ({ entry: entryLink, green: file('green-bin'), current: link(TEXT.blue) }),
-    (l) => ({ actions: [point(l, 'current', TEXT.green), point(l, 'lastGood', TEXT.green)], currentSlot: 'green', lastGoodSlot: 'green' }),
+    (l) => ({
+      actions: [point(l, 'current', TEXT.green), point(l, 'lastGood', TEXT.green)],
+      currentSlot: 'green',
+      lastGoodSlot: 'green',
+    }),
   ],
   [
     'dangling current, only green present, last-good already green',
@@ -231,8 +295,17 @@ const CASES: readonly Case[] = [
   ],
   [
     'current and last-good form a loop, green present',
-    () => ({ entry: entryLink, green: file('green-bin'), current: link('aks-flex-node-last-good'), lastGood: link(TEXT.current) }),
-    (l) => ({ actions: [point(l, 'current', TEXT.green), point(l, 'lastGood', TEXT.green)], currentSlot: 'green', lastGoodSlot: 'green' }),
+    () => ({
+      entry: entryLink,
+      green: file('green-bin'),
+      current: link('aks-flex-node-last-good'),
+      lastGood: link(TEXT.current),
+    }),
+    (l) => ({
+      actions: [point(l, 'current', TEXT.green), point(l, 'lastGood', TEXT.green)],
+      currentSlot: 'green',
+      lastGoodSlot: 'green',
+    }),
   ],
   [
     'current resolves to a non-executable blue, green executable',
@@ -241,9 +314,19 @@ const CASES: readonly Case[] = [
   ],
   [
     'current resolves to an executable outside the slots: adopted into blue',
-    (l) => ({ slotDir: dir(), entry: file('legacy'), current: link(outside(l)), extra: { [outside(l)]: file('outside-bin') } }),
     (l) => ({
-      actions: [seed(l, 'blue', outside(l)), point(l, 'current', TEXT.blue), point(l, 'lastGood', TEXT.blue), point(l, 'entry', TEXT.entryToCurrent)],
+      slotDir: dir(),
+      entry: file('legacy'),
+      current: link(outside(l)),
+      extra: { [outside(l)]: file('outside-bin') },
+    }),
+    (l) => ({
+      actions: [
+        seed(l, 'blue', outside(l)),
+        point(l, 'current', TEXT.blue),
+        point(l, 'lastGood', TEXT.blue),
+        point(l, 'entry', TEXT.entryToCurrent),
+      ],
       currentSlot: 'blue',
       lastGoodSlot: 'blue',
     }),
@@ -252,25 +335,59 @@ const CASES: readonly Case[] = [
     'current resolves to the legacy entry file: adopted into blue',
     () => ({ entry: file('legacy'), current: link('../../bin/aks-flex-node') }),
     (l) => ({
-      actions: [seed(l, 'blue', l.entry), point(l, 'current', TEXT.blue), point(l, 'lastGood', TEXT.blue), point(l, 'entry', TEXT.entryToCurrent)],
+      actions: [
+        seed(l, 'blue', l.entry),
+        point(l, 'current', TEXT.blue),
+        point(l, 'lastGood', TEXT.blue),
+        point(l, 'entry', TEXT.entryToCurrent),
+      ],
       currentSlot: 'blue',
       lastGoodSlot: 'blue',
     }),
   ],
   [
     'current outside the slots while blue holds an older binary: blue is re-seeded from current',
-    (l) => ({ entry: entryLink, blue: file('old'), current: link(outside(l)), extra: { [outside(l)]: file('outside-bin') } }),
-    (l) => ({ actions: [seed(l, 'blue', outside(l)), point(l, 'current', TEXT.blue), point(l, 'lastGood', TEXT.blue)], currentSlot: 'blue', lastGoodSlot: 'blue' }),
+    (l) => ({
+      entry: entryLink,
+      blue: file('old'),
+      current: link(outside(l)),
+      extra: { [outside(l)]: file('outside-bin') },
+    }),
+    (l) => ({
+      actions: [seed(l, 'blue', outside(l)), point(l, 'current', TEXT.blue), point(l, 'lastGood', TEXT.blue)],
+      currentSlot: 'blue',
+      lastGoodSlot: 'blue',
+    }),
   ],
   [
     'current outside the slots while last-good names blue: adopted into green, blue kept for rollback',
-    (l) => ({ entry: entryLink, blue: file('previous'), current: link(outside(l)), lastGood: link(TEXT.blue), extra: { [outside(l)]: file('outside-bin') } }),
-    (l) => ({ actions: [seed(l, 'green', outside(l)), point(l, 'current', TEXT.green)], currentSlot: 'green', lastGoodSlot: 'blue' }),
+    (l) => ({
+      entry: entryLink,
+      blue: file('previous'),
+      current: link(outside(l)),
+      lastGood: link(TEXT.blue),
+      extra: { [outside(l)]: file('outside-bin') },
+    }),
+    (l) => ({
+      actions: [seed(l, 'green', outside(l)), point(l, 'current', TEXT.green)],
+      currentSlot: 'green',
+      lastGoodSlot: 'blue',
+    }),
   ],
   [
     'dangling current with blue present and a legacy entry file: blue is used, nothing is copied',
-    () => ({ slotDir: dir(), entry: file('legacy'), blue: file('previous'), lastGood: link(TEXT.blue), current: link('aks-flex-node-gone') }),
-    (l) => ({ actions: [point(l, 'current', TEXT.blue), point(l, 'entry', TEXT.entryToCurrent)], currentSlot: 'blue', lastGoodSlot: 'blue' }),
+    () => ({
+      slotDir: dir(),
+      entry: file('legacy'),
+      blue: file('previous'),
+      lastGood: link(TEXT.blue),
+      current: link('aks-flex-node-gone'),
+    }),
+    (l) => ({
+      actions: [point(l, 'current', TEXT.blue), point(l, 'entry', TEXT.entryToCurrent)],
+      currentSlot: 'blue',
+      lastGoodSlot: 'blue',
+    }),
   ],
 
   // ---- last-good
@@ -327,14 +444,29 @@ const FAILING: readonly (readonly [label: string, spec: (layout: SlotLayout) => 
   ['nothing at all', () => ({})],
   ['only a slot directory', () => ({ slotDir: dir() })],
   ['non-executable legacy file', () => ({ entry: file('legacy', false) })],
-  ['non-executable legacy file with the slot directory present', () => ({ slotDir: dir(), entry: file('legacy', false) })],
-  ['non-executable legacy file and non-executable slots', () => ({ entry: file('legacy', false), blue: file('b', false), green: file('g', false) })],
-  ['dangling current, nothing runnable, entry → current', () => ({ entry: entryLink, current: link(TEXT.blue), lastGood: link(TEXT.blue) })],
+  [
+    'non-executable legacy file with the slot directory present',
+    () => ({ slotDir: dir(), entry: file('legacy', false) }),
+  ],
+  [
+    'non-executable legacy file and non-executable slots',
+    () => ({ entry: file('legacy', false), blue: file('b', false), green: file('g', false) }),
+  ],
+  [
+    'dangling current, nothing runnable, entry → current',
+    () => ({ entry: entryLink, current: link(TEXT.blue), lastGood: link(TEXT.blue) }),
+  ],
   ['dangling current, nothing runnable, entry missing', () => ({ current: link(TEXT.green) })],
   ['entry links to a directory', (l) => ({ entry: link(l.slotDir), slotDir: dir() })],
   ['entry is a dangling link', () => ({ entry: link('/nowhere/agent') })],
-  ['current and entry form a loop', () => ({ entry: link(TEXT.entryToCurrent), current: link('../../bin/aks-flex-node') })],
-  ['current resolves to a non-executable outside file', (l) => ({ current: link(outside(l)), extra: { [outside(l)]: file('x', false) } })],
+  [
+    'current and entry form a loop',
+    () => ({ entry: link(TEXT.entryToCurrent), current: link('../../bin/aks-flex-node') }),
+  ],
+  [
+    'current resolves to a non-executable outside file',
+    (l) => ({ current: link(outside(l)), extra: { [outside(l)]: file('x', false) } }),
+  ],
 ];
 
 function rows<T extends readonly unknown[]>(cases: readonly T[]): (readonly [string, ...T])[] {
@@ -358,7 +490,11 @@ describe('planMigration', () => {
     const layout = flexLayout('/sb');
     const plan = unwrap(planMigration(layout, observe(layout, buildHost(layout, { entry: file('legacy') }))));
     const links = plan.actions.filter((action) => action.kind === 'point-link');
-    expect(links.map((action) => action.text)).toEqual(['aks-flex-node-blue', 'aks-flex-node-blue', '../lib/aks-flex-node/aks-flex-node-current']);
+    expect(links.map((action) => action.text)).toEqual([
+      'aks-flex-node-blue',
+      'aks-flex-node-blue',
+      '../lib/aks-flex-node/aks-flex-node-current',
+    ]);
     for (const action of links) {
       expect(action.text.startsWith('/')).toBe(false);
       const expected = action.role === 'entry' ? layout.current : layout.blue;
@@ -385,8 +521,16 @@ describe('planMigration: applying the plan', () => {
     const { plan, host } = apply(layout, buildHost(layout, spec(layout)));
     expect(host.get(layout.slotDir)).toEqual(dir());
     expect(staleTempsIn(layout, host)).toEqual([]);
-    expect(resolveIn(host, layout.current)).toEqual({ kind: 'file', path: slotPath(layout, plan.currentSlot), executable: true });
-    expect(resolveIn(host, layout.lastGood)).toEqual({ kind: 'file', path: slotPath(layout, plan.lastGoodSlot), executable: true });
+    expect(resolveIn(host, layout.current)).toEqual({
+      kind: 'file',
+      path: slotPath(layout, plan.currentSlot),
+      executable: true,
+    });
+    expect(resolveIn(host, layout.lastGood)).toEqual({
+      kind: 'file',
+      path: slotPath(layout, plan.lastGoodSlot),
+      executable: true,
+    });
     const entry = host.get(layout.entry);
     expect(entry?.type).toBe('symlink');
     if (entry?.type === 'symlink') expect(resolveLinkTarget(layout.entry, entry.text)).toBe(layout.current);
@@ -439,7 +583,9 @@ describe('planMigration: applying the plan', () => {
     if (legacy !== null) {
       // The legacy entry stays runnable after every action; when it is the seed source, with the
       // same bytes, and current ends up running those bytes.
-      const seedsFromEntry = plan.actions.some((action) => action.kind === 'seed-slot' && action.source === layout.entry);
+      const seedsFromEntry = plan.actions.some(
+        (action) => action.kind === 'seed-slot' && action.source === layout.entry,
+      );
       let host = start;
       for (const action of plan.actions) {
         host = applyAction(layout, host, action);
@@ -465,7 +611,11 @@ describe('planMigration: last-good must name a slot itself', () => {
   )('root %s: %s → repointed at blue', (root, _label, spec) => {
     const layout = flexLayout(root);
     const plan = unwrap(planMigration(layout, observe(layout, buildHost(layout, spec(layout)))));
-    expect(plan).toEqual({ actions: [point(layout, 'lastGood', TEXT.blue)], currentSlot: 'blue', lastGoodSlot: 'blue' });
+    expect(plan).toEqual({
+      actions: [point(layout, 'lastGood', TEXT.blue)],
+      currentSlot: 'blue',
+      lastGoodSlot: 'blue',
+    });
   });
 });
 
@@ -487,13 +637,24 @@ describe('pointLink', () => {
   it('entry and slots in unrelated trees', () => {
     const layout = flexLayout('/sb', { entry: '/usr/bin/agent', slotDir: '/opt/slots' });
     const action = pointLink(layout, 'entry', layout.current);
-    expect(action).toEqual({ kind: 'point-link', role: 'entry', link: '/sb/usr/bin/agent', text: '../../opt/slots/aks-flex-node-current' });
+    expect(action).toEqual({
+      kind: 'point-link',
+      role: 'entry',
+      link: '/sb/usr/bin/agent',
+      text: '../../opt/slots/aks-flex-node-current',
+    });
   });
 });
 
 describe('planMigration: repairing current never picks an unfit binary', () => {
   const l = flexLayout('/sb');
-  const dangling: HostSpec = { entry: entryLink, blue: file('blue-bin'), green: file('green-bin'), current: link('aks-flex-node-gone'), lastGood: link(TEXT.green) };
+  const dangling: HostSpec = {
+    entry: entryLink,
+    blue: file('blue-bin'),
+    green: file('green-bin'),
+    current: link('aks-flex-node-gone'),
+    lastGood: link(TEXT.green),
+  };
   const choose = (spec: HostSpec, unfit: readonly SeedSource[]) => {
     const result = planMigration(l, observe(l, buildHost(l, spec)), new Set(unfit));
     return result.ok ? result.value.currentSlot : result.failure.code;
@@ -508,7 +669,13 @@ describe('planMigration: repairing current never picks an unfit binary', () => {
   });
 
   it('a quarantined blue is skipped for the legacy file, which is seeded into it', () => {
-    const result = unwrapPlan(planMigration(l, observe(l, buildHost(l, { entry: file('legacy'), blue: file('crasher') })), new Set<SeedSource>(['blue'])));
+    const result = unwrapPlan(
+      planMigration(
+        l,
+        observe(l, buildHost(l, { entry: file('legacy'), blue: file('crasher') })),
+        new Set<SeedSource>(['blue']),
+      ),
+    );
     expect(result.currentSlot).toBe('blue');
     expect(result.actions).toContainEqual(seed(l, 'blue', l.entry));
   });

@@ -143,7 +143,11 @@ describe('basenamePath', () => {
 describe('relativePath', () => {
   it.each([
     ['/usr/local/lib/aks-flex-node', '/usr/local/lib/aks-flex-node/aks-flex-node-blue', 'aks-flex-node-blue'],
-    ['/usr/local/bin', '/usr/local/lib/aks-flex-node/aks-flex-node-current', '../lib/aks-flex-node/aks-flex-node-current'],
+    [
+      '/usr/local/bin',
+      '/usr/local/lib/aks-flex-node/aks-flex-node-current',
+      '../lib/aks-flex-node/aks-flex-node-current',
+    ],
     ['/a/b/c', '/a/b/c', '.'],
     ['/a/b/c', '/a', '../..'],
     ['/a/b', '/x/y', '../../x/y'],

@@ -99,7 +99,12 @@ function freshProc(world: World, scenario: Scenario, instanceId = newInstanceId(
 }
 
 function created(instanceId: string): UpgradeRecord {
-  const result = newUpgradeRecord({ operationName: 'upgrade-1', operationUid: null, instanceId, activeMachine: 'kube1' });
+  const result = newUpgradeRecord({
+    operationName: 'upgrade-1',
+    operationUid: null,
+    instanceId,
+    activeMachine: 'kube1',
+  });
   if (!result.ok) throw new Error(result.failure.message);
   return result.value;
 }
@@ -110,21 +115,41 @@ function must(record: UpgradeRecord | null): UpgradeRecord {
 }
 
 /** The old daemon's durable effects (docs/protocol.md#managed-path-rows-1-8), in order. */
-function managedEffects(variant: Variant, mode: AgentMode, oldId: string, scenario: Scenario): Array<(w: World, p: Proc) => void> {
+function managedEffects(
+  variant: Variant,
+  mode: AgentMode,
+  oldId: string,
+  scenario: Scenario,
+): Array<(w: World, p: Proc) => void> {
   const head: Array<(w: World, p: Proc) => void> = [
-    (w) => { w.record = created(oldId); }, // row 3
-    (w) => { w.record = withCandidate(must(w.record), CANDIDATE, PREVIOUS); }, // row 5
-    (w) => { w.lastGood = PREVIOUS; }, // row 6: protect last-good
-    (w) => { w.slots[CANDIDATE] = 'v2'; }, // row 6: install
-    (w) => { w.record = withCandidateDigest(must(w.record), DIGEST); },
-    (w) => { w.current = CANDIDATE; }, // row 7: switch
+    (w) => {
+      w.record = created(oldId);
+    }, // row 3
+    (w) => {
+      w.record = withCandidate(must(w.record), CANDIDATE, PREVIOUS);
+    }, // row 5
+    (w) => {
+      w.lastGood = PREVIOUS;
+    }, // row 6: protect last-good
+    (w) => {
+      w.slots[CANDIDATE] = 'v2';
+    }, // row 6: install
+    (w) => {
+      w.record = withCandidateDigest(must(w.record), DIGEST);
+    },
+    (w) => {
+      w.current = CANDIDATE;
+    }, // row 7: switch
   ];
   switch (variant) {
     case 'normal':
       return [
         ...head,
-        (w) => { w.record = withSwitchCommitted(must(w.record)); },
-        (w, p) => { // row 8
+        (w) => {
+          w.record = withSwitchCommitted(must(w.record));
+        },
+        (w, p) => {
+          // row 8
           if (mode === 'self-hosted') w.restartScheduled = true;
           else {
             w.agent = runs(w, scenario, w.current) ? w.current : null;
@@ -135,14 +160,30 @@ function managedEffects(variant: Variant, mode: AgentMode, oldId: string, scenar
     case 'exec-failure-after-switch': // row 7 fails after the switch: roll back, record ExecutionFailed, publish fails
       return [
         ...head,
-        (w) => { w.current = PREVIOUS; },
-        (w) => { w.record = withFailure(must(w.record), { reason: 'ExecutionFailed', code: 'E_IO', message: 'recording the switch failed' }, false); },
+        (w) => {
+          w.current = PREVIOUS;
+        },
+        (w) => {
+          w.record = withFailure(
+            must(w.record),
+            { reason: 'ExecutionFailed', code: 'E_IO', message: 'recording the switch failed' },
+            false,
+          );
+        },
       ];
     case 'restart-scheduling-failed': // row 8 fails: record failure + recoveryRequired, then the startup table
       return [
         ...head,
-        (w) => { w.record = withSwitchCommitted(must(w.record)); },
-        (w) => { w.record = withFailure(must(w.record), { reason: 'DaemonFailed', code: 'E_SERVICE', message: 'scheduling the restart failed' }, true); },
+        (w) => {
+          w.record = withSwitchCommitted(must(w.record));
+        },
+        (w) => {
+          w.record = withFailure(
+            must(w.record),
+            { reason: 'DaemonFailed', code: 'E_SERVICE', message: 'scheduling the restart failed' },
+            true,
+          );
+        },
       ];
   }
 }
@@ -200,9 +241,15 @@ function simulate(scenario: Scenario): Outcome {
       });
       trace.push(`recover:${d.kind}`);
       switch (d.kind) {
-        case 'done': return;
-        case 'record-failure': world.record = withFailure(must(world.record), d.failure, d.recoveryRequired); break;
-        case 'roll-back': world.lastGood = d.to; world.current = d.to; break;
+        case 'done':
+          return;
+        case 'record-failure':
+          world.record = withFailure(must(world.record), d.failure, d.recoveryRequired);
+          break;
+        case 'roll-back':
+          world.lastGood = d.to;
+          world.current = d.to;
+          break;
         case 'restore-container':
           if (world.nspawn !== null) world.nspawn = world.slots[d.from];
           progress = { ...progress, containerCopiedFrom: d.from };
@@ -226,7 +273,12 @@ function simulate(scenario: Scenario): Outcome {
         recover();
         continue;
       }
-      if (scenario.mode === 'sidecar' && world.agent === null && world.record !== null && !runs(world, scenario, world.current)) {
+      if (
+        scenario.mode === 'sidecar' &&
+        world.agent === null &&
+        world.record !== null &&
+        !runs(world, scenario, world.current)
+      ) {
         // The agent crash-loops while no sidecar holds the lock: the recovery unit gets it.
         trace.push('agent-crash-loop');
         recover();
@@ -255,7 +307,18 @@ function simulate(scenario: Scenario): Outcome {
     trace.push(`${d.rule}:${d.kind}`);
     if (d.kind === 'open-gate') break;
     if (d.kind === 'ignore-own-record') throw new Error(`unexpected own-record: ${trace.join(' → ')}`);
-    apply(world, scenario, proc, d, () => { proc = startDaemon(); }, (p) => { proc = p; });
+    apply(
+      world,
+      scenario,
+      proc,
+      d,
+      () => {
+        proc = startDaemon();
+      },
+      (p) => {
+        proc = p;
+      },
+    );
     checkHost();
     if (scenario.recoveryCrashes.has(steps)) {
       trace.push('crash');
@@ -284,7 +347,14 @@ function input(world: World, scenario: Scenario, proc: Proc) {
   };
 }
 
-function apply(world: World, scenario: Scenario, proc: Proc, d: StartupDecision, restart: () => void, replace: (p: Proc) => void): void {
+function apply(
+  world: World,
+  scenario: Scenario,
+  proc: Proc,
+  d: StartupDecision,
+  restart: () => void,
+  replace: (p: Proc) => void,
+): void {
   const invalidateContainer = (): void => {
     if (scenario.machine) proc.container = 'unknown';
   };
@@ -301,7 +371,8 @@ function apply(world: World, scenario: Scenario, proc: Proc, d: StartupDecision,
       invalidateContainer();
       return;
     case 'check-container':
-      proc.container = world.nspawn === null ? 'not-applicable' : world.nspawn === world.slots[world.current] ? 'equal' : 'differs';
+      proc.container =
+        world.nspawn === null ? 'not-applicable' : world.nspawn === world.slots[world.current] ? 'equal' : 'differs';
       return;
     case 'commit-state':
       world.stateCommitted = true;
@@ -336,7 +407,8 @@ function apply(world: World, scenario: Scenario, proc: Proc, d: StartupDecision,
       if (!world.quarantine.includes(d.digest)) world.quarantine.push(d.digest);
       return;
     case 'publish': {
-      if (d.status.phase === 'Complete' && world.nspawn !== null && world.nspawn !== world.slots[world.current]) throw new Error('I7: Complete with nspawn out of sync');
+      if (d.status.phase === 'Complete' && world.nspawn !== null && world.nspawn !== world.slots[world.current])
+        throw new Error('I7: Complete with nspawn out of sync');
       world.publishes.push(d.status);
       const last = world.storeWrites.at(-1);
       if (last === undefined || JSON.stringify(last) !== JSON.stringify(d.status)) world.storeWrites.push(d.status);
@@ -345,7 +417,12 @@ function apply(world: World, scenario: Scenario, proc: Proc, d: StartupDecision,
     }
     case 'delete-record':
       world.record = null;
-      replace({ ...proc, progress: NO_PROGRESS, health: 'unknown', container: scenario.machine ? 'unknown' : 'not-applicable' });
+      replace({
+        ...proc,
+        progress: NO_PROGRESS,
+        health: 'unknown',
+        container: scenario.machine ? 'unknown' : 'not-applicable',
+      });
       return;
     case 'open-gate':
     case 'ignore-own-record':
@@ -360,7 +437,11 @@ function scenarios(): Scenario[] {
     crashSets.push(new Set([i]));
     for (let j = i + 1; j <= 12; j += 1) crashSets.push(new Set([i, j]));
   }
-  const lengths: Record<Variant, number> = { 'normal': 8, 'exec-failure-after-switch': 8, 'restart-scheduling-failed': 8 };
+  const lengths: Record<Variant, number> = {
+    normal: 8,
+    'exec-failure-after-switch': 8,
+    'restart-scheduling-failed': 8,
+  };
   for (const variant of ['normal', 'exec-failure-after-switch', 'restart-scheduling-failed'] as const) {
     for (let crashAfter = 0; crashAfter <= lengths[variant]; crashAfter += 1) {
       for (const mode of ['self-hosted', 'sidecar'] as const) {
@@ -369,7 +450,16 @@ function scenarios(): Scenario[] {
             for (const syncBroken of machine ? [false, true] : [false]) {
               for (const lastGoodInitial of ['blue', 'green'] as const) {
                 for (const recoveryCrashes of crashSets) {
-                  all.push({ variant, crashAfter: crashAfter === lengths[variant] ? Infinity : crashAfter, mode, behaviour, machine, syncBroken, lastGoodInitial, recoveryCrashes });
+                  all.push({
+                    variant,
+                    crashAfter: crashAfter === lengths[variant] ? Infinity : crashAfter,
+                    mode,
+                    behaviour,
+                    machine,
+                    syncBroken,
+                    lastGoodInitial,
+                    recoveryCrashes,
+                  });
                 }
               }
             }
@@ -385,10 +475,11 @@ function expectedPhase(s: Scenario): 'Complete' | 'Failed' | null {
   if (s.crashAfter === 0) return null; // no record was ever written: nothing to publish
   // The candidate is current and no failure is recorded when the old daemon stops: it gets its
   // chance (S4) however it got there — unlike the reference, which always rolled back here.
-  const candidateLeftCurrent = s.crashAfter >= 6 && (
-    s.variant === 'normal'
-    || (s.variant === 'exec-failure-after-switch' && s.crashAfter === 6)
-    || (s.variant === 'restart-scheduling-failed' && s.crashAfter <= 7));
+  const candidateLeftCurrent =
+    s.crashAfter >= 6 &&
+    (s.variant === 'normal' ||
+      (s.variant === 'exec-failure-after-switch' && s.crashAfter === 6) ||
+      (s.variant === 'restart-scheduling-failed' && s.crashAfter <= 7));
   return candidateLeftCurrent && s.behaviour === 'good' && !s.syncBroken ? 'Complete' : 'Failed';
 }
 
@@ -432,7 +523,8 @@ describe('RecoveryPolicy convergence (model interpreter)', () => {
         check(status?.reason === (execFailed ? 'ExecutionFailed' : 'DaemonFailed'), 'the recorded reason is published');
         // A failure before the switch never quarantines; a candidate that ran and failed is.
         if (scenario.crashAfter < 6) check(world.quarantine.length === 0, 'no quarantine before the switch');
-        if (scenario.variant === 'normal' && scenario.crashAfter >= 6 && scenario.behaviour !== 'good') check(world.quarantine.length === 1 && world.quarantine[0] === DIGEST, 'failed candidate quarantined');
+        if (scenario.variant === 'normal' && scenario.crashAfter >= 6 && scenario.behaviour !== 'good')
+          check(world.quarantine.length === 1 && world.quarantine[0] === DIGEST, 'failed candidate quarantined');
       }
       runsChecked += 1;
     }
@@ -441,8 +533,14 @@ describe('RecoveryPolicy convergence (model interpreter)', () => {
 
   it('the self-hosted S5 path runs in the documented order', () => {
     const { trace } = simulate({
-      variant: 'normal', crashAfter: Infinity, mode: 'self-hosted', behaviour: 'unhealthy', machine: true, syncBroken: false,
-      lastGoodInitial: 'blue', recoveryCrashes: new Set(),
+      variant: 'normal',
+      crashAfter: Infinity,
+      mode: 'self-hosted',
+      behaviour: 'unhealthy',
+      machine: true,
+      syncBroken: false,
+      lastGoodInitial: 'blue',
+      recoveryCrashes: new Set(),
     });
     expect(trace).toEqual([
       'managed:8',
@@ -463,43 +561,100 @@ describe('RecoveryPolicy convergence (model interpreter)', () => {
 
   it('the self-hosted S4 path runs in the documented order', () => {
     const { trace } = simulate({
-      variant: 'normal', crashAfter: Infinity, mode: 'self-hosted', behaviour: 'good', machine: true, syncBroken: false,
-      lastGoodInitial: 'blue', recoveryCrashes: new Set(),
+      variant: 'normal',
+      crashAfter: Infinity,
+      mode: 'self-hosted',
+      behaviour: 'good',
+      machine: true,
+      syncBroken: false,
+      lastGoodInitial: 'blue',
+      recoveryCrashes: new Set(),
     });
     expect(trace).toEqual([
-      'managed:8', 'S4:measure-health', 'S4:sync-container', 'S4:check-container', 'S4:commit-state', 'S4:record-completion', 'S4:publish', 'S4:delete-record', 'S1:open-gate',
+      'managed:8',
+      'S4:measure-health',
+      'S4:sync-container',
+      'S4:check-container',
+      'S4:commit-state',
+      'S4:record-completion',
+      'S4:publish',
+      'S4:delete-record',
+      'S1:open-gate',
     ]);
   });
 
   it('the sidecar S5 path runs in the documented order', () => {
     const { trace } = simulate({
-      variant: 'normal', crashAfter: Infinity, mode: 'sidecar', behaviour: 'crashing', machine: true, syncBroken: false,
-      lastGoodInitial: 'blue', recoveryCrashes: new Set(),
+      variant: 'normal',
+      crashAfter: Infinity,
+      mode: 'sidecar',
+      behaviour: 'crashing',
+      machine: true,
+      syncBroken: false,
+      lastGoodInitial: 'blue',
+      recoveryCrashes: new Set(),
     });
     expect(trace).toEqual([
-      'managed:8', 'S4:measure-health', 'S5:record-failure', 'S6:roll-back', 'S6:restore-container', 'S7:restart-agent',
-      'S8:quarantine', 'S8:publish', 'S8:delete-record', 'S1:open-gate',
+      'managed:8',
+      'S4:measure-health',
+      'S5:record-failure',
+      'S6:roll-back',
+      'S6:restore-container',
+      'S7:restart-agent',
+      'S8:quarantine',
+      'S8:publish',
+      'S8:delete-record',
+      'S1:open-gate',
     ]);
   });
 
   it('a sidecar that died between the switch and restarting the agent restarts it into the candidate', () => {
     const { trace } = simulate({
-      variant: 'normal', crashAfter: 7, mode: 'sidecar', behaviour: 'good', machine: false, syncBroken: false,
-      lastGoodInitial: 'blue', recoveryCrashes: new Set(),
+      variant: 'normal',
+      crashAfter: 7,
+      mode: 'sidecar',
+      behaviour: 'good',
+      machine: false,
+      syncBroken: false,
+      lastGoodInitial: 'blue',
+      recoveryCrashes: new Set(),
     });
     expect(trace).toEqual([
-      'managed:7 crash', 'S4:restart-agent', 'S4:measure-health', 'S4:commit-state', 'S4:record-completion', 'S4:publish', 'S4:delete-record', 'S1:open-gate',
+      'managed:7 crash',
+      'S4:restart-agent',
+      'S4:measure-health',
+      'S4:commit-state',
+      'S4:record-completion',
+      'S4:publish',
+      'S4:delete-record',
+      'S1:open-gate',
     ]);
   });
 
   it('a crash-looping self-hosted candidate is recovered by `recover`, and last-good publishes', () => {
     const { trace, world } = simulate({
-      variant: 'normal', crashAfter: Infinity, mode: 'self-hosted', behaviour: 'crashing', machine: true, syncBroken: false,
-      lastGoodInitial: 'green', recoveryCrashes: new Set(),
+      variant: 'normal',
+      crashAfter: Infinity,
+      mode: 'self-hosted',
+      behaviour: 'crashing',
+      machine: true,
+      syncBroken: false,
+      lastGoodInitial: 'green',
+      recoveryCrashes: new Set(),
     });
     expect(trace).toEqual([
-      'managed:8', 'crash-loop', 'recover:record-failure', 'recover:roll-back', 'recover:restore-container', 'recover:restart-agent', 'recover:done',
-      'S6:restore-container', 'S8:quarantine', 'S8:publish', 'S8:delete-record', 'S1:open-gate',
+      'managed:8',
+      'crash-loop',
+      'recover:record-failure',
+      'recover:roll-back',
+      'recover:restore-container',
+      'recover:restart-agent',
+      'recover:done',
+      'S6:restore-container',
+      'S8:quarantine',
+      'S8:publish',
+      'S8:delete-record',
+      'S1:open-gate',
     ]);
     expect(world.storeWrites).toEqual([{ phase: 'Failed', reason: 'DaemonFailed', message: expect.any(String) }]);
   });

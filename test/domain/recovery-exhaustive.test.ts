@@ -12,7 +12,12 @@ import {
   type StartupInput,
 } from '../../src/domain/recovery-policy.js';
 import { SLOT_NAMES, type SlotName } from '../../src/domain/slot.js';
-import { UPGRADE_RECORD_KIND, UPGRADE_RECORD_SCHEMA_VERSION, type RecordedFailure, type UpgradeRecord } from '../../src/domain/upgrade-record.js';
+import {
+  UPGRADE_RECORD_KIND,
+  UPGRADE_RECORD_SCHEMA_VERSION,
+  type RecordedFailure,
+  type UpgradeRecord,
+} from '../../src/domain/upgrade-record.js';
 
 /**
  * Every combination of record shape × observation × progress, for both modes: the policy is
@@ -42,20 +47,20 @@ function allRecords(): Array<UpgradeRecord | null> {
           for (const failure of [null, EXEC, DAEMON]) {
             for (const instanceId of [SELF, OTHER]) {
               for (const completed of failure === null && pair !== null ? BOOLS : [false]) {
-              records.push({
-                kind: UPGRADE_RECORD_KIND,
-                schemaVersion: UPGRADE_RECORD_SCHEMA_VERSION,
-                operation: { name: 'upgrade-1', uid: null },
-                instanceId,
-                activeMachine: 'kube1',
-                candidate: pair?.[0] ?? null,
-                previous: pair?.[1] ?? null,
-                candidateDigest,
-                switchCommitted,
-                recoveryRequired,
-                failure,
-                completed,
-              });
+                records.push({
+                  kind: UPGRADE_RECORD_KIND,
+                  schemaVersion: UPGRADE_RECORD_SCHEMA_VERSION,
+                  operation: { name: 'upgrade-1', uid: null },
+                  instanceId,
+                  activeMachine: 'kube1',
+                  candidate: pair?.[0] ?? null,
+                  previous: pair?.[1] ?? null,
+                  candidateDigest,
+                  switchCommitted,
+                  recoveryRequired,
+                  failure,
+                  completed,
+                });
               }
             }
           }
@@ -69,7 +74,9 @@ function allRecords(): Array<UpgradeRecord | null> {
 const ROLLBACK_KINDS = new Set(['roll-back', 'restore-container']);
 
 function mayRollBack(record: UpgradeRecord, current: SlotName | null): boolean {
-  return record.candidate !== null && (record.switchCommitted || record.recoveryRequired || current === record.candidate);
+  return (
+    record.candidate !== null && (record.switchCommitted || record.recoveryRequired || current === record.candidate)
+  );
 }
 
 function assertStartupRules(input: StartupInput, d: StartupDecision): void {
@@ -84,9 +91,13 @@ function assertStartupRules(input: StartupInput, d: StartupDecision): void {
   if (d.kind === 'roll-back' && d.to !== record.previous) fail('rollback target is previous / last-good');
   if (d.kind === 'restore-container' && observed.current !== d.from) fail('host link before nspawn copy');
   if (d.kind === 'record-completion') {
-    const proven = record.failure === null && observed.current === record.candidate && observed.candidateHealth === 'healthy'
-      && (observed.container === 'equal' || observed.container === 'not-applicable') && observed.stateCommitted
-      && (input.mode === 'sidecar' || observed.self === record.candidate);
+    const proven =
+      record.failure === null &&
+      observed.current === record.candidate &&
+      observed.candidateHealth === 'healthy' &&
+      (observed.container === 'equal' || observed.container === 'not-applicable') &&
+      observed.stateCommitted &&
+      (input.mode === 'sidecar' || observed.self === record.candidate);
     if (!proven) fail('Complete is decided only for the healthy, synced, committed candidate');
   }
   if (d.kind === 'publish') {
@@ -99,14 +110,22 @@ function assertStartupRules(input: StartupInput, d: StartupDecision): void {
     } else {
       const failure = record.failure;
       if (failure === null) return fail('Failed only with a recorded failure');
-      if (d.status.reason !== failure.reason || d.status.message !== failure.message) fail('the recorded reason is published');
+      if (d.status.reason !== failure.reason || d.status.message !== failure.message)
+        fail('the recorded reason is published');
     }
   }
-  if (d.kind === 'quarantine' && (record.candidateDigest === null || d.digest !== record.candidateDigest)) fail('quarantine the candidate digest only');
-  if (d.kind === 'record-failure' && record.failure !== null && d.failure !== record.failure) fail('an existing failure is kept');
-  if (d.kind === 'ignore-own-record' && (input.mode !== 'self-hosted' || record.failure !== null || record.instanceId !== input.instanceId)) fail('own-record guard');
+  if (d.kind === 'quarantine' && (record.candidateDigest === null || d.digest !== record.candidateDigest))
+    fail('quarantine the candidate digest only');
+  if (d.kind === 'record-failure' && record.failure !== null && d.failure !== record.failure)
+    fail('an existing failure is kept');
+  if (
+    d.kind === 'ignore-own-record' &&
+    (input.mode !== 'self-hosted' || record.failure !== null || record.instanceId !== input.instanceId)
+  )
+    fail('own-record guard');
   if (d.kind === 'restart-agent' && input.mode !== 'sidecar') fail('only the sidecar restarts the agent unit');
-  if ((d.kind === 'restart-into-last-good' || d.kind === 'wait') && input.mode !== 'self-hosted') fail('only a self-hosted daemon restarts itself');
+  if ((d.kind === 'restart-into-last-good' || d.kind === 'wait') && input.mode !== 'self-hosted')
+    fail('only a self-hosted daemon restarts itself');
 }
 
 describe('decideStartup: exhaustive', () => {
@@ -130,7 +149,12 @@ describe('decideStartup: exhaustive', () => {
                               mode,
                               instanceId: SELF,
                               observed: {
-                                current, lastGood, candidateHealth, container, quarantined, stateCommitted,
+                                current,
+                                lastGood,
+                                candidateHealth,
+                                container,
+                                quarantined,
+                                stateCommitted,
                                 self: mode === 'self-hosted' ? runner : null,
                                 agent: mode === 'sidecar' ? runner : null,
                               },
@@ -155,8 +179,22 @@ describe('decideStartup: exhaustive', () => {
     expect(count).toBeGreaterThan(1_000_000);
     // Every decision kind is reachable.
     expect([...kinds.keys()].sort()).toEqual([
-      'check-container', 'commit-state', 'delete-record', 'ignore-own-record', 'measure-health', 'open-gate', 'publish',
-      'quarantine', 'record-completion', 'record-failure', 'restart-agent', 'restart-into-last-good', 'restore-container', 'roll-back', 'sync-container', 'wait',
+      'check-container',
+      'commit-state',
+      'delete-record',
+      'ignore-own-record',
+      'measure-health',
+      'open-gate',
+      'publish',
+      'quarantine',
+      'record-completion',
+      'record-failure',
+      'restart-agent',
+      'restart-into-last-good',
+      'restore-container',
+      'roll-back',
+      'sync-container',
+      'wait',
     ]);
   });
 });
@@ -171,7 +209,12 @@ describe('decideRecoverCommand: exhaustive', () => {
             for (const containerCopiedFrom of SLOTS_OR_NULL) {
               for (const agentRestarted of BOOLS) {
                 for (const message of ['', 'crash loop https://x.test/a?sig=SECRET']) {
-                  const input: RecoverInput = { record, message, observed: { current, lastGood, container }, progress: { containerCopiedFrom, agentRestarted } };
+                  const input: RecoverInput = {
+                    record,
+                    message,
+                    observed: { current, lastGood, container },
+                    progress: { containerCopiedFrom, agentRestarted },
+                  };
                   const d: RecoverDecision = decideRecoverCommand(input);
                   count += 1;
                   if (record === null || record.completed) {

@@ -32,9 +32,12 @@ describe('deriveLayout: flex defaults', () => {
     expect(layout.root).toBe('/');
   });
 
-  it.each(PATH_ROLES.map((role) => [role, FLEX_PATHS[role]] as const))('%s is the flex profile path %s', (role, expected) => {
-    expect(layout[role]).toBe(expected);
-  });
+  it.each(PATH_ROLES.map((role) => [role, FLEX_PATHS[role]] as const))(
+    '%s is the flex profile path %s',
+    (role, expected) => {
+      expect(layout[role]).toBe(expected);
+    },
+  );
 
   it('returns exactly the flex profile layout', () => {
     expect(layout).toEqual({ root: '/', ...FLEX_PATHS });
@@ -63,15 +66,19 @@ describe('deriveLayout: --root re-rooting', () => {
   });
 
   it('derives slot names from the agent name under a root', () => {
-    const layout = unwrap(deriveLayout({ ...FLEX_SETTINGS, root: '/sb', agentName: 'my.agent_2', slotDir: '/opt/slots' }));
-    expect([layout.slotDir, layout.blue, layout.green, layout.current, layout.lastGood, layout.recoveryScript]).toEqual([
-      '/sb/opt/slots',
-      '/sb/opt/slots/my.agent_2-blue',
-      '/sb/opt/slots/my.agent_2-green',
-      '/sb/opt/slots/my.agent_2-current',
-      '/sb/opt/slots/my.agent_2-last-good',
-      '/sb/opt/slots/my.agent_2-recovery.sh',
-    ]);
+    const layout = unwrap(
+      deriveLayout({ ...FLEX_SETTINGS, root: '/sb', agentName: 'my.agent_2', slotDir: '/opt/slots' }),
+    );
+    expect([layout.slotDir, layout.blue, layout.green, layout.current, layout.lastGood, layout.recoveryScript]).toEqual(
+      [
+        '/sb/opt/slots',
+        '/sb/opt/slots/my.agent_2-blue',
+        '/sb/opt/slots/my.agent_2-green',
+        '/sb/opt/slots/my.agent_2-current',
+        '/sb/opt/slots/my.agent_2-last-good',
+        '/sb/opt/slots/my.agent_2-recovery.sh',
+      ],
+    );
   });
 });
 
@@ -202,7 +209,11 @@ describe('identity, slotPath, slotAt', () => {
     expect(slotPath(layout, slot)).toBe(expected);
   });
 
-  const aliased: CanonicalPaths = { ...identity(layout), blue: '/sb/real/aks-flex-node-blue', green: '/sb/real/aks-flex-node-green' };
+  const aliased: CanonicalPaths = {
+    ...identity(layout),
+    blue: '/sb/real/aks-flex-node-blue',
+    green: '/sb/real/aks-flex-node-green',
+  };
   it.each([
     ['null', identity(layout), null, null],
     ['the blue slot', identity(layout), layout.blue, 'blue'],
@@ -225,16 +236,31 @@ describe('validateCanonicalLayout', () => {
     expect(validateCanonicalLayout(layout, identity(layout))).toEqual({ ok: true, value: layout });
   });
 
-  type Case = readonly [label: string, root: string, overrides: Partial<LayoutSettings>, aliases: Record<string, string>];
+  type Case = readonly [
+    label: string,
+    root: string,
+    overrides: Partial<LayoutSettings>,
+    aliases: Record<string, string>,
+  ];
   const rooted = (root: string, path: string): string => (root === '/' ? path : `${root}${path}`);
 
   const aliasCases = (root: string): Case[] => [
     // /etc/b → /etc/a: the state file is the record.
-    ['record aliases state', root, { record: '/etc/a/signal.json', state: '/etc/b/signal.json' }, { [rooted(root, '/etc/b')]: rooted(root, '/etc/a') }],
+    [
+      'record aliases state',
+      root,
+      { record: '/etc/a/signal.json', state: '/etc/b/signal.json' },
+      { [rooted(root, '/etc/b')]: rooted(root, '/etc/a') },
+    ],
     // /usr/local/lib → /usr/local/bin: the slot directory is the compatibility entry.
     ['slot directory aliases entry', root, {}, { [rooted(root, '/usr/local/lib')]: rooted(root, '/usr/local/bin') }],
     // /run/x → /etc/x: the lock is the record.
-    ['lock aliases record', root, { lock: '/run/x/agent.lock', record: '/etc/x/agent.lock' }, { [rooted(root, '/run/x')]: rooted(root, '/etc/x') }],
+    [
+      'lock aliases record',
+      root,
+      { lock: '/run/x/agent.lock', record: '/etc/x/agent.lock' },
+      { [rooted(root, '/run/x')]: rooted(root, '/etc/x') },
+    ],
     // /usr/local/bin → slot dir: the entry is the current link.
     [
       'entry aliases current link',
@@ -247,7 +273,10 @@ describe('validateCanonicalLayout', () => {
       'state aliases lock through two hops',
       root,
       { state: '/etc/aks-flex-node/aks-flex-node-agent-upgrade.lock' },
-      { [rooted(root, '/etc/aks-flex-node')]: rooted(root, '/var/tmp'), [rooted(root, '/var/tmp')]: rooted(root, '/run') },
+      {
+        [rooted(root, '/etc/aks-flex-node')]: rooted(root, '/var/tmp'),
+        [rooted(root, '/var/tmp')]: rooted(root, '/run'),
+      },
     ],
     // /etc/systemd → /usr/local/lib/aks-flex-node/..: unit directory aliases slot directory.
     [
@@ -289,7 +318,11 @@ describe('validateCanonicalLayout', () => {
   });
 
   it.each([
-    ['production root: aliases leading anywhere', '/', { '/usr/local/lib': '/opt/lib', '/etc/aks-flex-node': '/data/etc' }],
+    [
+      'production root: aliases leading anywhere',
+      '/',
+      { '/usr/local/lib': '/opt/lib', '/etc/aks-flex-node': '/data/etc' },
+    ],
     ['sandbox: an alias that stays inside the root', '/sb', { '/sb/usr/local/lib': '/sb/opt/lib' }],
     ['sandbox: alias to the root itself', '/sb', { '/sb/etc/aks-flex-node': '/sb' }],
   ])('%s (distinct) → ok', (_label, root, aliases) => {

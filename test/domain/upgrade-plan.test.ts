@@ -54,7 +54,11 @@ const V: ActivationStep = { kind: 'verify-candidate' };
 const protect = (slot: SlotName): ActivationStep => ({ kind: 'point-last-good', slot, why: 'protect' });
 const repair = (slot: SlotName): ActivationStep => ({ kind: 'point-last-good', slot, why: 'repair' });
 const install = (slot: SlotName): ActivationStep => ({ kind: 'install-candidate', slot });
-const mark = (previous: SlotName, candidate: SlotName): ActivationStep => ({ kind: 'mark-activation', previous, candidate });
+const mark = (previous: SlotName, candidate: SlotName): ActivationStep => ({
+  kind: 'mark-activation',
+  previous,
+  candidate,
+});
 const sw = (slot: SlotName): ActivationStep => ({ kind: 'switch-current', slot });
 const assets: ActivationStep = { kind: 'update-service-assets' };
 const restart: ActivationStep = { kind: 'restart-service' };
@@ -69,7 +73,13 @@ interface Options {
   readonly serviceActive: boolean;
   readonly containerPresent: boolean;
 }
-const CHANGED: Options = { candidate: DIGEST_B, active: DIGEST_A, serviceAssetsCurrent: true, serviceActive: true, containerPresent: false };
+const CHANGED: Options = {
+  candidate: DIGEST_B,
+  active: DIGEST_A,
+  serviceAssetsCurrent: true,
+  serviceActive: true,
+  containerPresent: false,
+};
 const IDENTICAL: Options = { ...CHANGED, candidate: DIGEST_A };
 
 function inputFor(layout: SlotLayout, host: Host, options: Options): ActivationInput {
@@ -111,7 +121,16 @@ const CASES: readonly Case[] = [
     'legacy host, different candidate: initialise, target green, roll back to blue',
     () => legacy,
     CHANGED,
-    (l, s) => plan(true, 'blue', 'green', true, [V, init(migrationActions(l, s)), mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
+    (l, s) =>
+      plan(true, 'blue', 'green', true, [
+        V,
+        init(migrationActions(l, s)),
+        mark('blue', 'green'),
+        install('green'),
+        sw('green'),
+        restart,
+        wait('green'),
+      ]),
   ],
   [
     'legacy host, identical candidate: initialise only, target blue',
@@ -123,31 +142,87 @@ const CASES: readonly Case[] = [
     'legacy host, every option: assets stale, service inactive, container present',
     () => legacy,
     { ...CHANGED, serviceAssetsCurrent: false, serviceActive: false, containerPresent: true },
-    (l, s) => plan(true, 'blue', 'green', true, [V, init(migrationActions(l, s)), mark('blue', 'green'), install('green'), sw('green'), assets, sync('green')]),
+    (l, s) =>
+      plan(true, 'blue', 'green', true, [
+        V,
+        init(migrationActions(l, s)),
+        mark('blue', 'green'),
+        install('green'),
+        sw('green'),
+        assets,
+        sync('green'),
+      ]),
   ],
   [
     'half-migrated host (entry still the legacy file), different candidate',
     () => ({ entry: file('legacy'), blue: file('legacy'), current: link(TEXT.blue), lastGood: lgBlue }),
     CHANGED,
-    (l, s) => plan(true, 'blue', 'green', true, [V, init(migrationActions(l, s)), mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
+    (l, s) =>
+      plan(true, 'blue', 'green', true, [
+        V,
+        init(migrationActions(l, s)),
+        mark('blue', 'green'),
+        install('green'),
+        sw('green'),
+        restart,
+        wait('green'),
+      ]),
   ],
   [
     'dangling current, blue present, last-good on green: initialise on last-good (green), install blue',
-    () => ({ entry: entryLink, blue: file('blue-bin'), green: file('green-bin'), current: link('aks-flex-node-gone'), lastGood: lgGreen }),
+    () => ({
+      entry: entryLink,
+      blue: file('blue-bin'),
+      green: file('green-bin'),
+      current: link('aks-flex-node-gone'),
+      lastGood: lgGreen,
+    }),
     CHANGED,
-    (l, s) => plan(true, 'green', 'blue', true, [V, init(migrationActions(l, s)), mark('green', 'blue'), install('blue'), sw('blue'), restart, wait('blue')]),
+    (l, s) =>
+      plan(true, 'green', 'blue', true, [
+        V,
+        init(migrationActions(l, s)),
+        mark('green', 'blue'),
+        install('blue'),
+        sw('blue'),
+        restart,
+        wait('blue'),
+      ]),
   ],
   [
     'dangling current, only green present: green is active, target blue',
     () => ({ entry: entryLink, green: file('green-bin'), current: link(TEXT.blue) }),
     CHANGED,
-    (l, s) => plan(true, 'green', 'blue', true, [V, init(migrationActions(l, s)), mark('green', 'blue'), install('blue'), sw('blue'), restart, wait('blue')]),
+    (l, s) =>
+      plan(true, 'green', 'blue', true, [
+        V,
+        init(migrationActions(l, s)),
+        mark('green', 'blue'),
+        install('blue'),
+        sw('blue'),
+        restart,
+        wait('blue'),
+      ]),
   ],
   [
     'current resolves outside the slots: adopted into blue, target green',
-    (l) => ({ slotDir: dir(), entry: file('legacy'), current: link(joinPath(l.root, 'opt/agent')), extra: { [joinPath(l.root, 'opt/agent')]: file('outside') } }),
+    (l) => ({
+      slotDir: dir(),
+      entry: file('legacy'),
+      current: link(joinPath(l.root, 'opt/agent')),
+      extra: { [joinPath(l.root, 'opt/agent')]: file('outside') },
+    }),
     CHANGED,
-    (l, s) => plan(true, 'blue', 'green', true, [V, init(migrationActions(l, s)), mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
+    (l, s) =>
+      plan(true, 'blue', 'green', true, [
+        V,
+        init(migrationActions(l, s)),
+        mark('blue', 'green'),
+        install('green'),
+        sw('green'),
+        restart,
+        wait('green'),
+      ]),
   ],
 
   // ---- managed on blue
@@ -155,31 +230,75 @@ const CASES: readonly Case[] = [
     'managed on blue, last-good blue, different candidate: target green, last-good untouched',
     () => managedOn('blue', lgBlue),
     CHANGED,
-    () => plan(false, 'blue', 'green', true, [V, mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
+    () =>
+      plan(false, 'blue', 'green', true, [
+        V,
+        mark('blue', 'green'),
+        install('green'),
+        sw('green'),
+        restart,
+        wait('green'),
+      ]),
   ],
   [
     'managed on blue, last-good green, different candidate: protect BEFORE install',
     () => managedOn('blue', lgGreen),
     CHANGED,
-    () => plan(false, 'blue', 'green', true, [V, protect('blue'), mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
+    () =>
+      plan(false, 'blue', 'green', true, [
+        V,
+        protect('blue'),
+        mark('blue', 'green'),
+        install('green'),
+        sw('green'),
+        restart,
+        wait('green'),
+      ]),
   ],
   [
     'managed on blue with a stale temp next to green, different candidate: sweep, then install',
     (l) => ({ ...managedOn('blue', lgBlue), extra: { [tempNextTo(l.green)]: file('partial', false) } }),
     CHANGED,
-    (l) => plan(false, 'blue', 'green', true, [V, { kind: 'remove-stale-temps', paths: [tempNextTo(l.green)] }, mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
+    (l) =>
+      plan(false, 'blue', 'green', true, [
+        V,
+        { kind: 'remove-stale-temps', paths: [tempNextTo(l.green)] },
+        mark('blue', 'green'),
+        install('green'),
+        sw('green'),
+        restart,
+        wait('green'),
+      ]),
   ],
   [
     'managed on blue, last-good dangling, different candidate: repair BEFORE install',
     () => managedOn('blue', lgDangling),
     CHANGED,
-    () => plan(false, 'blue', 'green', true, [V, repair('blue'), mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
+    () =>
+      plan(false, 'blue', 'green', true, [
+        V,
+        repair('blue'),
+        mark('blue', 'green'),
+        install('green'),
+        sw('green'),
+        restart,
+        wait('green'),
+      ]),
   ],
   [
     'managed on blue, last-good missing, different candidate: repair BEFORE install',
     () => managedOn('blue', null),
     CHANGED,
-    () => plan(false, 'blue', 'green', true, [V, repair('blue'), mark('blue', 'green'), install('green'), sw('green'), restart, wait('green')]),
+    () =>
+      plan(false, 'blue', 'green', true, [
+        V,
+        repair('blue'),
+        mark('blue', 'green'),
+        install('green'),
+        sw('green'),
+        restart,
+        wait('green'),
+      ]),
   ],
 
   // ---- managed on green
@@ -187,13 +306,30 @@ const CASES: readonly Case[] = [
     'managed on green, last-good green, different candidate: target blue',
     () => managedOn('green', lgGreen),
     CHANGED,
-    () => plan(false, 'green', 'blue', true, [V, mark('green', 'blue'), install('blue'), sw('blue'), restart, wait('blue')]),
+    () =>
+      plan(false, 'green', 'blue', true, [
+        V,
+        mark('green', 'blue'),
+        install('blue'),
+        sw('blue'),
+        restart,
+        wait('blue'),
+      ]),
   ],
   [
     'managed on green, last-good blue, different candidate: protect green before install blue',
     () => managedOn('green', lgBlue),
     CHANGED,
-    () => plan(false, 'green', 'blue', true, [V, protect('green'), mark('green', 'blue'), install('blue'), sw('blue'), restart, wait('blue')]),
+    () =>
+      plan(false, 'green', 'blue', true, [
+        V,
+        protect('green'),
+        mark('green', 'blue'),
+        install('blue'),
+        sw('blue'),
+        restart,
+        wait('blue'),
+      ]),
   ],
 
   // ---- identical candidate
@@ -227,7 +363,16 @@ const CASES: readonly Case[] = [
     'service assets stale: update-service-assets after the switch, before the restart',
     () => managedOn('blue', lgBlue),
     { ...CHANGED, serviceAssetsCurrent: false },
-    () => plan(false, 'blue', 'green', true, [V, mark('blue', 'green'), install('green'), sw('green'), assets, restart, wait('green')]),
+    () =>
+      plan(false, 'blue', 'green', true, [
+        V,
+        mark('blue', 'green'),
+        install('green'),
+        sw('green'),
+        assets,
+        restart,
+        wait('green'),
+      ]),
   ],
   [
     'service inactive: no restart, no health wait',
@@ -239,7 +384,17 @@ const CASES: readonly Case[] = [
     'container present: sync the target into the container last',
     () => managedOn('blue', lgGreen),
     { ...CHANGED, containerPresent: true },
-    () => plan(false, 'blue', 'green', true, [V, protect('blue'), mark('blue', 'green'), install('green'), sw('green'), restart, wait('green'), sync('green')]),
+    () =>
+      plan(false, 'blue', 'green', true, [
+        V,
+        protect('blue'),
+        mark('blue', 'green'),
+        install('green'),
+        sw('green'),
+        restart,
+        wait('green'),
+        sync('green'),
+      ]),
   ],
   [
     'identical candidate, assets stale, inactive, container present',
@@ -273,13 +428,9 @@ describe('planActivation', () => {
     const initStep = result.steps[1];
     expect(initStep?.kind).toBe('initialize-layout');
     if (initStep?.kind !== 'initialize-layout') return;
-    expect(initStep.actions.map((action) => (action.kind === 'point-link' ? `${action.kind}:${action.role}` : action.kind))).toEqual([
-      'create-slot-directory',
-      'seed-slot',
-      'point-link:current',
-      'point-link:lastGood',
-      'point-link:entry',
-    ]);
+    expect(
+      initStep.actions.map((action) => (action.kind === 'point-link' ? `${action.kind}:${action.role}` : action.kind)),
+    ).toEqual(['create-slot-directory', 'seed-slot', 'point-link:current', 'point-link:lastGood', 'point-link:entry']);
   });
 
   it.each(
@@ -301,10 +452,19 @@ describe('planActivation', () => {
 const SAFETY_HOSTS: readonly (readonly [string, (layout: SlotLayout) => HostSpec])[] = [
   ...CASES.map(([label, spec]) => [label, spec] as const),
   ['last-good names the green slot, which is missing', () => ({ ...managedOn('blue', lgGreen), green: null })],
-  ['last-good names a non-executable green', () => ({ ...managedOn('blue', lgGreen), green: file('green-bin', false) })],
+  [
+    'last-good names a non-executable green',
+    () => ({ ...managedOn('blue', lgGreen), green: file('green-bin', false) }),
+  ],
   ['last-good names the current link (reaches blue only through current)', () => managedOn('blue', link(TEXT.current))],
-  ['last-good names the compatibility entry (reaches blue through entry → current)', (l) => managedOn('blue', link(l.entry))],
-  ['managed host with a stale temp next to the green slot', (l) => ({ ...managedOn('blue', lgGreen), extra: { [tempNextTo(l.green)]: file('partial', false) } })],
+  [
+    'last-good names the compatibility entry (reaches blue through entry → current)',
+    (l) => managedOn('blue', link(l.entry)),
+  ],
+  [
+    'managed host with a stale temp next to the green slot',
+    (l) => ({ ...managedOn('blue', lgGreen), extra: { [tempNextTo(l.green)]: file('partial', false) } }),
+  ],
 ];
 
 function execute(layout: SlotLayout, host: Host, result: ActivationPlan): Host {
@@ -320,7 +480,11 @@ function execute(layout: SlotLayout, host: Host, result: ActivationPlan): Host {
         state = applyActions(layout, state, step.actions);
         break;
       case 'remove-stale-temps':
-        state = applyActions(layout, state, step.paths.map((path) => ({ kind: 'remove-stale-temp', path })));
+        state = applyActions(
+          layout,
+          state,
+          step.paths.map((path) => ({ kind: 'remove-stale-temp', path })),
+        );
         break;
       case 'point-last-good': {
         const action = pointLink(layout, 'lastGood', slotPath(layout, step.slot));
@@ -360,31 +524,38 @@ function directLinkTarget(host: Host, path: string): string | null {
 }
 
 describe('planActivation: executing the plan', () => {
-  it.each(rows(SAFETY_HOSTS.flatMap(([label, spec]) => [[label, 'changed', spec, CHANGED] as const, [label, 'identical', spec, IDENTICAL] as const])))(
-    'root %s: %s (%s candidate)',
-    (root, _label, _kind, spec, options) => {
-      const layout = flexLayout(root);
-      const host = buildHost(layout, spec(layout));
-      const result = unwrap(planActivation(inputFor(layout, host, options)));
-      // The binary the host runs once the layout is converged: the one to roll back to.
-      const before = runnableContent(applyActions(layout, host, migrationActionsOf(layout, host)), layout.current);
-      expect(before).not.toBeNull();
-      const after = execute(layout, host, result);
+  it.each(
+    rows(
+      SAFETY_HOSTS.flatMap(([label, spec]) => [
+        [label, 'changed', spec, CHANGED] as const,
+        [label, 'identical', spec, IDENTICAL] as const,
+      ]),
+    ),
+  )('root %s: %s (%s candidate)', (root, _label, _kind, spec, options) => {
+    const layout = flexLayout(root);
+    const host = buildHost(layout, spec(layout));
+    const result = unwrap(planActivation(inputFor(layout, host, options)));
+    // The binary the host runs once the layout is converged: the one to roll back to.
+    const before = runnableContent(applyActions(layout, host, migrationActionsOf(layout, host)), layout.current);
+    expect(before).not.toBeNull();
+    const after = execute(layout, host, result);
 
-      // Current names the target slot directly and runs the candidate (or the unchanged binary).
-      expect(directLinkTarget(after, layout.current)).toBe(slotPath(layout, result.targetSlot));
-      expect(runnableContent(after, layout.current)).toBe(result.candidateChanged ? 'candidate' : before);
-      // Last-good names the rollback slot directly, and that slot still runs the previous binary.
-      expect(directLinkTarget(after, layout.lastGood) === slotPath(layout, 'blue') || directLinkTarget(after, layout.lastGood) === slotPath(layout, 'green')).toBe(true);
-      if (result.candidateChanged) {
-        expect(directLinkTarget(after, layout.lastGood)).toBe(slotPath(layout, result.rollbackSlot));
-        expect(runnableContent(after, layout.lastGood)).toBe(before);
-      }
-      // The compatibility entry leads to current; the layout needs nothing more.
-      expect(directLinkTarget(after, layout.entry)).toBe(layout.current);
-      expect(unwrap(planMigration(layout, observe(layout, after))).actions).toEqual([]);
-    },
-  );
+    // Current names the target slot directly and runs the candidate (or the unchanged binary).
+    expect(directLinkTarget(after, layout.current)).toBe(slotPath(layout, result.targetSlot));
+    expect(runnableContent(after, layout.current)).toBe(result.candidateChanged ? 'candidate' : before);
+    // Last-good names the rollback slot directly, and that slot still runs the previous binary.
+    expect(
+      directLinkTarget(after, layout.lastGood) === slotPath(layout, 'blue') ||
+        directLinkTarget(after, layout.lastGood) === slotPath(layout, 'green'),
+    ).toBe(true);
+    if (result.candidateChanged) {
+      expect(directLinkTarget(after, layout.lastGood)).toBe(slotPath(layout, result.rollbackSlot));
+      expect(runnableContent(after, layout.lastGood)).toBe(before);
+    }
+    // The compatibility entry leads to current; the layout needs nothing more.
+    expect(directLinkTarget(after, layout.entry)).toBe(layout.current);
+    expect(unwrap(planMigration(layout, observe(layout, after))).actions).toEqual([]);
+  });
 
   it.each(rows(CASES))('root %s: %s — step order is the documented one', (root, _label, spec, options) => {
     const layout = flexLayout(root);
@@ -403,7 +574,9 @@ describe('planActivation: executing the plan', () => {
       'wait-healthy',
       'sync-container',
     ];
-    const ranks = result.steps.map((step) => ORDER.indexOf(step.kind === 'point-last-good' ? `${step.kind}:${step.why}` : step.kind));
+    const ranks = result.steps.map((step) =>
+      ORDER.indexOf(step.kind === 'point-last-good' ? `${step.kind}:${step.why}` : step.kind),
+    );
     expect(ranks.every((rank) => rank >= 0)).toBe(true);
     expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
     expect(new Set(ranks).size).toBe(ranks.length);
@@ -425,16 +598,26 @@ describe('describeStep', () => {
     V,
     init([]),
     init(migrationActions(layout, legacy)),
-    ...(['blue', 'green'] as const).flatMap((slot) => [protect(slot), repair(slot), install(slot), sw(slot), wait(slot), sync(slot)]),
+    ...(['blue', 'green'] as const).flatMap((slot) => [
+      protect(slot),
+      repair(slot),
+      install(slot),
+      sw(slot),
+      wait(slot),
+      sync(slot),
+    ]),
     mark('blue', 'green'),
     assets,
     restart,
   ];
-  it.each(steps.map((step) => [JSON.stringify(step).slice(0, 80), step] as const))('%s has a description', (_label, step) => {
-    const text = describeStep(layout, step);
-    expect(typeof text).toBe('string');
-    expect(text.trim()).not.toBe('');
-  });
+  it.each(steps.map((step) => [JSON.stringify(step).slice(0, 80), step] as const))(
+    '%s has a description',
+    (_label, step) => {
+      const text = describeStep(layout, step);
+      expect(typeof text).toBe('string');
+      expect(text.trim()).not.toBe('');
+    },
+  );
 
   it('covers every step kind', () => {
     expect(new Set(steps.map((step) => step.kind))).toEqual(
@@ -456,7 +639,11 @@ describe('describeStep', () => {
 
 describe('planRollback', () => {
   const layout = flexLayout();
-  const managedWith = (current: HostSpec['current'], lastGood: HostSpec['lastGood'], extra: HostSpec = {}): HostSpec => ({
+  const managedWith = (
+    current: HostSpec['current'],
+    lastGood: HostSpec['lastGood'],
+    extra: HostSpec = {},
+  ): HostSpec => ({
     entry: entryLink,
     blue: file('blue-bin'),
     green: file('green-bin'),
@@ -478,14 +665,26 @@ describe('planRollback', () => {
   it.each([
     ['current missing', managedWith(null, lgGreen)],
     ['current dangling', managedWith(link('aks-flex-node-gone'), lgGreen)],
-    ['current resolves outside the slots', managedWith(link('/opt/agent'), lgGreen, { extra: { '/opt/agent': file('x') } })],
-    ['current resolves to a non-executable slot', managedWith(link(TEXT.blue), lgGreen, { blue: file('blue-bin', false) })],
+    [
+      'current resolves outside the slots',
+      managedWith(link('/opt/agent'), lgGreen, { extra: { '/opt/agent': file('x') } }),
+    ],
+    [
+      'current resolves to a non-executable slot',
+      managedWith(link(TEXT.blue), lgGreen, { blue: file('blue-bin', false) }),
+    ],
     ['current resolves to a directory', managedWith(link('.'), lgGreen)],
     ['last-good missing', managedWith(link(TEXT.blue), null)],
     ['last-good dangling', managedWith(link(TEXT.blue), lgDangling)],
     ['last-good names a missing slot', managedWith(link(TEXT.blue), lgGreen, { green: null })],
-    ['last-good resolves to a non-executable slot', managedWith(link(TEXT.blue), lgGreen, { green: file('green-bin', false) })],
-    ['last-good resolves outside the slots', managedWith(link(TEXT.blue), link('/opt/agent'), { extra: { '/opt/agent': file('x') } })],
+    [
+      'last-good resolves to a non-executable slot',
+      managedWith(link(TEXT.blue), lgGreen, { green: file('green-bin', false) }),
+    ],
+    [
+      'last-good resolves outside the slots',
+      managedWith(link(TEXT.blue), link('/opt/agent'), { extra: { '/opt/agent': file('x') } }),
+    ],
     ['both missing', managedWith(null, null)],
   ] as const)('%s → E_LAYOUT', (_label, spec: HostSpec) => {
     const result = planRollback(observe(layout, buildHost(layout, spec)));

@@ -37,8 +37,16 @@ const fresh = created();
 const chosen = withCandidate(fresh, 'green', 'blue');
 const digested = withCandidateDigest(chosen, DIGEST);
 const committed = withSwitchCommitted(digested);
-const failedBefore = withFailure(chosen, { reason: 'ExecutionFailed', code: 'E_DIGEST_MISMATCH', message: 'the archive digest does not match' }, false);
-const failedAfter = withFailure(committed, { reason: 'DaemonFailed', code: 'E_UNHEALTHY', message: 'the candidate did not become healthy' }, true);
+const failedBefore = withFailure(
+  chosen,
+  { reason: 'ExecutionFailed', code: 'E_DIGEST_MISMATCH', message: 'the archive digest does not match' },
+  false,
+);
+const failedAfter = withFailure(
+  committed,
+  { reason: 'DaemonFailed', code: 'E_UNHEALTHY', message: 'the candidate did not become healthy' },
+  true,
+);
 const minimal = created({ operationUid: null, activeMachine: null });
 
 const lifecycle: readonly [string, UpgradeRecord][] = [
@@ -50,7 +58,14 @@ const lifecycle: readonly [string, UpgradeRecord][] = [
   ['failed before the switch', failedBefore],
   ['failed after the switch', failedAfter],
   ['blue candidate', withCandidate(fresh, 'blue', 'green')],
-  ['unicode message', withFailure(fresh, { reason: 'DaemonFailed', code: 'E_SERVICE', message: 'unit failed: “aks-flex-node” ✗ \u{1F4A5}' }, false)],
+  [
+    'unicode message',
+    withFailure(
+      fresh,
+      { reason: 'DaemonFailed', code: 'E_SERVICE', message: 'unit failed: “aks-flex-node” ✗ \u{1F4A5}' },
+      false,
+    ),
+  ],
 ];
 
 /** The serialised form of `committed` as a plain object, to mutate in rejection cases. */
@@ -121,7 +136,11 @@ describe('serializeRecord / parseRecord round trip', () => {
     const canonical = serializeRecord(record);
     const reversed = (value: unknown): unknown => {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-      return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversed(v)]));
+      return Object.fromEntries(
+        Object.entries(value)
+          .reverse()
+          .map(([k, v]) => [k, reversed(v)]),
+      );
     };
     const shuffled = JSON.stringify(reversed(JSON.parse(canonical)));
     expect(shuffled).not.toBe(canonical);
@@ -131,7 +150,7 @@ describe('serializeRecord / parseRecord round trip', () => {
     // Compact input and an object built in a different order give the same bytes too.
     const compact = parseRecord(JSON.stringify(JSON.parse(canonical)));
     if (compact.ok) expect(serializeRecord(compact.value)).toBe(canonical);
-    expect(serializeRecord({ ...reversed(record) as UpgradeRecord })).toBe(canonical);
+    expect(serializeRecord({ ...(reversed(record) as UpgradeRecord) })).toBe(canonical);
   });
 
   it('is two-space indented with one trailing newline', () => {
@@ -155,75 +174,421 @@ describe('parseRecord rejects with E_RECORD', () => {
     ['number', '1'],
     ['true', 'true'],
     ['empty object', '{}'],
-    ['wrong kind', mutate((r) => { r.kind = 'AgentUpgradeState'; })],
-    ['kind in lower case', mutate((r) => { r.kind = 'agentupgraderecord'; })],
-    ['missing kind', mutate((r) => { delete r.kind; })],
-    ['schemaVersion 0', mutate((r) => { r.schemaVersion = 0; })],
-    ['schemaVersion 2', mutate((r) => { r.schemaVersion = 2; })],
-    ['schemaVersion as a string', mutate((r) => { r.schemaVersion = '1'; })],
-    ['schemaVersion 1.5', mutate((r) => { r.schemaVersion = 1.5; })],
-    ['missing schemaVersion', mutate((r) => { delete r.schemaVersion; })],
-    ...(['operation', 'instanceId', 'activeMachine', 'candidate', 'previous', 'candidateDigest', 'switchCommitted', 'recoveryRequired', 'failure'] as const).map(
-      (key) => [`missing ${key}`, mutate((r) => { delete r[key]; })] as [string, string],
+    [
+      'wrong kind',
+      mutate((r) => {
+        r.kind = 'AgentUpgradeState';
+      }),
+    ],
+    [
+      'kind in lower case',
+      mutate((r) => {
+        r.kind = 'agentupgraderecord';
+      }),
+    ],
+    [
+      'missing kind',
+      mutate((r) => {
+        delete r.kind;
+      }),
+    ],
+    [
+      'schemaVersion 0',
+      mutate((r) => {
+        r.schemaVersion = 0;
+      }),
+    ],
+    [
+      'schemaVersion 2',
+      mutate((r) => {
+        r.schemaVersion = 2;
+      }),
+    ],
+    [
+      'schemaVersion as a string',
+      mutate((r) => {
+        r.schemaVersion = '1';
+      }),
+    ],
+    [
+      'schemaVersion 1.5',
+      mutate((r) => {
+        r.schemaVersion = 1.5;
+      }),
+    ],
+    [
+      'missing schemaVersion',
+      mutate((r) => {
+        delete r.schemaVersion;
+      }),
+    ],
+    ...(
+      [
+        'operation',
+        'instanceId',
+        'activeMachine',
+        'candidate',
+        'previous',
+        'candidateDigest',
+        'switchCommitted',
+        'recoveryRequired',
+        'failure',
+      ] as const
+    ).map(
+      (key) =>
+        [
+          `missing ${key}`,
+          mutate((r) => {
+            delete r[key];
+          }),
+        ] as [string, string],
     ),
-    ['missing operation.name', mutate((r) => { delete r.operation.name; })],
-    ['missing operation.uid', mutate((r) => { delete r.operation.uid; })],
-    ['missing failure.reason', mutate((r) => { delete r.failure.reason; })],
-    ['missing failure.code', mutate((r) => { delete r.failure.code; })],
-    ['missing failure.message', mutate((r) => { delete r.failure.message; })],
-    ['unknown top-level key', mutate((r) => { r.extra = true; })],
+    [
+      'missing operation.name',
+      mutate((r) => {
+        delete r.operation.name;
+      }),
+    ],
+    [
+      'missing operation.uid',
+      mutate((r) => {
+        delete r.operation.uid;
+      }),
+    ],
+    [
+      'missing failure.reason',
+      mutate((r) => {
+        delete r.failure.reason;
+      }),
+    ],
+    [
+      'missing failure.code',
+      mutate((r) => {
+        delete r.failure.code;
+      }),
+    ],
+    [
+      'missing failure.message',
+      mutate((r) => {
+        delete r.failure.message;
+      }),
+    ],
+    [
+      'unknown top-level key',
+      mutate((r) => {
+        r.extra = true;
+      }),
+    ],
     ['unknown top-level key __proto__', serializeRecord(fresh).replace('{', '{"__proto__":{},')],
-    ['unknown key in operation', mutate((r) => { r.operation.namespace = 'default'; })],
-    ['unknown key in failure', mutate((r) => { r.failure.detail = 'x'; })],
-    ['operation null', mutate((r) => { r.operation = null; })],
-    ['operation array', mutate((r) => { r.operation = []; })],
-    ['operation string', mutate((r) => { r.operation = 'upgrade-node-1'; })],
-    ['operation.name number', mutate((r) => { r.operation.name = 1; })],
-    ['operation.name null', mutate((r) => { r.operation.name = null; })],
-    ['operation.name invalid', mutate((r) => { r.operation.name = 'Not_A_Name'; })],
-    ['operation.uid number', mutate((r) => { r.operation.uid = 7; })],
-    ['operation.uid malformed', mutate((r) => { r.operation.uid = 'a b'; })],
-    ['instanceId number', mutate((r) => { r.instanceId = 123; })],
-    ['instanceId null', mutate((r) => { r.instanceId = null; })],
-    ['instanceId short', mutate((r) => { r.instanceId = INSTANCE.slice(2); })],
-    ['instanceId upper-case', mutate((r) => { r.instanceId = INSTANCE.toUpperCase(); })],
-    ['instanceId non-hex', mutate((r) => { r.instanceId = 'z'.repeat(32); })],
-    ['activeMachine number', mutate((r) => { r.activeMachine = 1; })],
-    ['activeMachine "../../etc"', mutate((r) => { r.activeMachine = '../../etc'; })],
-    ['activeMachine ".."', mutate((r) => { r.activeMachine = '..'; })],
-    ['activeMachine "a..b"', mutate((r) => { r.activeMachine = 'a..b'; })],
-    ['activeMachine absolute', mutate((r) => { r.activeMachine = '/var/lib/machines/kube1'; })],
-    ['activeMachine empty', mutate((r) => { r.activeMachine = ''; })],
-    ['activeMachine hidden', mutate((r) => { r.activeMachine = '.kube1'; })],
-    ['activeMachine too long', mutate((r) => { r.activeMachine = 'k'.repeat(65); })],
-    ['candidate "red"', mutate((r) => { r.candidate = 'red'; })],
-    ['candidate "Blue"', mutate((r) => { r.candidate = 'Blue'; })],
-    ['candidate number', mutate((r) => { r.candidate = 0; })],
-    ['previous "red"', mutate((r) => { r.previous = 'red'; })],
-    ['previous boolean', mutate((r) => { r.previous = false; })],
-    ['candidate without previous', mutate((r) => { r.previous = null; r.switchCommitted = false; })],
-    ['previous without candidate', mutate((r) => { r.candidate = null; r.switchCommitted = false; })],
-    ['equal candidate and previous', mutate((r) => { r.previous = r.candidate; })],
-    ['switchCommitted without candidate', mutate((r) => { r.candidate = null; r.previous = null; })],
-    ['candidateDigest upper-case', mutate((r) => { r.candidateDigest = DIGEST.toUpperCase(); })],
-    ['candidateDigest prefixed', mutate((r) => { r.candidateDigest = `sha256:${DIGEST}`; })],
-    ['candidateDigest short', mutate((r) => { r.candidateDigest = DIGEST.slice(1); })],
-    ['candidateDigest number', mutate((r) => { r.candidateDigest = 1; })],
-    ['switchCommitted string', mutate((r) => { r.switchCommitted = 'true'; })],
-    ['switchCommitted number', mutate((r) => { r.switchCommitted = 1; })],
-    ['switchCommitted null', mutate((r) => { r.switchCommitted = null; })],
-    ['recoveryRequired string', mutate((r) => { r.recoveryRequired = 'false'; })],
-    ['recoveryRequired null', mutate((r) => { r.recoveryRequired = null; })],
-    ['failure string', mutate((r) => { r.failure = 'boom'; })],
-    ['failure array', mutate((r) => { r.failure = []; })],
-    ['failure false', mutate((r) => { r.failure = false; })],
-    ['failure.reason unknown', mutate((r) => { r.failure.reason = 'Failed'; })],
-    ['failure.reason null', mutate((r) => { r.failure.reason = null; })],
-    ['failure.code unknown', mutate((r) => { r.failure.code = 'E_NOPE'; })],
-    ['failure.code number', mutate((r) => { r.failure.code = 3; })],
-    ['failure.message number', mutate((r) => { r.failure.message = 42; })],
-    ['failure.message null', mutate((r) => { r.failure.message = null; })],
-    ['over-long failure.message', mutate((r) => { r.failure.message = 'x'.repeat(RECORD_MESSAGE_MAX_LENGTH + 1); })],
+    [
+      'unknown key in operation',
+      mutate((r) => {
+        r.operation.namespace = 'default';
+      }),
+    ],
+    [
+      'unknown key in failure',
+      mutate((r) => {
+        r.failure.detail = 'x';
+      }),
+    ],
+    [
+      'operation null',
+      mutate((r) => {
+        r.operation = null;
+      }),
+    ],
+    [
+      'operation array',
+      mutate((r) => {
+        r.operation = [];
+      }),
+    ],
+    [
+      'operation string',
+      mutate((r) => {
+        r.operation = 'upgrade-node-1';
+      }),
+    ],
+    [
+      'operation.name number',
+      mutate((r) => {
+        r.operation.name = 1;
+      }),
+    ],
+    [
+      'operation.name null',
+      mutate((r) => {
+        r.operation.name = null;
+      }),
+    ],
+    [
+      'operation.name invalid',
+      mutate((r) => {
+        r.operation.name = 'Not_A_Name';
+      }),
+    ],
+    [
+      'operation.uid number',
+      mutate((r) => {
+        r.operation.uid = 7;
+      }),
+    ],
+    [
+      'operation.uid malformed',
+      mutate((r) => {
+        r.operation.uid = 'a b';
+      }),
+    ],
+    [
+      'instanceId number',
+      mutate((r) => {
+        r.instanceId = 123;
+      }),
+    ],
+    [
+      'instanceId null',
+      mutate((r) => {
+        r.instanceId = null;
+      }),
+    ],
+    [
+      'instanceId short',
+      mutate((r) => {
+        r.instanceId = INSTANCE.slice(2);
+      }),
+    ],
+    [
+      'instanceId upper-case',
+      mutate((r) => {
+        r.instanceId = INSTANCE.toUpperCase();
+      }),
+    ],
+    [
+      'instanceId non-hex',
+      mutate((r) => {
+        r.instanceId = 'z'.repeat(32);
+      }),
+    ],
+    [
+      'activeMachine number',
+      mutate((r) => {
+        r.activeMachine = 1;
+      }),
+    ],
+    [
+      'activeMachine "../../etc"',
+      mutate((r) => {
+        r.activeMachine = '../../etc';
+      }),
+    ],
+    [
+      'activeMachine ".."',
+      mutate((r) => {
+        r.activeMachine = '..';
+      }),
+    ],
+    [
+      'activeMachine "a..b"',
+      mutate((r) => {
+        r.activeMachine = 'a..b';
+      }),
+    ],
+    [
+      'activeMachine absolute',
+      mutate((r) => {
+        r.activeMachine = '/var/lib/machines/kube1';
+      }),
+    ],
+    [
+      'activeMachine empty',
+      mutate((r) => {
+        r.activeMachine = '';
+      }),
+    ],
+    [
+      'activeMachine hidden',
+      mutate((r) => {
+        r.activeMachine = '.kube1';
+      }),
+    ],
+    [
+      'activeMachine too long',
+      mutate((r) => {
+        r.activeMachine = 'k'.repeat(65);
+      }),
+    ],
+    [
+      'candidate "red"',
+      mutate((r) => {
+        r.candidate = 'red';
+      }),
+    ],
+    [
+      'candidate "Blue"',
+      mutate((r) => {
+        r.candidate = 'Blue';
+      }),
+    ],
+    [
+      'candidate number',
+      mutate((r) => {
+        r.candidate = 0;
+      }),
+    ],
+    [
+      'previous "red"',
+      mutate((r) => {
+        r.previous = 'red';
+      }),
+    ],
+    [
+      'previous boolean',
+      mutate((r) => {
+        r.previous = false;
+      }),
+    ],
+    [
+      'candidate without previous',
+      mutate((r) => {
+        r.previous = null;
+        r.switchCommitted = false;
+      }),
+    ],
+    [
+      'previous without candidate',
+      mutate((r) => {
+        r.candidate = null;
+        r.switchCommitted = false;
+      }),
+    ],
+    [
+      'equal candidate and previous',
+      mutate((r) => {
+        r.previous = r.candidate;
+      }),
+    ],
+    [
+      'switchCommitted without candidate',
+      mutate((r) => {
+        r.candidate = null;
+        r.previous = null;
+      }),
+    ],
+    [
+      'candidateDigest upper-case',
+      mutate((r) => {
+        r.candidateDigest = DIGEST.toUpperCase();
+      }),
+    ],
+    [
+      'candidateDigest prefixed',
+      mutate((r) => {
+        r.candidateDigest = `sha256:${DIGEST}`;
+      }),
+    ],
+    [
+      'candidateDigest short',
+      mutate((r) => {
+        r.candidateDigest = DIGEST.slice(1);
+      }),
+    ],
+    [
+      'candidateDigest number',
+      mutate((r) => {
+        r.candidateDigest = 1;
+      }),
+    ],
+    [
+      'switchCommitted string',
+      mutate((r) => {
+        r.switchCommitted = 'true';
+      }),
+    ],
+    [
+      'switchCommitted number',
+      mutate((r) => {
+        r.switchCommitted = 1;
+      }),
+    ],
+    [
+      'switchCommitted null',
+      mutate((r) => {
+        r.switchCommitted = null;
+      }),
+    ],
+    [
+      'recoveryRequired string',
+      mutate((r) => {
+        r.recoveryRequired = 'false';
+      }),
+    ],
+    [
+      'recoveryRequired null',
+      mutate((r) => {
+        r.recoveryRequired = null;
+      }),
+    ],
+    [
+      'failure string',
+      mutate((r) => {
+        r.failure = 'boom';
+      }),
+    ],
+    [
+      'failure array',
+      mutate((r) => {
+        r.failure = [];
+      }),
+    ],
+    [
+      'failure false',
+      mutate((r) => {
+        r.failure = false;
+      }),
+    ],
+    [
+      'failure.reason unknown',
+      mutate((r) => {
+        r.failure.reason = 'Failed';
+      }),
+    ],
+    [
+      'failure.reason null',
+      mutate((r) => {
+        r.failure.reason = null;
+      }),
+    ],
+    [
+      'failure.code unknown',
+      mutate((r) => {
+        r.failure.code = 'E_NOPE';
+      }),
+    ],
+    [
+      'failure.code number',
+      mutate((r) => {
+        r.failure.code = 3;
+      }),
+    ],
+    [
+      'failure.message number',
+      mutate((r) => {
+        r.failure.message = 42;
+      }),
+    ],
+    [
+      'failure.message null',
+      mutate((r) => {
+        r.failure.message = null;
+      }),
+    ],
+    [
+      'over-long failure.message',
+      mutate((r) => {
+        r.failure.message = 'x'.repeat(RECORD_MESSAGE_MAX_LENGTH + 1);
+      }),
+    ],
     ['over-size text', `${serializeRecord(fresh).slice(0, -2)}${' '.repeat(RECORD_TEXT_MAX_BYTES)}}\n`],
   ];
 
@@ -238,11 +603,19 @@ describe('parseRecord rejects with E_RECORD', () => {
   });
 
   it.each([
-    ['at most the maximum message length', mutate((r) => { r.failure.message = 'x'.repeat(RECORD_MESSAGE_MAX_LENGTH); })],
-    ['padding up to the size limit', (() => {
-      const text = serializeRecord(fresh);
-      return `${text}${' '.repeat(RECORD_TEXT_MAX_BYTES - text.length)}`;
-    })()],
+    [
+      'at most the maximum message length',
+      mutate((r) => {
+        r.failure.message = 'x'.repeat(RECORD_MESSAGE_MAX_LENGTH);
+      }),
+    ],
+    [
+      'padding up to the size limit',
+      (() => {
+        const text = serializeRecord(fresh);
+        return `${text}${' '.repeat(RECORD_TEXT_MAX_BYTES - text.length)}`;
+      })(),
+    ],
   ])('accepts %s', (_name, text) => {
     expect(parseRecord(text).ok).toBe(true);
   });
@@ -257,7 +630,14 @@ describe('withFailure', () => {
     ['first failure, no recovery', chosen, first, false, first, false],
     ['first failure, recovery', committed, second, true, second, true],
     ['second failure keeps the first', withFailure(chosen, first, false), second, false, first, false],
-    ['second failure keeps the first but raises recovery', withFailure(chosen, first, false), second, true, first, true],
+    [
+      'second failure keeps the first but raises recovery',
+      withFailure(chosen, first, false),
+      second,
+      true,
+      first,
+      true,
+    ],
     ['recovery is never lowered', withFailure(committed, second, true), first, false, second, true],
     ['recovery stays raised on repetition', withFailure(committed, second, true), second, true, second, true],
   ])('%s', (_name, start, next, raise, expectedFailure, expectedRecovery) => {
@@ -273,7 +653,11 @@ describe('withFailure', () => {
     ['one over', RECORD_MESSAGE_MAX_LENGTH + 1, RECORD_MESSAGE_MAX_LENGTH],
     ['far over', 100_000, RECORD_MESSAGE_MAX_LENGTH],
   ])('clamps a %s message so the record still parses', (_name, length, expected) => {
-    const record = withFailure(fresh, { reason: 'DaemonFailed', code: 'E_SERVICE', message: 'm'.repeat(length) }, false);
+    const record = withFailure(
+      fresh,
+      { reason: 'DaemonFailed', code: 'E_SERVICE', message: 'm'.repeat(length) },
+      false,
+    );
     expect(record.failure?.message).toHaveLength(expected);
     expect(parseRecord(serializeRecord(record)).ok).toBe(true);
   });

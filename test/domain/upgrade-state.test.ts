@@ -32,7 +32,16 @@ const C = digest(0xc);
 
 const empty = emptyUpgradeState();
 const populated: UpgradeState = withCommittedVersion(
-  withQuarantined(withQuarantined(withSlotInfo(withSlotInfo(empty, 'blue', { digest: A, version: 'v1.2.3' }), 'green', { digest: B, version: '1.3.0-rc.1+build.7' }), C), B),
+  withQuarantined(
+    withQuarantined(
+      withSlotInfo(withSlotInfo(empty, 'blue', { digest: A, version: 'v1.2.3' }), 'green', {
+        digest: B,
+        version: '1.3.0-rc.1+build.7',
+      }),
+      C,
+    ),
+    B,
+  ),
   '1.3.0-rc.1',
 );
 const full = Array.from({ length: QUARANTINE_MAX }, (_, i) => digest(0x100 + i)).reduce(withQuarantined, empty);
@@ -84,7 +93,11 @@ describe('serializeUpgradeState / parseUpgradeState', () => {
     const canonical = serializeUpgradeState(state);
     const reversed = (value: unknown): unknown => {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-      return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversed(v)]));
+      return Object.fromEntries(
+        Object.entries(value)
+          .reverse()
+          .map(([k, v]) => [k, reversed(v)]),
+      );
     };
     const shuffled = JSON.stringify(reversed(JSON.parse(canonical)));
     expect(shuffled).not.toBe(canonical);
@@ -95,7 +108,10 @@ describe('serializeUpgradeState / parseUpgradeState', () => {
   });
 
   it('writes the documented canonical form', () => {
-    const state = withCommittedVersion(withQuarantined(withSlotInfo(empty, 'green', { digest: A, version: '1.0.0' }), B), '1.0.0');
+    const state = withCommittedVersion(
+      withQuarantined(withSlotInfo(empty, 'green', { digest: A, version: '1.0.0' }), B),
+      '1.0.0',
+    );
     expect(serializeUpgradeState(state)).toBe(
       [
         '{',
@@ -134,53 +150,283 @@ describe('parseUpgradeState rejects with E_STATE', () => {
     ['string', '"AgentUpgradeState"'],
     ['number', '1'],
     ['empty object', '{}'],
-    ['upgrade record kind', mutate((s) => { s.kind = 'AgentUpgradeRecord'; })],
-    ['missing kind', mutate((s) => { delete s.kind; })],
-    ['schemaVersion 2', mutate((s) => { s.schemaVersion = 2; })],
-    ['schemaVersion 0', mutate((s) => { s.schemaVersion = 0; })],
-    ['schemaVersion string', mutate((s) => { s.schemaVersion = '1'; })],
-    ['missing schemaVersion', mutate((s) => { delete s.schemaVersion; })],
-    ['missing slots', mutate((s) => { delete s.slots; })],
-    ['missing quarantine', mutate((s) => { delete s.quarantine; })],
-    ['missing highestCommittedVersion', mutate((s) => { delete s.highestCommittedVersion; })],
-    ['missing slots.blue', mutate((s) => { delete s.slots.blue; })],
-    ['missing slots.green', mutate((s) => { delete s.slots.green; })],
-    ['missing slot digest', mutate((s) => { delete s.slots.blue.digest; })],
-    ['missing slot version', mutate((s) => { delete s.slots.green.version; })],
-    ['unknown top-level key', mutate((s) => { s.lastUpgrade = null; })],
+    [
+      'upgrade record kind',
+      mutate((s) => {
+        s.kind = 'AgentUpgradeRecord';
+      }),
+    ],
+    [
+      'missing kind',
+      mutate((s) => {
+        delete s.kind;
+      }),
+    ],
+    [
+      'schemaVersion 2',
+      mutate((s) => {
+        s.schemaVersion = 2;
+      }),
+    ],
+    [
+      'schemaVersion 0',
+      mutate((s) => {
+        s.schemaVersion = 0;
+      }),
+    ],
+    [
+      'schemaVersion string',
+      mutate((s) => {
+        s.schemaVersion = '1';
+      }),
+    ],
+    [
+      'missing schemaVersion',
+      mutate((s) => {
+        delete s.schemaVersion;
+      }),
+    ],
+    [
+      'missing slots',
+      mutate((s) => {
+        delete s.slots;
+      }),
+    ],
+    [
+      'missing quarantine',
+      mutate((s) => {
+        delete s.quarantine;
+      }),
+    ],
+    [
+      'missing highestCommittedVersion',
+      mutate((s) => {
+        delete s.highestCommittedVersion;
+      }),
+    ],
+    [
+      'missing slots.blue',
+      mutate((s) => {
+        delete s.slots.blue;
+      }),
+    ],
+    [
+      'missing slots.green',
+      mutate((s) => {
+        delete s.slots.green;
+      }),
+    ],
+    [
+      'missing slot digest',
+      mutate((s) => {
+        delete s.slots.blue.digest;
+      }),
+    ],
+    [
+      'missing slot version',
+      mutate((s) => {
+        delete s.slots.green.version;
+      }),
+    ],
+    [
+      'unknown top-level key',
+      mutate((s) => {
+        s.lastUpgrade = null;
+      }),
+    ],
     ['unknown top-level key __proto__', serializeUpgradeState(empty).replace('{', '{"__proto__":null,')],
-    ['unknown slot name', mutate((s) => { s.slots.red = null; })],
-    ['unknown key in a slot', mutate((s) => { s.slots.blue.installedAt = '2024-01-01'; })],
-    ['slots null', mutate((s) => { s.slots = null; })],
-    ['slots array', mutate((s) => { s.slots = [null, null]; })],
-    ['slot string', mutate((s) => { s.slots.blue = A; })],
-    ['slot array', mutate((s) => { s.slots.blue = [A, '1.0.0']; })],
-    ['slot false', mutate((s) => { s.slots.green = false; })],
-    ['slot digest null', mutate((s) => { s.slots.blue.digest = null; })],
-    ['slot digest upper-case', mutate((s) => { s.slots.blue.digest = A.toUpperCase(); })],
-    ['slot digest prefixed', mutate((s) => { s.slots.blue.digest = `sha256:${A}`; })],
-    ['slot digest short', mutate((s) => { s.slots.blue.digest = A.slice(1); })],
-    ['slot version number', mutate((s) => { s.slots.blue.version = 1; })],
-    ['slot version invalid', mutate((s) => { s.slots.blue.version = 'latest'; })],
-    ['slot version empty', mutate((s) => { s.slots.blue.version = ''; })],
-    ['slot version untrimmed', mutate((s) => { s.slots.blue.version = ' 1.2.3'; })],
-    ['slot version with newline', mutate((s) => { s.slots.blue.version = '1.2.3\n'; })],
-    ['slot version leading zero', mutate((s) => { s.slots.blue.version = '1.02.3'; })],
-    ['slot version too long', mutate((s) => { s.slots.blue.version = `1.0.0-${'a'.repeat(64)}`; })],
-    ['quarantine null', mutate((s) => { s.quarantine = null; })],
-    ['quarantine object', mutate((s) => { s.quarantine = { 0: A }; })],
-    ['quarantine string', mutate((s) => { s.quarantine = A; })],
-    ['quarantine entry null', mutate((s) => { s.quarantine = [null]; })],
-    ['quarantine entry upper-case', mutate((s) => { s.quarantine = [A.toUpperCase()]; })],
-    ['quarantine entry prefixed', mutate((s) => { s.quarantine = [`sha256:${A}`]; })],
-    ['quarantine entry number', mutate((s) => { s.quarantine = [1]; })],
-    ['quarantine duplicate', mutate((s) => { s.quarantine = [A, B, A]; })],
-    ['quarantine over the bound', mutate((s) => { s.quarantine = Array.from({ length: QUARANTINE_MAX + 1 }, (_, i) => digest(i)); })],
-    ['highestCommittedVersion number', mutate((s) => { s.highestCommittedVersion = 1; })],
-    ['highestCommittedVersion invalid', mutate((s) => { s.highestCommittedVersion = '1.2'; })],
-    ['highestCommittedVersion empty', mutate((s) => { s.highestCommittedVersion = ''; })],
-    ['highestCommittedVersion untrimmed', mutate((s) => { s.highestCommittedVersion = '1.2.3 '; })],
-    ['highestCommittedVersion object', mutate((s) => { s.highestCommittedVersion = { major: 1, minor: 2, patch: 3 }; })],
+    [
+      'unknown slot name',
+      mutate((s) => {
+        s.slots.red = null;
+      }),
+    ],
+    [
+      'unknown key in a slot',
+      mutate((s) => {
+        s.slots.blue.installedAt = '2024-01-01';
+      }),
+    ],
+    [
+      'slots null',
+      mutate((s) => {
+        s.slots = null;
+      }),
+    ],
+    [
+      'slots array',
+      mutate((s) => {
+        s.slots = [null, null];
+      }),
+    ],
+    [
+      'slot string',
+      mutate((s) => {
+        s.slots.blue = A;
+      }),
+    ],
+    [
+      'slot array',
+      mutate((s) => {
+        s.slots.blue = [A, '1.0.0'];
+      }),
+    ],
+    [
+      'slot false',
+      mutate((s) => {
+        s.slots.green = false;
+      }),
+    ],
+    [
+      'slot digest null',
+      mutate((s) => {
+        s.slots.blue.digest = null;
+      }),
+    ],
+    [
+      'slot digest upper-case',
+      mutate((s) => {
+        s.slots.blue.digest = A.toUpperCase();
+      }),
+    ],
+    [
+      'slot digest prefixed',
+      mutate((s) => {
+        s.slots.blue.digest = `sha256:${A}`;
+      }),
+    ],
+    [
+      'slot digest short',
+      mutate((s) => {
+        s.slots.blue.digest = A.slice(1);
+      }),
+    ],
+    [
+      'slot version number',
+      mutate((s) => {
+        s.slots.blue.version = 1;
+      }),
+    ],
+    [
+      'slot version invalid',
+      mutate((s) => {
+        s.slots.blue.version = 'latest';
+      }),
+    ],
+    [
+      'slot version empty',
+      mutate((s) => {
+        s.slots.blue.version = '';
+      }),
+    ],
+    [
+      'slot version untrimmed',
+      mutate((s) => {
+        s.slots.blue.version = ' 1.2.3';
+      }),
+    ],
+    [
+      'slot version with newline',
+      mutate((s) => {
+        s.slots.blue.version = '1.2.3\n';
+      }),
+    ],
+    [
+      'slot version leading zero',
+      mutate((s) => {
+        s.slots.blue.version = '1.02.3';
+      }),
+    ],
+    [
+      'slot version too long',
+      mutate((s) => {
+        s.slots.blue.version = `1.0.0-${'a'.repeat(64)}`;
+      }),
+    ],
+    [
+      'quarantine null',
+      mutate((s) => {
+        s.quarantine = null;
+      }),
+    ],
+    [
+      'quarantine object',
+      mutate((s) => {
+        s.quarantine = { 0: A };
+      }),
+    ],
+    [
+      'quarantine string',
+      mutate((s) => {
+        s.quarantine = A;
+      }),
+    ],
+    [
+      'quarantine entry null',
+      mutate((s) => {
+        s.quarantine = [null];
+      }),
+    ],
+    [
+      'quarantine entry upper-case',
+      mutate((s) => {
+        s.quarantine = [A.toUpperCase()];
+      }),
+    ],
+    [
+      'quarantine entry prefixed',
+      mutate((s) => {
+        s.quarantine = [`sha256:${A}`];
+      }),
+    ],
+    [
+      'quarantine entry number',
+      mutate((s) => {
+        s.quarantine = [1];
+      }),
+    ],
+    [
+      'quarantine duplicate',
+      mutate((s) => {
+        s.quarantine = [A, B, A];
+      }),
+    ],
+    [
+      'quarantine over the bound',
+      mutate((s) => {
+        s.quarantine = Array.from({ length: QUARANTINE_MAX + 1 }, (_, i) => digest(i));
+      }),
+    ],
+    [
+      'highestCommittedVersion number',
+      mutate((s) => {
+        s.highestCommittedVersion = 1;
+      }),
+    ],
+    [
+      'highestCommittedVersion invalid',
+      mutate((s) => {
+        s.highestCommittedVersion = '1.2';
+      }),
+    ],
+    [
+      'highestCommittedVersion empty',
+      mutate((s) => {
+        s.highestCommittedVersion = '';
+      }),
+    ],
+    [
+      'highestCommittedVersion untrimmed',
+      mutate((s) => {
+        s.highestCommittedVersion = '1.2.3 ';
+      }),
+    ],
+    [
+      'highestCommittedVersion object',
+      mutate((s) => {
+        s.highestCommittedVersion = { major: 1, minor: 2, patch: 3 };
+      }),
+    ],
     ['over-size text', `${serializeUpgradeState(empty)}${' '.repeat(STATE_TEXT_MAX_BYTES)}`],
   ];
 
@@ -195,11 +441,36 @@ describe('parseUpgradeState rejects with E_STATE', () => {
   });
 
   it.each([
-    ['a full quarantine', mutate((s) => { s.quarantine = Array.from({ length: QUARANTINE_MAX }, (_, i) => digest(i)); })],
-    ['a v-prefixed version', mutate((s) => { s.slots.blue.version = 'v10.0.0'; })],
-    ['a version with build metadata', mutate((s) => { s.highestCommittedVersion = '1.0.0+sha.abc'; })],
-    ['null slots', mutate((s) => { s.slots = { green: null, blue: null }; })],
-    ['a null version', mutate((s) => { s.slots.green.version = null; })],
+    [
+      'a full quarantine',
+      mutate((s) => {
+        s.quarantine = Array.from({ length: QUARANTINE_MAX }, (_, i) => digest(i));
+      }),
+    ],
+    [
+      'a v-prefixed version',
+      mutate((s) => {
+        s.slots.blue.version = 'v10.0.0';
+      }),
+    ],
+    [
+      'a version with build metadata',
+      mutate((s) => {
+        s.highestCommittedVersion = '1.0.0+sha.abc';
+      }),
+    ],
+    [
+      'null slots',
+      mutate((s) => {
+        s.slots = { green: null, blue: null };
+      }),
+    ],
+    [
+      'a null version',
+      mutate((s) => {
+        s.slots.green.version = null;
+      }),
+    ],
   ])('accepts %s', (_name, text) => {
     expect(parseUpgradeState(text).ok).toBe(true);
   });
@@ -207,11 +478,29 @@ describe('parseUpgradeState rejects with E_STATE', () => {
 
 describe('withSlotInfo', () => {
   it.each<[string, UpgradeState, SlotName, SlotInfo | null, UpgradeState['slots']]>([
-    ['sets blue', empty, 'blue', { digest: A, version: '1.0.0' }, { blue: { digest: A, version: '1.0.0' }, green: null }],
+    [
+      'sets blue',
+      empty,
+      'blue',
+      { digest: A, version: '1.0.0' },
+      { blue: { digest: A, version: '1.0.0' }, green: null },
+    ],
     ['sets green', empty, 'green', { digest: B, version: null }, { blue: null, green: { digest: B, version: null } }],
-    ['replaces blue, keeps green', populated, 'blue', { digest: C, version: '2.0.0' }, { blue: { digest: C, version: '2.0.0' }, green: populated.slots.green }],
+    [
+      'replaces blue, keeps green',
+      populated,
+      'blue',
+      { digest: C, version: '2.0.0' },
+      { blue: { digest: C, version: '2.0.0' }, green: populated.slots.green },
+    ],
     ['clears green, keeps blue', populated, 'green', null, { blue: populated.slots.blue, green: null }],
-    ['trims the version text', empty, 'blue', { digest: A, version: ' v1.0.0\n' }, { blue: { digest: A, version: 'v1.0.0' }, green: null }],
+    [
+      'trims the version text',
+      empty,
+      'blue',
+      { digest: A, version: ' v1.0.0\n' },
+      { blue: { digest: A, version: 'v1.0.0' }, green: null },
+    ],
   ])('%s', (_name, start, slot, info, slots) => {
     const next = withSlotInfo(start, slot, info);
     expect(next.slots).toEqual(slots);
@@ -241,7 +530,12 @@ describe('withQuarantined / isQuarantined', () => {
     ['appends newest last', withQuarantined(empty, A), B, [A, B]],
     ['idempotent for the newest', withQuarantined(empty, A), A, [A]],
     ['idempotent for an older entry, keeping its place', withQuarantined(withQuarantined(empty, A), B), A, [A, B]],
-    ['fills up to the bound', Array.from({ length: QUARANTINE_MAX - 1 }, (_, i) => digest(0x100 + i)).reduce(withQuarantined, empty), A, [...Array.from({ length: QUARANTINE_MAX - 1 }, (_, i) => digest(0x100 + i)), A]],
+    [
+      'fills up to the bound',
+      Array.from({ length: QUARANTINE_MAX - 1 }, (_, i) => digest(0x100 + i)).reduce(withQuarantined, empty),
+      A,
+      [...Array.from({ length: QUARANTINE_MAX - 1 }, (_, i) => digest(0x100 + i)), A],
+    ],
     ['drops the oldest when full', full, A, [...full.quarantine.slice(1), A]],
     ['idempotent when full', full, digest(0x100), full.quarantine],
   ])('%s', (_name, start, added, expected) => {
@@ -284,9 +578,12 @@ describe('withQuarantined / isQuarantined', () => {
     expect(isQuarantined(state, candidate)).toBe(expected);
   });
 
-  it.each(['', A.toUpperCase(), `sha256:${A}`])('throws an invariant violation for the non-canonical digest %j', (text) => {
-    expect(() => withQuarantined(empty, text as Sha256)).toThrow(InvariantViolation);
-  });
+  it.each(['', A.toUpperCase(), `sha256:${A}`])(
+    'throws an invariant violation for the non-canonical digest %j',
+    (text) => {
+      expect(() => withQuarantined(empty, text as Sha256)).toThrow(InvariantViolation);
+    },
+  );
 });
 
 describe('withCommittedVersion', () => {
@@ -318,7 +615,18 @@ describe('withCommittedVersion', () => {
   });
 
   it('never lowers the mark over any commit sequence', () => {
-    const sequence = ['1.0.0', '0.9.0', '1.0.0-rc.1', '1.1.0', '1.0.5', 'v1.1.0', '2.0.0-alpha', '1.99.99', '2.0.0', '2.0.0-rc.9'];
+    const sequence = [
+      '1.0.0',
+      '0.9.0',
+      '1.0.0-rc.1',
+      '1.1.0',
+      '1.0.5',
+      'v1.1.0',
+      '2.0.0-alpha',
+      '1.99.99',
+      '2.0.0',
+      '2.0.0-rc.9',
+    ];
     let state = empty;
     for (const text of sequence) {
       const before = committedVersion(state);
@@ -331,10 +639,13 @@ describe('withCommittedVersion', () => {
     expect(state.highestCommittedVersion).toBe('2.0.0');
   });
 
-  it.each(['', 'latest', '1.2', '01.2.3', `1.0.0-${'a'.repeat(64)}`])('throws an invariant violation for %j', (text) => {
-    expect(() => withCommittedVersion(empty, text)).toThrow(InvariantViolation);
-    expect(() => withCommittedVersion(withCommittedVersion(empty, '1.0.0'), text)).toThrow(InvariantViolation);
-  });
+  it.each(['', 'latest', '1.2', '01.2.3', `1.0.0-${'a'.repeat(64)}`])(
+    'throws an invariant violation for %j',
+    (text) => {
+      expect(() => withCommittedVersion(empty, text)).toThrow(InvariantViolation);
+      expect(() => withCommittedVersion(withCommittedVersion(empty, '1.0.0'), text)).toThrow(InvariantViolation);
+    },
+  );
 
   it.each<[string | null, string | null]>([
     [null, null],

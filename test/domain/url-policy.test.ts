@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { ErrorCode } from '../../src/domain/error-codes.js';
 import type { Result } from '../../src/domain/failure.js';
 import { RedactedUrl } from '../../src/domain/redacted-url.js';
-import { checkRedirect, parseDownloadUrl, URL_TEXT_MAX_LENGTH, type SourcePolicy, type SourceWeakness } from '../../src/domain/url-policy.js';
+import {
+  checkRedirect,
+  parseDownloadUrl,
+  URL_TEXT_MAX_LENGTH,
+  type SourcePolicy,
+  type SourceWeakness,
+} from '../../src/domain/url-policy.js';
 
 const CANARY = 'CANARYd41d8cd9';
 const permissive: SourcePolicy = { allowHttp: true, requireDigest: false };
@@ -27,7 +33,11 @@ describe('parseDownloadUrl accepts', () => {
     ['https://example.com:443/a.tgz', 'https://example.com/a.tgz', 'https://example.com/a.tgz'],
     ['https://10.0.0.1/a.tgz', 'https://10.0.0.1/a.tgz', 'https://10.0.0.1/a.tgz'],
     ['https://[fd00::1]:8443/a.tgz', 'https://[fd00::1]:8443/a.tgz', 'https://[fd00::1]:8443/a.tgz'],
-    [`https://acct.blob.core.windows.net/c/a.tgz?sv=1&sig=${CANARY}`, `https://acct.blob.core.windows.net/c/a.tgz?sv=1&sig=${CANARY}`, 'https://acct.blob.core.windows.net/c/a.tgz [query redacted]'],
+    [
+      `https://acct.blob.core.windows.net/c/a.tgz?sv=1&sig=${CANARY}`,
+      `https://acct.blob.core.windows.net/c/a.tgz?sv=1&sig=${CANARY}`,
+      'https://acct.blob.core.windows.net/c/a.tgz [query redacted]',
+    ],
     ['  https://example.com/a.tgz\n', 'https://example.com/a.tgz', 'https://example.com/a.tgz'],
     ['https://example.com/a%20b.tgz', 'https://example.com/a%20b.tgz', 'https://example.com/a%20b.tgz'],
   ])('%j', (text, href, printable) => {
@@ -150,7 +160,12 @@ describe('checkRedirect', () => {
 
   it.each([
     ['absolute https', HTTPS_FROM, 'https://cdn.example/x/a.tgz', 'https://cdn.example/x/a.tgz'],
-    ['absolute https with a secret query', HTTPS_FROM, `https://cdn.example/x/a.tgz?sig=${CANARY}`, `https://cdn.example/x/a.tgz?sig=${CANARY}`],
+    [
+      'absolute https with a secret query',
+      HTTPS_FROM,
+      `https://cdn.example/x/a.tgz?sig=${CANARY}`,
+      `https://cdn.example/x/a.tgz?sig=${CANARY}`,
+    ],
     ['relative path', HTTPS_FROM, 'other.tgz', 'https://origin.example/rel/other.tgz'],
     ['relative parent path', HTTPS_FROM, '../v2/a.tgz', 'https://origin.example/v2/a.tgz'],
     ['absolute path', HTTPS_FROM, '/mirror/a.tgz', 'https://origin.example/mirror/a.tgz'],

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { compareVersions, formatVersion, parseVersion, VERSION_TEXT_MAX_LENGTH, type Version } from '../../src/domain/version.js';
+import {
+  compareVersions,
+  formatVersion,
+  parseVersion,
+  VERSION_TEXT_MAX_LENGTH,
+  type Version,
+} from '../../src/domain/version.js';
 
 function parsed(text: string): Version {
   const result = parseVersion(text);

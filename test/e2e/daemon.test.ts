@@ -46,7 +46,12 @@ describe('agent-upgrade daemon end to end (API server, real systemd, C agent)', 
       `--property=StandardOutput=append:${logPath()}`,
       `--property=StandardError=append:${logPath()}`,
       // As installed: the bin's shebang starts Node with the daemon's V8 settings.
-      CLI, 'daemon', '--root', host.root, '--log-level', 'debug',
+      CLI,
+      'daemon',
+      '--root',
+      host.root,
+      '--log-level',
+      'debug',
     ]);
     expect(started.status).toBe(0);
     // The daemon is up once its watch is open.
@@ -65,7 +70,10 @@ describe('agent-upgrade daemon end to end (API server, real systemd, C agent)', 
     const archive = releaseArchive(`aks-flex-node-linux-${TEST_IDENTITY.arch}`, binary);
     const path = `/agent-${build.version}.tar.gz`;
     releases.route(path, serve(archive));
-    return { parameters: { downloadURL: `${releases.url(path)}?sig=${CANARY}`, sha256: sha256(archive) }, digest: sha256(binary) };
+    return {
+      parameters: { downloadURL: `${releases.url(path)}?sig=${CANARY}`, sha256: sha256(archive) },
+      digest: sha256(binary),
+    };
   }
 
   async function terminal(name: string, timeoutMs = 60_000): Promise<OperationStatus> {
@@ -76,14 +84,18 @@ describe('agent-upgrade daemon end to end (API server, real systemd, C agent)', 
     return (api.get(name)?.status ?? {}) as OperationStatus;
   }
 
-  const terminalWrites = (name: string) => api.statusWrites(name).filter((status) => ['Complete', 'Failed'].includes(String(status['phase']))).length;
+  const terminalWrites = (name: string) =>
+    api.statusWrites(name).filter((status) => ['Complete', 'Failed'].includes(String(status['phase']))).length;
   const containerDigest = () => sha256(readFileSync(host.path('/var/lib/machines/kube1/usr/local/bin/aks-flex-node')));
 
   it('upgrades: Complete/Succeeded, the agent runs the candidate, host and nspawn digests equal', async () => {
     const release = publish({ version: '2.0.0' });
     api.create(machineOperation('upgrade-1', MACHINE, { parameters: release.parameters }));
     const status = await terminal('upgrade-1');
-    expect({ phase: status.phase, reason: status.conditions?.[0]?.reason }).toEqual({ phase: 'Complete', reason: 'Succeeded' });
+    expect({ phase: status.phase, reason: status.conditions?.[0]?.reason }).toEqual({
+      phase: 'Complete',
+      reason: 'Succeeded',
+    });
     expect(terminalWrites('upgrade-1')).toBe(1);
     expect({ current: host.link('current'), record: host.recordExists() }).toEqual({ current: 'green', record: false });
     expect(host.mainExecutable()).toBe(host.slotPath('green'));
@@ -95,7 +107,10 @@ describe('agent-upgrade daemon end to end (API server, real systemd, C agent)', 
     const release = publish({ version: '3.0.0', behaviour: 'crash-on-start' });
     api.create(machineOperation('upgrade-crash', MACHINE, { parameters: release.parameters }));
     const status = await terminal('upgrade-crash');
-    expect({ phase: status.phase, reason: status.conditions?.[0]?.reason }).toEqual({ phase: 'Failed', reason: 'DaemonFailed' });
+    expect({ phase: status.phase, reason: status.conditions?.[0]?.reason }).toEqual({
+      phase: 'Failed',
+      reason: 'DaemonFailed',
+    });
     expect(terminalWrites('upgrade-crash')).toBe(1);
     expect({ current: host.link('current'), record: host.recordExists() }).toEqual({ current: 'green', record: false });
     expect(await host.waitRunning(host.slotPath('green'))).toBe(true);
@@ -115,14 +130,21 @@ describe('agent-upgrade daemon end to end (API server, real systemd, C agent)', 
   it('a dropped watch and a storm of 409s during an upgrade still end in exactly one terminal status', async () => {
     const release = publish({ version: '4.0.0' });
     api.create(machineOperation('upgrade-storm', MACHINE, { parameters: release.parameters }));
-    expect(await host.systemd.waitFor(() => (api.get('upgrade-storm')?.status as OperationStatus | undefined)?.phase === 'InProgress', 30_000)).toBe(true);
+    expect(
+      await host.systemd.waitFor(
+        () => (api.get('upgrade-storm')?.status as OperationStatus | undefined)?.phase === 'InProgress',
+        30_000,
+      ),
+    ).toBe(true);
     api.dropWatches();
     api.conflictNext(5);
     const status = await terminal('upgrade-storm');
     expect(status.phase).toBe('Complete');
     expect(terminalWrites('upgrade-storm')).toBe(1);
     // The re-opened watch still delivers new work.
-    api.create(machineOperation('after-storm', MACHINE, { parameters: { downloadURL: 'ftp://example.invalid/agent.tar.gz' } }));
+    api.create(
+      machineOperation('after-storm', MACHINE, { parameters: { downloadURL: 'ftp://example.invalid/agent.tar.gz' } }),
+    );
     expect((await terminal('after-storm')).phase).toBe('Failed');
   });
 
@@ -132,7 +154,10 @@ describe('agent-upgrade daemon end to end (API server, real systemd, C agent)', 
     api.create(machineOperation('elsewhere', 'node-9', { parameters: publish({ version: '9.0.0' }).parameters }));
     api.create(machineOperation('bad', MACHINE, { parameters: { downloadURL: '', sha256: 'xyz' } }));
     const status = await terminal('bad');
-    expect({ phase: status.phase, reason: status.conditions?.[0]?.reason }).toEqual({ phase: 'Failed', reason: 'InvalidParameters' });
+    expect({ phase: status.phase, reason: status.conditions?.[0]?.reason }).toEqual({
+      phase: 'Failed',
+      reason: 'InvalidParameters',
+    });
     expect(snapshotTree(host.path('/usr/local/lib/aks-flex-node'))).toEqual(before);
     expect(api.get('reboot')?.status).toBeUndefined();
     expect(api.get('elsewhere')?.status).toBeUndefined();
@@ -140,7 +165,9 @@ describe('agent-upgrade daemon end to end (API server, real systemd, C agent)', 
   });
 
   it('the download URL credential appears in no status, watch event or log line', () => {
-    const statuses = JSON.stringify(['upgrade-1', 'upgrade-crash', 'upgrade-retry', 'upgrade-storm'].map((name) => api.statusWrites(name)));
+    const statuses = JSON.stringify(
+      ['upgrade-1', 'upgrade-crash', 'upgrade-retry', 'upgrade-storm'].map((name) => api.statusWrites(name)),
+    );
     expect(statuses).not.toContain(CANARY);
     expect(existsSync(logPath())).toBe(true);
     const log = readFileSync(logPath(), 'utf8');

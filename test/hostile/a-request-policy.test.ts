@@ -189,7 +189,10 @@ describe('A2 source policy: allowHttp / requireDigest tighten the defaults (E_IN
   it('requireDigest=true with https and no digest → E_INSECURE_SOURCE', async () => {
     const s = await h.server({ tls: true });
     s.route('/a.tgz', serve(ARCHIVE));
-    await h.refused({ url: s.url(h.withCanary('/a.tgz')), caPem: s.tls?.caPem ?? '', artifact: { requireDigest: true } }, 'E_INSECURE_SOURCE');
+    await h.refused(
+      { url: s.url(h.withCanary('/a.tgz')), caPem: s.tls?.caPem ?? '', artifact: { requireDigest: true } },
+      'E_INSECURE_SOURCE',
+    );
     expect(s.requests).toEqual([]);
   });
 });
@@ -235,7 +238,10 @@ describe('A output path problems are refused before any I/O (E_USAGE)', () => {
 describe('A controls: what the rules must still accept', () => {
   it('upper-case scheme, surrounding whitespace and an upper-case SHA256: prefix are accepted', async () => {
     const s = await liveServer();
-    await h.fetched({ url: `  HTTP://${new URL(s.origin).host}/a.tgz?sig=${h.canary}  `, sha256: ` SHA256:${DIGEST.toUpperCase()} ` }, PAYLOAD);
+    await h.fetched(
+      { url: `  HTTP://${new URL(s.origin).host}/a.tgz?sig=${h.canary}  `, sha256: ` SHA256:${DIGEST.toUpperCase()} ` },
+      PAYLOAD,
+    );
     expect(s.requests).toHaveLength(1);
   });
 

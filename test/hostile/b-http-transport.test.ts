@@ -2,10 +2,25 @@ import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { AxiosArtifactSource } from '../../src/adapters/http/axios-artifact-source.js';
 import {
-  concatBytes, endlessGzip, gzip, releaseArchive, releaseTar, sha256Hex, tarHeader,
+  concatBytes,
+  endlessGzip,
+  gzip,
+  releaseArchive,
+  releaseTar,
+  sha256Hex,
+  tarHeader,
 } from '../support/archive/index.js';
 import {
-  type Behaviour, endless, type HostileServer, redirect, serve, stallAfter, stallBeforeHeaders, status, trickle, truncate,
+  type Behaviour,
+  endless,
+  type HostileServer,
+  redirect,
+  serve,
+  stallAfter,
+  stallBeforeHeaders,
+  status,
+  trickle,
+  truncate,
 } from '../support/http/hostile-server.js';
 import { type CertVariant } from '../support/http/tls-material.js';
 import { eventually, MEMBER, OTHER_MEMBER, PAYLOAD, useHarness } from './harness.js';
@@ -19,7 +34,10 @@ const DIGEST = sha256Hex(ARCHIVE);
  * A 2 MiB body, twice the default FAST cap of 1 MiB, that is a valid gzip prefix of a valid tar
  * (stored deflate blocks of 'A's after the member's header), so only the size cap can stop it.
  */
-const BIG = takeBytes(endlessGzip({ prefix: tarHeader({ name: MEMBER, mode: 0o755, size: 3 * 1024 * 1024 }), fill: 0x41 }), 2 * 1024 * 1024);
+const BIG = takeBytes(
+  endlessGzip({ prefix: tarHeader({ name: MEMBER, mode: 0o755, size: 3 * 1024 * 1024 }), fill: 0x41 }),
+  2 * 1024 * 1024,
+);
 /** Binary cap large enough for BIG's member, so the archive cap is what trips. */
 const ROOMY = { maxBinaryBytes: 4 * 1024 * 1024 };
 
@@ -51,7 +69,10 @@ describe('B status codes other than a plain 200 → E_HTTP_STATUS', () => {
     ['418', () => status(418)],
     ['204 no content', () => status(204)],
     ['304 not modified', () => status(304)],
-    ['206 partial content carrying a valid archive', () => serve(ARCHIVE, { status: 206, headers: { 'Content-Range': `bytes 0-${ARCHIVE.length - 1}/*` } })],
+    [
+      '206 partial content carrying a valid archive',
+      () => serve(ARCHIVE, { status: 206, headers: { 'Content-Range': `bytes 0-${ARCHIVE.length - 1}/*` } }),
+    ],
     ['203 non-authoritative carrying a valid archive', () => serve(ARCHIVE, { status: 203 })],
     ['201 created carrying a valid archive', () => serve(ARCHIVE, { status: 201 })],
     ['301 without a Location', () => serve('', { status: 301 })],
@@ -113,7 +134,10 @@ describe('B11 redirects that leave the allowed URL space → E_REDIRECT_REFUSED'
   it.each([301, 302, 303, 307, 308])('https → http (%i) is never followed', async (code) => {
     const plain = await serving('/a.tgz', serve(ARCHIVE));
     const secure = await serving('/a.tgz', redirect(plain.url(h.withCanary('/a.tgz')), code), true);
-    await h.refused({ url: secure.url(h.withCanary('/a.tgz')), caPem: secure.tls?.caPem ?? '', sha256: DIGEST }, 'E_REDIRECT_REFUSED');
+    await h.refused(
+      { url: secure.url(h.withCanary('/a.tgz')), caPem: secure.tls?.caPem ?? '', sha256: DIGEST },
+      'E_REDIRECT_REFUSED',
+    );
     expect(plain.requests).toEqual([]);
   });
 
@@ -148,13 +172,19 @@ describe('B11 redirects that leave the allowed URL space → E_REDIRECT_REFUSED'
   it('https → http through the CLI (exit 1)', async () => {
     const plain = await serving('/a.tgz', serve(ARCHIVE));
     const secure = await serving('/a.tgz', redirect(plain.url(h.withCanary('/a.tgz'))), true);
-    await h.refused({ url: secure.url(h.withCanary('/a.tgz')), caPem: secure.tls?.caPem ?? '', via: 'cli' }, 'E_REDIRECT_REFUSED');
+    await h.refused(
+      { url: secure.url(h.withCanary('/a.tgz')), caPem: secure.tls?.caPem ?? '', via: 'cli' },
+      'E_REDIRECT_REFUSED',
+    );
   });
 
   it('control: http → https is followed', async () => {
     const secure = await serving('/a.tgz', serve(ARCHIVE), true);
     const plain = await serving('/a.tgz', redirect(secure.url(h.withCanary('/a.tgz'))));
-    await h.fetched({ url: plain.url(h.withCanary('/a.tgz')), caPem: secure.tls?.caPem ?? '', sha256: DIGEST }, PAYLOAD);
+    await h.fetched(
+      { url: plain.url(h.withCanary('/a.tgz')), caPem: secure.tls?.caPem ?? '', sha256: DIGEST },
+      PAYLOAD,
+    );
     expect(secure.requests).toHaveLength(1);
   });
 });
@@ -179,13 +209,19 @@ describe('B16 Content-Length above the archive cap → E_TOO_LARGE before the bo
 
   it('headers declare 2 MiB and the body never comes: E_TOO_LARGE long before the idle timeout', async () => {
     const s = await serving('/a.tgz', stallAfter(BIG, 0));
-    await h.refused({ url: s.url(h.withCanary('/a.tgz')), artifact: { idleTimeoutMs: 3000 }, withinMs: 1500 }, 'E_TOO_LARGE');
+    await h.refused(
+      { url: s.url(h.withCanary('/a.tgz')), artifact: { idleTimeoutMs: 3000 }, withinMs: 1500 },
+      'E_TOO_LARGE',
+    );
     expect(await eventually(() => s.openConnections() === 0, 1000)).toBe(true);
   });
 
   it('one byte over a cap set to the archive size', async () => {
     const s = await serving('/a.tgz', serve(ARCHIVE));
-    await h.refused({ url: s.url(h.withCanary('/a.tgz')), artifact: { maxArchiveBytes: ARCHIVE.length - 1 } }, 'E_TOO_LARGE');
+    await h.refused(
+      { url: s.url(h.withCanary('/a.tgz')), artifact: { maxArchiveBytes: ARCHIVE.length - 1 } },
+      'E_TOO_LARGE',
+    );
   });
 
   it('through the CLI', async () => {
@@ -195,7 +231,10 @@ describe('B16 Content-Length above the archive cap → E_TOO_LARGE before the bo
 
   it('control: an archive exactly at the cap is accepted', async () => {
     const s = await serving('/a.tgz', serve(ARCHIVE));
-    await h.fetched({ url: s.url(h.withCanary('/a.tgz')), artifact: { maxArchiveBytes: ARCHIVE.length }, sha256: DIGEST }, PAYLOAD);
+    await h.fetched(
+      { url: s.url(h.withCanary('/a.tgz')), artifact: { maxArchiveBytes: ARCHIVE.length }, sha256: DIGEST },
+      PAYLOAD,
+    );
   });
 });
 
@@ -203,18 +242,36 @@ describe('B19 a chunked body that never ends → E_TOO_LARGE at the compressed c
   const memberHeader = (size: number): Uint8Array => tarHeader({ name: MEMBER, mode: 0o755, size });
 
   it('an endless valid gzip prefix whose tar member fits the binary cap', async () => {
-    const s = await serving('/a.tgz', endless({ chunkBytes: 16 * 1024, source: () => endlessGzip({ prefix: memberHeader(512 * 1024), fill: 0x41 }) }));
-    await h.refused({
-      url: s.url(h.withCanary('/a.tgz')), artifact: { maxArchiveBytes: 128 * 1024, maxBinaryBytes: 1024 * 1024 }, withinMs: 3000,
-    }, 'E_TOO_LARGE');
+    const s = await serving(
+      '/a.tgz',
+      endless({ chunkBytes: 16 * 1024, source: () => endlessGzip({ prefix: memberHeader(512 * 1024), fill: 0x41 }) }),
+    );
+    await h.refused(
+      {
+        url: s.url(h.withCanary('/a.tgz')),
+        artifact: { maxArchiveBytes: 128 * 1024, maxBinaryBytes: 1024 * 1024 },
+        withinMs: 3000,
+      },
+      'E_TOO_LARGE',
+    );
     expect(await eventually(() => s.openConnections() === 0, 1000)).toBe(true);
   });
 
   it('the same over https', async () => {
-    const s = await serving('/a.tgz', endless({ chunkBytes: 16 * 1024, source: () => endlessGzip({ prefix: memberHeader(512 * 1024), fill: 0x41 }) }), true);
-    await h.refused({
-      url: s.url(h.withCanary('/a.tgz')), caPem: s.tls?.caPem ?? '', artifact: { maxArchiveBytes: 128 * 1024, maxBinaryBytes: 1024 * 1024 }, withinMs: 3000,
-    }, 'E_TOO_LARGE');
+    const s = await serving(
+      '/a.tgz',
+      endless({ chunkBytes: 16 * 1024, source: () => endlessGzip({ prefix: memberHeader(512 * 1024), fill: 0x41 }) }),
+      true,
+    );
+    await h.refused(
+      {
+        url: s.url(h.withCanary('/a.tgz')),
+        caPem: s.tls?.caPem ?? '',
+        artifact: { maxArchiveBytes: 128 * 1024, maxBinaryBytes: 1024 * 1024 },
+        withinMs: 3000,
+      },
+      'E_TOO_LARGE',
+    );
   });
 
   it('an honest-looking chunked body (no Content-Length) longer than the cap', async () => {
@@ -251,11 +308,17 @@ describe('B18 bodies shorter or longer than declared → E_TRUNCATED', () => {
   it('a 1 MiB declared body reset after 64 KiB', async () => {
     const body = concatBytes(ARCHIVE, new Uint8Array(1024 * 1024 - ARCHIVE.length));
     const s = await serving('/a.tgz', truncate(body, { declaredLength: body.length, sendBytes: 64 * 1024 }));
-    await h.refused({ url: s.url(h.withCanary('/a.tgz')), artifact: { maxArchiveBytes: 2 * 1024 * 1024 } }, 'E_TRUNCATED');
+    await h.refused(
+      { url: s.url(h.withCanary('/a.tgz')), artifact: { maxArchiveBytes: 2 * 1024 * 1024 } },
+      'E_TRUNCATED',
+    );
   });
 
   it('a chunked body cut before its last chunk', async () => {
-    const s = await serving('/a.tgz', endless({ chunkBytes: 16, maxBytes: Math.floor(ARCHIVE.length / 2), source: () => [ARCHIVE] }));
+    const s = await serving(
+      '/a.tgz',
+      endless({ chunkBytes: 16, maxBytes: Math.floor(ARCHIVE.length / 2), source: () => [ARCHIVE] }),
+    );
     await h.refused({ url: s.url(h.withCanary('/a.tgz')), sha256: DIGEST }, 'E_TRUNCATED');
   });
 
@@ -304,7 +367,10 @@ describe('B20/B22 stalls, trickles and black holes → E_TIMEOUT within the conf
 
   it('the total deadline fires before a longer header timeout', async () => {
     const s = await serving('/a.tgz', stallBeforeHeaders());
-    await h.refused({ url: s.url(h.withCanary('/a.tgz')), headerTimeoutMs: 10_000, artifact: { timeoutMs: 700 }, withinMs: 2500 }, 'E_TIMEOUT');
+    await h.refused(
+      { url: s.url(h.withCanary('/a.tgz')), headerTimeoutMs: 10_000, artifact: { timeoutMs: 700 }, withinMs: 2500 },
+      'E_TIMEOUT',
+    );
   });
 
   it.each([
@@ -313,22 +379,34 @@ describe('B20/B22 stalls, trickles and black holes → E_TIMEOUT within the conf
     ['one byte before the end', ARCHIVE.length - 1],
   ])('a stall %s (idle timeout 300 ms)', async (_name, bytes) => {
     const s = await serving('/a.tgz', stallAfter(ARCHIVE, bytes));
-    await h.refused({ url: s.url(h.withCanary('/a.tgz')), artifact: { idleTimeoutMs: 300 }, withinMs: 2000 }, 'E_TIMEOUT');
+    await h.refused(
+      { url: s.url(h.withCanary('/a.tgz')), artifact: { idleTimeoutMs: 300 }, withinMs: 2000 },
+      'E_TIMEOUT',
+    );
   });
 
   it('a complete archive, then a stall where Content-Length promised 100 more bytes', async () => {
     const s = await serving('/a.tgz', stallAfter(concatBytes(ARCHIVE, new Uint8Array(100)), ARCHIVE.length));
-    await h.refused({ url: s.url(h.withCanary('/a.tgz')), sha256: DIGEST, artifact: { idleTimeoutMs: 300 }, withinMs: 2000 }, 'E_TIMEOUT');
+    await h.refused(
+      { url: s.url(h.withCanary('/a.tgz')), sha256: DIGEST, artifact: { idleTimeoutMs: 300 }, withinMs: 2000 },
+      'E_TIMEOUT',
+    );
   });
 
   it('a trickle that keeps resetting the idle timer is stopped by the total deadline', async () => {
     const s = await serving('/a.tgz', trickle(ARCHIVE, { chunkBytes: 1, intervalMs: 50 }));
-    await h.refused({ url: s.url(h.withCanary('/a.tgz')), artifact: { idleTimeoutMs: 300, timeoutMs: 900 }, withinMs: 2500 }, 'E_TIMEOUT');
+    await h.refused(
+      { url: s.url(h.withCanary('/a.tgz')), artifact: { idleTimeoutMs: 300, timeoutMs: 900 }, withinMs: 2500 },
+      'E_TIMEOUT',
+    );
   });
 
   it('a trickle slower than the idle timeout', async () => {
     const s = await serving('/a.tgz', trickle(ARCHIVE, { chunkBytes: 4, intervalMs: 700 }));
-    await h.refused({ url: s.url(h.withCanary('/a.tgz')), artifact: { idleTimeoutMs: 300 }, withinMs: 2500 }, 'E_TIMEOUT');
+    await h.refused(
+      { url: s.url(h.withCanary('/a.tgz')), artifact: { idleTimeoutMs: 300 }, withinMs: 2500 },
+      'E_TIMEOUT',
+    );
   });
 
   it('a redirect to a server that never answers', async () => {
@@ -345,7 +423,10 @@ describe('B20/B22 stalls, trickles and black holes → E_TIMEOUT within the conf
 
   it('a stall through the CLI', async () => {
     const s = await serving('/a.tgz', stallAfter(ARCHIVE, 10));
-    await h.refused({ url: s.url(h.withCanary('/a.tgz')), artifact: { idleTimeoutMs: 300 }, via: 'cli', withinMs: 2500 }, 'E_TIMEOUT');
+    await h.refused(
+      { url: s.url(h.withCanary('/a.tgz')), artifact: { idleTimeoutMs: 300 }, via: 'cli', withinMs: 2500 },
+      'E_TIMEOUT',
+    );
   });
 });
 
@@ -373,7 +454,10 @@ describe('B23/B24 TLS is never weakened → E_TLS', () => {
 
   it('NODE_TLS_REJECT_UNAUTHORIZED=0 in the environment: refused before connecting (https)', async () => {
     const s = await serving('/a.tgz', serve(ARCHIVE), true);
-    await h.refused({ url: s.url(h.withCanary('/a.tgz')), caPem: s.tls?.caPem ?? '', env: { NODE_TLS_REJECT_UNAUTHORIZED: '0' } }, 'E_TLS');
+    await h.refused(
+      { url: s.url(h.withCanary('/a.tgz')), caPem: s.tls?.caPem ?? '', env: { NODE_TLS_REJECT_UNAUTHORIZED: '0' } },
+      'E_TLS',
+    );
     expect(s.requests).toEqual([]);
   });
 
@@ -392,11 +476,14 @@ describe('B23/B24 TLS is never weakened → E_TLS', () => {
 
 describe('B no transparent decompression: a Content-Encoding → E_ARCHIVE_FORMAT', () => {
   // The body is the archive gzipped once more, so a client that decoded it would see a valid archive.
-  it.each(['gzip', 'x-gzip', 'GZIP', 'deflate', 'br', 'zstd', 'compress', 'identity, gzip', 'gzip, identity'])('Content-Encoding: %s', async (encoding) => {
-    const s = await serving('/a.tgz', serve(gzip(ARCHIVE), { contentEncoding: encoding }));
-    await h.refused({ url: s.url(h.withCanary('/a.tgz')) }, 'E_ARCHIVE_FORMAT');
-    expect(s.requests[0]?.headers['accept-encoding']).toBe('identity');
-  });
+  it.each(['gzip', 'x-gzip', 'GZIP', 'deflate', 'br', 'zstd', 'compress', 'identity, gzip', 'gzip, identity'])(
+    'Content-Encoding: %s',
+    async (encoding) => {
+      const s = await serving('/a.tgz', serve(gzip(ARCHIVE), { contentEncoding: encoding }));
+      await h.refused({ url: s.url(h.withCanary('/a.tgz')) }, 'E_ARCHIVE_FORMAT');
+      expect(s.requests[0]?.headers['accept-encoding']).toBe('identity');
+    },
+  );
 
   it('Content-Encoding gzip on a chunked body', async () => {
     const s = await serving('/a.tgz', serve(gzip(ARCHIVE), { contentEncoding: 'gzip', contentLength: 'omit' }));
@@ -419,7 +506,10 @@ describe('B25 a captive portal or error page served as 200 → E_ARCHIVE_FORMAT'
     ['plain text', 'Service temporarily unavailable\n', DIGEST],
   ])('%s', async (_name, body, sha256) => {
     const s = await serving('/a.tgz', serve(body, { headers: { 'Content-Type': 'text/html' } }));
-    await h.refused({ url: s.url(h.withCanary('/a.tgz')), ...(sha256 === undefined ? {} : { sha256 }) }, 'E_ARCHIVE_FORMAT');
+    await h.refused(
+      { url: s.url(h.withCanary('/a.tgz')), ...(sha256 === undefined ? {} : { sha256 }) },
+      'E_ARCHIVE_FORMAT',
+    );
   });
 });
 
@@ -430,7 +520,7 @@ describe('B29 a wrong digest → E_DIGEST_MISMATCH', () => {
     ['the digest of the uncompressed tar', sha256Hex(releaseTar(MEMBER, PAYLOAD))],
     ['the digest of the binary inside', sha256Hex(PAYLOAD)],
     ['all zeros', '0'.repeat(64)],
-    ['the other architecture\'s archive', sha256Hex(releaseArchive(OTHER_MEMBER, PAYLOAD))],
+    ["the other architecture's archive", sha256Hex(releaseArchive(OTHER_MEMBER, PAYLOAD))],
   ])('%s', async (_name, sha256) => {
     const s = await serving('/a.tgz', serve(ARCHIVE));
     await h.refused({ url: s.url(h.withCanary('/a.tgz')), sha256 }, 'E_DIGEST_MISMATCH');
@@ -443,12 +533,24 @@ describe('B29 a wrong digest → E_DIGEST_MISMATCH', () => {
 
   it('over https, through the CLI', async () => {
     const s = await serving('/a.tgz', serve(OTHER), true);
-    await h.refused({ url: s.url(h.withCanary('/a.tgz')), caPem: s.tls?.caPem ?? '', sha256: DIGEST, via: 'cli' }, 'E_DIGEST_MISMATCH');
+    await h.refused(
+      { url: s.url(h.withCanary('/a.tgz')), caPem: s.tls?.caPem ?? '', sha256: DIGEST, via: 'cli' },
+      'E_DIGEST_MISMATCH',
+    );
   });
 });
 
 describe('B proxy variables are honoured', () => {
-  const PROXY_VARS = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy', 'ALL_PROXY', 'all_proxy'];
+  const PROXY_VARS = [
+    'HTTP_PROXY',
+    'http_proxy',
+    'HTTPS_PROXY',
+    'https_proxy',
+    'NO_PROXY',
+    'no_proxy',
+    'ALL_PROXY',
+    'all_proxy',
+  ];
   async function withProxyEnv<T>(vars: Record<string, string>, body: () => Promise<T>): Promise<T> {
     const saved = new Map(PROXY_VARS.map((k) => [k, process.env[k]]));
     for (const k of PROXY_VARS) delete process.env[k];
@@ -466,7 +568,9 @@ describe('B proxy variables are honoured', () => {
   it('HTTP_PROXY: the download goes through the forward proxy and succeeds', async () => {
     const s = await serving('/a.tgz', serve(ARCHIVE));
     const proxy = await h.proxy();
-    await withProxyEnv({ HTTP_PROXY: proxy.url }, () => h.fetched({ url: s.url(h.withCanary('/a.tgz')), sha256: DIGEST }, PAYLOAD));
+    await withProxyEnv({ HTTP_PROXY: proxy.url }, () =>
+      h.fetched({ url: s.url(h.withCanary('/a.tgz')), sha256: DIGEST }, PAYLOAD),
+    );
     expect(proxy.requests.map((r) => r.method)).toEqual(['GET']);
     expect(proxy.requests[0]?.target.startsWith(`${s.origin}/a.tgz`)).toBe(true);
     expect(proxy.requests[0]?.headers['accept-encoding']).toBe('identity');
@@ -477,7 +581,8 @@ describe('B proxy variables are honoured', () => {
     const s = await serving('/a.tgz', serve(ARCHIVE), true);
     const proxy = await h.proxy();
     await withProxyEnv({ HTTPS_PROXY: proxy.url }, () =>
-      h.fetched({ url: s.url(h.withCanary('/a.tgz')), caPem: s.tls?.caPem ?? '', sha256: DIGEST }, PAYLOAD));
+      h.fetched({ url: s.url(h.withCanary('/a.tgz')), caPem: s.tls?.caPem ?? '', sha256: DIGEST }, PAYLOAD),
+    );
     expect(proxy.requests.map((r) => r.method)).toEqual(['CONNECT']);
     expect(proxy.requests[0]?.target).toBe(new URL(s.origin).host);
   });
@@ -487,14 +592,18 @@ describe('B proxy variables are honoured', () => {
     const proxy = await h.proxy();
     const secret = `PROXYPASS-${h.canary}`;
     const proxyUrl = proxy.url.replace('http://', `http://user:${secret}@`);
-    await withProxyEnv({ HTTP_PROXY: proxyUrl }, () => h.refused({ url: s.url(h.withCanary('/a.tgz')), secrets: [secret] }, 'E_HTTP_STATUS'));
+    await withProxyEnv({ HTTP_PROXY: proxyUrl }, () =>
+      h.refused({ url: s.url(h.withCanary('/a.tgz')), secrets: [secret] }, 'E_HTTP_STATUS'),
+    );
     expect(proxy.requests).toHaveLength(1);
   });
 
   it('truncation through the proxy is still E_TRUNCATED', async () => {
     const s = await serving('/a.tgz', truncate(ARCHIVE, { declaredLength: ARCHIVE.length, sendBytes: 40 }));
     const proxy = await h.proxy();
-    await withProxyEnv({ HTTP_PROXY: proxy.url }, () => h.refused({ url: s.url(h.withCanary('/a.tgz')) }, 'E_TRUNCATED'));
+    await withProxyEnv({ HTTP_PROXY: proxy.url }, () =>
+      h.refused({ url: s.url(h.withCanary('/a.tgz')) }, 'E_TRUNCATED'),
+    );
   });
 
   it('an unreachable proxy with credentials → E_NETWORK, credentials never leak', async () => {
@@ -502,7 +611,8 @@ describe('B proxy variables are honoured', () => {
     const port = await closedPort();
     const secret = `PROXYPASS-${h.canary}`;
     await withProxyEnv({ HTTP_PROXY: `http://user:${secret}@127.0.0.1:${port}` }, () =>
-      h.refused({ url: s.url(h.withCanary('/a.tgz')), secrets: [secret] }, 'E_NETWORK'));
+      h.refused({ url: s.url(h.withCanary('/a.tgz')), secrets: [secret] }, 'E_NETWORK'),
+    );
     expect(s.requests).toEqual([]);
   });
 });
@@ -510,7 +620,10 @@ describe('B proxy variables are honoured', () => {
 describe('B headers the client sends', () => {
   it('asks for identity encoding and sends no credentials of its own', async () => {
     const s = await serving('/a.tgz', serve(ARCHIVE));
-    await h.fetched({ url: s.url(h.withCanary('/a.tgz')), sha256: DIGEST, source: new AxiosArtifactSource({ headerTimeoutMs: 500 }) }, PAYLOAD);
+    await h.fetched(
+      { url: s.url(h.withCanary('/a.tgz')), sha256: DIGEST, source: new AxiosArtifactSource({ headerTimeoutMs: 500 }) },
+      PAYLOAD,
+    );
     const sent = s.requests[0]?.headers;
     expect(sent?.['accept-encoding']).toBe('identity');
     expect(sent?.authorization).toBeUndefined();

@@ -1,8 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { ErrorCode } from '../../src/domain/error-codes.js';
 import {
-  bytes, concatBytes, concatenatedGzip, endlessGzip, gzip, gzipBomb, gzipWithTrailing, notGzipSamples, releaseTar, sha256Hex,
-  tarHeader, truncatedGzip,
+  bytes,
+  concatBytes,
+  concatenatedGzip,
+  endlessGzip,
+  gzip,
+  gzipBomb,
+  gzipWithTrailing,
+  notGzipSamples,
+  releaseTar,
+  sha256Hex,
+  tarHeader,
+  truncatedGzip,
 } from '../support/archive/index.js';
 import { endless, serve } from '../support/http/hostile-server.js';
 import { type ArtifactConfig, MEMBER, PAYLOAD, useHarness } from './harness.js';
@@ -16,12 +26,23 @@ const h = useHarness();
 const TAR = releaseTar(MEMBER, PAYLOAD);
 const GOOD = gzip(TAR);
 
-async function refusedBody(body: Uint8Array, code: ErrorCode, artifact: Partial<ArtifactConfig> = {}, withinMs?: number): Promise<void> {
+async function refusedBody(
+  body: Uint8Array,
+  code: ErrorCode,
+  artifact: Partial<ArtifactConfig> = {},
+  withinMs?: number,
+): Promise<void> {
   const s = await h.server();
   s.route('/a.tgz', serve(body));
-  await h.refused({
-    url: s.url(h.withCanary('/a.tgz')), sha256: sha256Hex(body), artifact, ...(withinMs === undefined ? {} : { withinMs }),
-  }, code);
+  await h.refused(
+    {
+      url: s.url(h.withCanary('/a.tgz')),
+      sha256: sha256Hex(body),
+      artifact,
+      ...(withinMs === undefined ? {} : { withinMs }),
+    },
+    code,
+  );
 }
 
 /** Flips bits of one byte at `at` (negative: from the end). */
@@ -51,8 +72,17 @@ describe('C30 decompression bombs → E_TOO_LARGE, fast', () => {
 
   it('an endless chunked gzip stream is stopped (compressed or decompressed cap)', async () => {
     const s = await h.server();
-    s.route('/a.tgz', endless({ chunkBytes: 16 * 1024, source: () => endlessGzip({ prefix: tarHeader({ name: MEMBER, mode: 0o755, size: 200 * 1024 }) }) }));
-    await h.refused({ url: s.url(h.withCanary('/a.tgz')), artifact: { maxArchiveBytes: 512 * 1024 }, withinMs: 2000 }, 'E_TOO_LARGE');
+    s.route(
+      '/a.tgz',
+      endless({
+        chunkBytes: 16 * 1024,
+        source: () => endlessGzip({ prefix: tarHeader({ name: MEMBER, mode: 0o755, size: 200 * 1024 }) }),
+      }),
+    );
+    await h.refused(
+      { url: s.url(h.withCanary('/a.tgz')), artifact: { maxArchiveBytes: 512 * 1024 }, withinMs: 2000 },
+      'E_TOO_LARGE',
+    );
   });
 });
 
@@ -107,7 +137,10 @@ describe('C corrupt gzip members → E_ARCHIVE_FORMAT', () => {
     ['corrupt deflate data', corrupt(GOOD, 12, 0x5a)],
     ['reserved header flag bits set', corrupt(GOOD, 3, 0xe0)],
     ['an invalid deflate block type', concatBytes(GOOD.subarray(0, 10), Uint8Array.of(0x07), new Uint8Array(64))],
-    ['an FNAME header field that never ends', concatBytes(Uint8Array.of(0x1f, 0x8b, 0x08, 0x08, 0, 0, 0, 0, 0, 0xff), new Uint8Array(70 * 1024).fill(0x41))],
+    [
+      'an FNAME header field that never ends',
+      concatBytes(Uint8Array.of(0x1f, 0x8b, 0x08, 0x08, 0, 0, 0, 0, 0, 0xff), new Uint8Array(70 * 1024).fill(0x41)),
+    ],
   ])('%s', async (_name, body) => {
     await refusedBody(body, 'E_ARCHIVE_FORMAT');
   });

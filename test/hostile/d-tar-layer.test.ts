@@ -1,7 +1,18 @@
 import { describe, it } from 'vitest';
 import type { ErrorCode } from '../../src/domain/error-codes.js';
 import {
-  bytes, concatBytes, gzip, hugePaxHeader, paxHeader, rawPaxHeader, releaseArchive, sha256Hex, type TarAttacks, tarArchive, tarAttacks, tarEntry,
+  bytes,
+  concatBytes,
+  gzip,
+  hugePaxHeader,
+  paxHeader,
+  rawPaxHeader,
+  releaseArchive,
+  sha256Hex,
+  type TarAttacks,
+  tarArchive,
+  tarAttacks,
+  tarEntry,
 } from '../support/archive/index.js';
 import { serve } from '../support/http/hostile-server.js';
 import { type ArtifactConfig, MEMBER, OTHER_MEMBER, PAYLOAD, useHarness } from './harness.js';
@@ -20,7 +31,11 @@ async function refusedTar(tar: Uint8Array, code: ErrorCode, artifact: Partial<Ar
   await h.refused({ url: s.url(h.withCanary('/a.tgz')), sha256: sha256Hex(archive), artifact }, code);
 }
 
-async function fetchedTar(tar: Uint8Array, expected: Uint8Array, artifact: Partial<ArtifactConfig> = {}): Promise<void> {
+async function fetchedTar(
+  tar: Uint8Array,
+  expected: Uint8Array,
+  artifact: Partial<ArtifactConfig> = {},
+): Promise<void> {
   const archive = gzip(tar);
   const s = await h.server();
   s.route('/a.tgz', serve(archive));
@@ -76,20 +91,33 @@ const EXPECTED: Readonly<Partial<Record<keyof TarAttacks, ErrorCode>>> = {
 
 describe('D every tarAttacks entry is refused with its code', () => {
   const attacks = tarAttacks(MEMBER);
-  const rows = (Object.entries(EXPECTED) as [keyof TarAttacks, ErrorCode][]);
+  const rows = Object.entries(EXPECTED) as [keyof TarAttacks, ErrorCode][];
   it.each(rows)('%s → %s', async (name, code) => {
     // oversizeDeclared is 257 MiB against the production 256 MiB binary cap.
-    await refusedTar(attacks[name], code, name === 'oversizeDeclared' ? { maxBinaryBytes: 256 * 1024 * 1024, maxArchiveBytes: 256 * 1024 * 1024 } : {});
+    await refusedTar(
+      attacks[name],
+      code,
+      name === 'oversizeDeclared' ? { maxBinaryBytes: 256 * 1024 * 1024, maxArchiveBytes: 256 * 1024 * 1024 } : {},
+    );
   });
 });
 
 describe('D36/D37/D50 the member as a non-regular entry, whatever it points at', () => {
   it.each([
-    ['a symlink to the agent\'s own slot', tarEntry({ name: MEMBER, type: 'symlink', linkname: '/usr/local/bin/aks-flex-node' })],
+    [
+      "a symlink to the agent's own slot",
+      tarEntry({ name: MEMBER, type: 'symlink', linkname: '/usr/local/bin/aks-flex-node' }),
+    ],
     ['a symlink to itself', tarEntry({ name: MEMBER, type: 'symlink', linkname: MEMBER })],
     ['a hardlink to a relative outside path', tarEntry({ name: MEMBER, type: 'link', linkname: '../../etc/passwd' })],
-    ['a hardlink carrying data', tarEntry({ name: MEMBER, type: 'link', linkname: 'x', size: PAYLOAD.length }, PAYLOAD)],
-    ['a directory with a trailing-slash-free name and data', tarEntry({ name: MEMBER, type: 'directory', size: PAYLOAD.length }, PAYLOAD)],
+    [
+      'a hardlink carrying data',
+      tarEntry({ name: MEMBER, type: 'link', linkname: 'x', size: PAYLOAD.length }, PAYLOAD),
+    ],
+    [
+      'a directory with a trailing-slash-free name and data',
+      tarEntry({ name: MEMBER, type: 'directory', size: PAYLOAD.length }, PAYLOAD),
+    ],
     ['/dev/null as a char device', tarEntry({ name: MEMBER, type: 'char', devmajor: 1, devminor: 3 })],
   ])('%s → E_ARCHIVE_MEMBER_TYPE', async (_name, entry) => {
     await refusedTar(tarArchive([entry]), 'E_ARCHIVE_MEMBER_TYPE');
@@ -98,7 +126,7 @@ describe('D36/D37/D50 the member as a non-regular entry, whatever it points at',
 
 describe('D39/D41/D52 names that are not exactly the member → E_ARCHIVE_MEMBER', () => {
   it.each([
-    ['only the other architecture\'s member', OTHER_MEMBER],
+    ["only the other architecture's member", OTHER_MEMBER],
     ['upper case', MEMBER.toUpperCase()],
     ['a trailing space', `${MEMBER} `],
     ['a directory prefix', `bin/${MEMBER}`],
@@ -111,7 +139,7 @@ describe('D39/D41/D52 names that are not exactly the member → E_ARCHIVE_MEMBER
     await refusedTar(tarArchive([file(name)]), 'E_ARCHIVE_MEMBER');
   });
 
-  it('both architectures\' members (the right one second)', async () => {
+  it("both architectures' members (the right one second)", async () => {
     await refusedTar(tarArchive([file(OTHER_MEMBER), file(MEMBER)]), 'E_ARCHIVE_MEMBER');
   });
 
@@ -120,7 +148,10 @@ describe('D39/D41/D52 names that are not exactly the member → E_ARCHIVE_MEMBER
   });
 
   it('the member, then a symlink entry', async () => {
-    await refusedTar(tarArchive([file(MEMBER), tarEntry({ name: 'link', type: 'symlink', linkname: '/etc/shadow' })]), 'E_ARCHIVE_MEMBER');
+    await refusedTar(
+      tarArchive([file(MEMBER), tarEntry({ name: 'link', type: 'symlink', linkname: '/etc/shadow' })]),
+      'E_ARCHIVE_MEMBER',
+    );
   });
 
   it('an empty archive (only the end blocks)', async () => {
@@ -134,11 +165,16 @@ describe('D39/D41/D52 names that are not exactly the member → E_ARCHIVE_MEMBER
 
 describe('D48 member size bounds → E_ARCHIVE_MEMBER_SIZE', () => {
   it('one byte over maxBinaryBytes', async () => {
-    await refusedTar(tarArchive([file(MEMBER, new Uint8Array(4097).fill(0x41))]), 'E_ARCHIVE_MEMBER_SIZE', { maxBinaryBytes: 4096 });
+    await refusedTar(tarArchive([file(MEMBER, new Uint8Array(4097).fill(0x41))]), 'E_ARCHIVE_MEMBER_SIZE', {
+      maxBinaryBytes: 4096,
+    });
   });
 
   it('a header declaring 8 GiB in base-256 with little data after it (base-256 sizes are refused)', async () => {
-    await refusedTar(tarArchive([tarEntry({ name: MEMBER, mode: 0o755, size: 8 * 1024 ** 3 }, PAYLOAD)], { endBlocks: 0 }), 'E_ARCHIVE_FORMAT');
+    await refusedTar(
+      tarArchive([tarEntry({ name: MEMBER, mode: 0o755, size: 8 * 1024 ** 3 }, PAYLOAD)], { endBlocks: 0 }),
+      'E_ARCHIVE_FORMAT',
+    );
   });
 
   it('a member of size 0 among other trickery-free headers', async () => {
@@ -154,7 +190,10 @@ describe('D48 member size bounds → E_ARCHIVE_MEMBER_SIZE', () => {
 describe('D45/D46/D53 broken or ambiguous tar streams', () => {
   it('a size field with garbage after its octal digits (GNU tar refuses it) → E_ARCHIVE_FORMAT', async () => {
     const size = `${PAYLOAD.length.toString(8).padStart(10, '0')}z\0`;
-    await refusedTar(tarArchive([tarEntry({ name: MEMBER, mode: 0o755, patch: [{ offset: 124, bytes: size }] }, PAYLOAD)]), 'E_ARCHIVE_FORMAT');
+    await refusedTar(
+      tarArchive([tarEntry({ name: MEMBER, mode: 0o755, patch: [{ offset: 124, bytes: size }] }, PAYLOAD)]),
+      'E_ARCHIVE_FORMAT',
+    );
   });
 
   it('a PAX record without its newline renames a decoy to the member (GNU tar: "decoy") → E_ARCHIVE_FORMAT', async () => {
@@ -162,7 +201,10 @@ describe('D45/D46/D53 broken or ambiguous tar streams', () => {
   });
 
   it('a PAX header after the end-of-archive marker → E_ARCHIVE_FORMAT', async () => {
-    await refusedTar(tarArchive([file(MEMBER)], { trailing: paxHeader({ comment: 'after the end' }, { global: true }) }), 'E_ARCHIVE_FORMAT');
+    await refusedTar(
+      tarArchive([file(MEMBER)], { trailing: paxHeader({ comment: 'after the end' }, { global: true }) }),
+      'E_ARCHIVE_FORMAT',
+    );
   });
 
   it('a v7 header without the ustar magic → E_ARCHIVE_FORMAT', async () => {
@@ -175,7 +217,10 @@ describe('D45/D46/D53 broken or ambiguous tar streams', () => {
   });
 
   it('a second archive appended after the end marker → E_ARCHIVE_FORMAT', async () => {
-    await refusedTar(tarArchive([file(MEMBER)], { trailing: tarArchive([file(MEMBER, bytes('#!/bin/sh\necho evil\n'))]) }), 'E_ARCHIVE_FORMAT');
+    await refusedTar(
+      tarArchive([file(MEMBER)], { trailing: tarArchive([file(MEMBER, bytes('#!/bin/sh\necho evil\n'))]) }),
+      'E_ARCHIVE_FORMAT',
+    );
   });
 
   it('a PAX size record on the member itself → E_ARCHIVE_FORMAT', async () => {
@@ -183,10 +228,12 @@ describe('D45/D46/D53 broken or ambiguous tar streams', () => {
   });
 
   it('a PAX header larger than the decompressed cap → E_ARCHIVE_FORMAT (PAX headers are bounded at 64 KiB)', async () => {
-    await refusedTar(tarArchive([hugePaxHeader(2 * 1024 * 1024), file(MEMBER)]), 'E_ARCHIVE_FORMAT', { maxBinaryBytes: 256 * 1024 });
+    await refusedTar(tarArchive([hugePaxHeader(2 * 1024 * 1024), file(MEMBER)]), 'E_ARCHIVE_FORMAT', {
+      maxBinaryBytes: 256 * 1024,
+    });
   });
 
-  it('the member\'s data cut inside its last block → E_TRUNCATED', async () => {
+  it("the member's data cut inside its last block → E_TRUNCATED", async () => {
     const whole = tarArchive([file(MEMBER, new Uint8Array(2000).fill(0x41))], { endBlocks: 0 });
     await refusedTar(whole.subarray(0, 512 + 1000), 'E_TRUNCATED');
   });

@@ -126,35 +126,61 @@ interface CheckOptions {
 
 async function runCheck(options: CheckOptions = {}): Promise<{ result: Result<CheckedCandidate>; elapsedMs: number }> {
   const started = performance.now();
-  const result = await runUseCase(() => checkCandidate(
-    { fs: new NodeFileSystem(), runner: options.runner ?? new NodeProcessRunner(), clock: options.clock ?? new SystemClock() },
-    {
-      path: candidatePath(), arch: ARCH, allowScripts: true, maxBinaryBytes: 1024 * 1024, requestedVersion: null, currentVersion: null,
-      allowDowngrade: false, state: emptyUpgradeState(), force: false, versionTimeoutMs: 500, ...options.check,
-    },
-  ));
+  const result = await runUseCase(() =>
+    checkCandidate(
+      {
+        fs: new NodeFileSystem(),
+        runner: options.runner ?? new NodeProcessRunner(),
+        clock: options.clock ?? new SystemClock(),
+      },
+      {
+        path: candidatePath(),
+        arch: ARCH,
+        allowScripts: true,
+        maxBinaryBytes: 1024 * 1024,
+        requestedVersion: null,
+        currentVersion: null,
+        allowDowngrade: false,
+        state: emptyUpgradeState(),
+        force: false,
+        versionTimeoutMs: 500,
+        ...options.check,
+      },
+    ),
+  );
   return { result, elapsedMs: performance.now() - started };
 }
 
-async function refusedCandidate(code: ErrorCode, options: CheckOptions & { withinMs?: number; ran?: boolean } = {}): Promise<string> {
+async function refusedCandidate(
+  code: ErrorCode,
+  options: CheckOptions & { withinMs?: number; ran?: boolean } = {},
+): Promise<string> {
   const before = snapshotTree(scratch.root);
   const { result, elapsedMs } = await runCheck(options);
-  expect(result.ok ? { code: null } : { code: result.failure.code, message: result.failure.message }).toMatchObject({ code });
+  expect(result.ok ? { code: null } : { code: result.failure.code, message: result.failure.message }).toMatchObject({
+    code,
+  });
   const message = result.ok ? '' : result.failure.message;
   expect(message.length).toBeGreaterThan(0);
   expect(snapshotTree(scratch.root)).toEqual(before);
   expect(message).not.toContain(canary);
   expect(filesContaining(scratch.root, canary)).toEqual([]);
   expect(filesContaining(witness.root, canary)).toEqual([]);
-  if (options.ran !== undefined) expect(exists(ranMarker()), options.ran ? 'the candidate ran' : 'the candidate never ran').toBe(options.ran);
+  if (options.ran !== undefined)
+    expect(exists(ranMarker()), options.ran ? 'the candidate ran' : 'the candidate never ran').toBe(options.ran);
   expect(elapsedMs).toBeLessThan(options.withinMs ?? 3000);
   return message;
 }
 
-async function acceptedCandidate(version: string, options: CheckOptions & { withinMs?: number } = {}): Promise<CheckedCandidate> {
+async function acceptedCandidate(
+  version: string,
+  options: CheckOptions & { withinMs?: number } = {},
+): Promise<CheckedCandidate> {
   const before = snapshotTree(scratch.root);
   const { result, elapsedMs } = await runCheck(options);
-  expect(result.ok ? { code: null } : { code: result.failure.code, message: result.failure.message }).toEqual({ code: null });
+  expect(result.ok ? { code: null } : { code: result.failure.code, message: result.failure.message }).toEqual({
+    code: null,
+  });
   if (!result.ok) throw new Error('unreachable');
   expect(result.value.version).toEqual(v(version));
   expect(snapshotTree(scratch.root)).toEqual(before);
@@ -229,15 +255,21 @@ describe('E56 not an executable for this host → E_WRONG_ARCH, before it runs',
     [`a 64-bit ELF for ${OTHER_ARCH}`, () => elfHeader(other)],
     ['a 32-bit x86 ELF (EM_386)', () => elfHeader(3, { elfClass: 1 })],
     [`a 32-bit ELF claiming this host's machine`, () => elfHeader(mine, { elfClass: 1 })],
-    [`this host's machine read in the wrong byte order (EI_DATA big-endian)`, () => {
-      const header = elfHeader(mine);
-      header[5] = 2;
-      return header;
-    }],
+    [
+      `this host's machine read in the wrong byte order (EI_DATA big-endian)`,
+      () => {
+        const header = elfHeader(mine);
+        header[5] = 2;
+        return header;
+      },
+    ],
     ['an ELF for RISC-V', () => elfHeader(243)],
     ['an ELF with an invalid class byte', () => elfHeader(mine, { elfClass: 3 })],
     ['an ELF header cut to 16 bytes', () => elfHeader(mine).subarray(0, 16)],
-    ['a PE/COFF executable ("MZ")', () => new Uint8Array(Buffer.from('MZ\x90\x00\x03\x00\x00\x00 not a linux binary', 'latin1'))],
+    [
+      'a PE/COFF executable ("MZ")',
+      () => new Uint8Array(Buffer.from('MZ\x90\x00\x03\x00\x00\x00 not a linux binary', 'latin1')),
+    ],
     ['a Mach-O header', () => Uint8Array.of(0xcf, 0xfa, 0xed, 0xfe, 7, 0, 0, 1, 3, 0, 0, 0)],
     ['an empty file', () => new Uint8Array(0)],
     ['a script with a space before "#!"', () => new TextEncoder().encode(` ${script('echo 1.2.3')}`)],
@@ -305,40 +337,51 @@ describe('E not a regular executable file → E_CANDIDATE_INVALID, before it run
 
 describe('E57 `version` that hangs, forks or misbehaves', () => {
   it('sleeps forever: E_CANDIDATE_INVALID within the version timeout, and the process tree is gone', async () => {
-    writeCandidate(script(`sleep 1000 &
+    writeCandidate(
+      script(`sleep 1000 &
 echo $! > '${join(witness.root, 'child')}'
 echo $$ > '${join(witness.root, 'pid')}'
-exec sleep 1000`));
+exec sleep 1000`),
+    );
     await refusedCandidate('E_CANDIDATE_INVALID', { check: { versionTimeoutMs: 500 }, withinMs: 1500, ran: true });
     const pid = readPid('pid');
     const child = readPid('child');
-    expect(await eventually(() => !alive(pid) && !alive(child), 1000), `${describeProcess(pid)} / ${describeProcess(child)}`).toBe(true);
+    expect(
+      await eventually(() => !alive(pid) && !alive(child), 1000),
+      `${describeProcess(pid)} / ${describeProcess(child)}`,
+    ).toBe(true);
   });
 
   it('forks a daemon that holds stdout open, prints a version and exits 0: returns promptly, daemon killed', async () => {
-    writeCandidate(script(`sleep 1000 &
+    writeCandidate(
+      script(`sleep 1000 &
 echo $! > '${join(witness.root, 'daemon')}'
 echo 'aks-flex-node version v1.2.3'
-exit 0`));
+exit 0`),
+    );
     await acceptedCandidate('1.2.3', { check: { versionTimeoutMs: 10_000 }, withinMs: 1500 });
     const daemon = readPid('daemon');
     expect(await eventually(() => !alive(daemon), 1000), describeProcess(daemon)).toBe(true);
   });
 
   it('forks a daemon that holds stdout open and exits 3 → E_CANDIDATE_INVALID promptly', async () => {
-    writeCandidate(script(`sleep 1000 &
+    writeCandidate(
+      script(`sleep 1000 &
 echo $! > '${join(witness.root, 'daemon')}'
-exit 3`));
+exit 3`),
+    );
     await refusedCandidate('E_CANDIDATE_INVALID', { check: { versionTimeoutMs: 10_000 }, withinMs: 1500, ran: true });
     const daemon = readPid('daemon');
     expect(await eventually(() => !alive(daemon), 1000), describeProcess(daemon)).toBe(true);
   });
 
   it('a daemon that leaves the process group with setsid does not stall the check, and does not survive it', async () => {
-    writeCandidate(script(`setsid sh -c 'echo $$ > "${join(witness.root, 'daemon')}"; exec sleep 1000' &
+    writeCandidate(
+      script(`setsid sh -c 'echo $$ > "${join(witness.root, 'daemon')}"; exec sleep 1000' &
 sleep 0.2
 echo 'v1.2.3'
-exit 0`));
+exit 0`),
+    );
     await acceptedCandidate('1.2.3', { check: { versionTimeoutMs: 10_000 }, withinMs: 2000 });
     const daemon = readPid('daemon');
     const gone = await eventually(() => !alive(daemon), 1000);
@@ -421,14 +464,20 @@ describe('E version policy: mismatch, downgrade, quarantine', () => {
     const path = writeCandidate(script('echo 1.2.3'));
     const digest = sha256FromHex(createHash('sha256').update(readFileSync(path)).digest('hex'));
     const runner = new CountingRunner();
-    await refusedCandidate('E_QUARANTINED', { check: { state: withQuarantined(emptyUpgradeState(), digest) }, runner, ran: false });
+    await refusedCandidate('E_QUARANTINED', {
+      check: { state: withQuarantined(emptyUpgradeState(), digest) },
+      runner,
+      ran: false,
+    });
     expect(runner.calls).toEqual([]);
   });
 
   it('control: the quarantined digest is accepted with force', async () => {
     const path = writeCandidate(script('echo 1.2.3'));
     const digest = sha256FromHex(createHash('sha256').update(readFileSync(path)).digest('hex'));
-    const checked = await acceptedCandidate('1.2.3', { check: { state: withQuarantined(emptyUpgradeState(), digest), force: true } });
+    const checked = await acceptedCandidate('1.2.3', {
+      check: { state: withQuarantined(emptyUpgradeState(), digest), force: true },
+    });
     expect(checked.digest).toBe(digest);
   });
 });

@@ -44,7 +44,9 @@ export const MEMBER = must(memberNameFor(FLEX_PROFILE.agent.member, ARCH));
 export const OTHER_MEMBER = must(memberNameFor(FLEX_PROFILE.agent.member, OTHER_ARCH));
 
 /** A plausible payload; only its bytes matter for fetch. */
-export const PAYLOAD = new Uint8Array(Buffer.from('\x7fELF\x02\x01\x01\0 hostile-suite agent payload\n'.repeat(8), 'latin1'));
+export const PAYLOAD = new Uint8Array(
+  Buffer.from('\x7fELF\x02\x01\x01\0 hostile-suite agent payload\n'.repeat(8), 'latin1'),
+);
 
 export type ArtifactConfig = UpgraderConfig['artifact'];
 
@@ -136,11 +138,13 @@ export function useHarness(): Harness {
 
   const run = async (attempt: Attempt): Promise<Outcome> => {
     const logger = new RecordingLogger();
-    const source = attempt.source ?? new AxiosArtifactSource({
-      ...(attempt.caPem === undefined ? {} : { caPem: attempt.caPem }),
-      headerTimeoutMs: attempt.headerTimeoutMs ?? HEADER_TIMEOUT_MS,
-      ...(attempt.env === undefined ? {} : { env: attempt.env }),
-    });
+    const source =
+      attempt.source ??
+      new AxiosArtifactSource({
+        ...(attempt.caPem === undefined ? {} : { caPem: attempt.caPem }),
+        headerTimeoutMs: attempt.headerTimeoutMs ?? HEADER_TIMEOUT_MS,
+        ...(attempt.env === undefined ? {} : { env: attempt.env }),
+      });
     const artifact: ArtifactConfig = { ...FAST_ARTIFACT, ...attempt.artifact };
     const agent = { ...FLEX_PROFILE.agent, ...attempt.agent };
     const output = attempt.output ?? join(root(), 'out', 'agent');
@@ -164,14 +168,29 @@ export function useHarness(): Harness {
     }
     if (attempt.via === 'cli') {
       const configPath = join(root(), 'etc', 'hostile-config.json');
-      const argv = ['fetch', '--config', configPath, '--root', root(), '--json', '--url', attempt.url, '--output', output];
+      const argv = [
+        'fetch',
+        '--config',
+        configPath,
+        '--root',
+        root(),
+        '--json',
+        '--url',
+        attempt.url,
+        '--output',
+        output,
+      ];
       if (attempt.sha256 !== undefined) argv.push('--sha256', attempt.sha256);
       if (attempt.member !== undefined) argv.push('--member', attempt.member);
       const cli = await runCliInMemory(argv, { overrides: { artifactSource: source, logger } });
       const elapsedMs = performance.now() - started;
       const lines = cli.stdout.split('\n').filter((l) => l !== '');
       expect(lines, `one JSON document on stdout, got: ${cli.stdout}`).toHaveLength(1);
-      const doc = JSON.parse(lines[0] ?? '{}') as { ok: boolean; error?: { code: ErrorCode; message: string }; fetch?: FetchReport };
+      const doc = JSON.parse(lines[0] ?? '{}') as {
+        ok: boolean;
+        error?: { code: ErrorCode; message: string };
+        fetch?: FetchReport;
+      };
       return {
         code: doc.ok ? null : (doc.error?.code ?? null),
         message: doc.error?.message ?? '',
@@ -199,7 +218,11 @@ export function useHarness(): Harness {
     if (attempt.via !== 'cli' && attempt.via !== 'cli-text') return;
     mkdirSync(join(root(), 'etc'), { recursive: true });
     const artifact: ArtifactConfig = { ...FAST_ARTIFACT, ...attempt.artifact };
-    const config = { service: { manager: 'none' }, artifact, ...(attempt.agent === undefined ? {} : { agent: attempt.agent }) };
+    const config = {
+      service: { manager: 'none' },
+      artifact,
+      ...(attempt.agent === undefined ? {} : { agent: attempt.agent }),
+    };
     writeFileSync(join(root(), 'etc', 'hostile-config.json'), `${JSON.stringify(config)}\n`);
   };
 
@@ -220,7 +243,8 @@ export function useHarness(): Harness {
 
   const checkServers = (): void => {
     for (const server of servers) {
-      for (const request of server.requests) expect(request.headers['accept-encoding'], `accept-encoding on ${request.method}`).toBe('identity');
+      for (const request of server.requests)
+        expect(request.headers['accept-encoding'], `accept-encoding on ${request.method}`).toBe('identity');
     }
   };
 

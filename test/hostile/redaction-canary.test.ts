@@ -37,7 +37,13 @@ async function closedPort(): Promise<number> {
 describe('I8 failures of every kind keep the URL secret', () => {
   it.each(['api', 'cli', 'cli-text'] as const)('a 403 whose body and headers echo the secret (%s)', async (via) => {
     const s = await h.server();
-    s.route('/a.tgz', serve(`<Error><Message>Signature ${h.canary} expired</Message></Error>`, { status: 403, headers: { 'X-Echo': h.canary } }));
+    s.route(
+      '/a.tgz',
+      serve(`<Error><Message>Signature ${h.canary} expired</Message></Error>`, {
+        status: 403,
+        headers: { 'X-Echo': h.canary },
+      }),
+    );
     await h.refused({ url: s.url(presigned('/a.tgz', h.canary)), via }, 'E_HTTP_STATUS');
   });
 
@@ -60,7 +66,10 @@ describe('I8 failures of every kind keep the URL secret', () => {
   it('an idle timeout in the body', async () => {
     const s = await h.server();
     s.route('/a.tgz', stallAfter(ARCHIVE, 20));
-    await h.refused({ url: s.url(presigned('/a.tgz', h.canary)), artifact: { idleTimeoutMs: 300 }, withinMs: 2000 }, 'E_TIMEOUT');
+    await h.refused(
+      { url: s.url(presigned('/a.tgz', h.canary)), artifact: { idleTimeoutMs: 300 }, withinMs: 2000 },
+      'E_TIMEOUT',
+    );
   });
 
   it('a truncated body', async () => {
@@ -72,7 +81,10 @@ describe('I8 failures of every kind keep the URL secret', () => {
   it('a digest mismatch', async () => {
     const s = await h.server();
     s.route('/a.tgz', serve(ARCHIVE));
-    await h.refused({ url: s.url(presigned('/a.tgz', h.canary)), sha256: '1'.repeat(64), via: 'cli' }, 'E_DIGEST_MISMATCH');
+    await h.refused(
+      { url: s.url(presigned('/a.tgz', h.canary)), sha256: '1'.repeat(64), via: 'cli' },
+      'E_DIGEST_MISMATCH',
+    );
   });
 
   it('a size cap', async () => {
@@ -89,7 +101,10 @@ describe('I8 failures of every kind keep the URL secret', () => {
 
   it('a policy refusal (requireDigest)', async () => {
     const s = await h.server();
-    await h.refused({ url: s.url(presigned('/a.tgz', h.canary)), artifact: { requireDigest: true }, via: 'cli-text' }, 'E_INSECURE_SOURCE');
+    await h.refused(
+      { url: s.url(presigned('/a.tgz', h.canary)), artifact: { requireDigest: true }, via: 'cli-text' },
+      'E_INSECURE_SOURCE',
+    );
   });
 
   it('an invalid URL with the secret in userinfo, query and fragment at once', async () => {
@@ -105,7 +120,7 @@ describe('I8 failures of every kind keep the URL secret', () => {
   });
 });
 
-describe('I8 secrets in a redirect\'s Location', () => {
+describe("I8 secrets in a redirect's Location", () => {
   it('Location with a fresh signature, then a 404', async () => {
     const s = await h.server();
     const hop = newCanary();
@@ -134,7 +149,15 @@ describe('I8 secrets in a redirect\'s Location', () => {
     const secure = await h.server({ tls: true });
     const hop = newCanary();
     secure.route('/a.tgz', redirect(plain.url(presigned('/a.tgz', hop))));
-    await h.refused({ url: secure.url(presigned('/a.tgz', h.canary)), caPem: secure.tls?.caPem ?? '', secrets: [hop], via: 'cli-text' }, 'E_REDIRECT_REFUSED');
+    await h.refused(
+      {
+        url: secure.url(presigned('/a.tgz', h.canary)),
+        caPem: secure.tls?.caPem ?? '',
+        secrets: [hop],
+        via: 'cli-text',
+      },
+      'E_REDIRECT_REFUSED',
+    );
   });
 
   it('Location to a closed port with a signature', async () => {
@@ -156,7 +179,10 @@ describe('I8 secrets in a redirect\'s Location', () => {
     const s = await h.server();
     const hop = newCanary();
     s.route('/a.tgz', redirect(presigned('/a.tgz', hop)));
-    await h.refused({ url: s.url(presigned('/a.tgz', h.canary)), secrets: [hop], via: 'cli-text' }, 'E_TOO_MANY_REDIRECTS');
+    await h.refused(
+      { url: s.url(presigned('/a.tgz', h.canary)), secrets: [hop], via: 'cli-text' },
+      'E_TOO_MANY_REDIRECTS',
+    );
   });
 });
 
@@ -170,7 +196,7 @@ describe('I8 successes keep the secret too (warnings, report, CLI text and JSON)
     expect(outcome.report?.url).toBe(`${s.origin}/a.tgz [query redacted]`);
   });
 
-  it.each(['cli', 'cli-text'] as const)('the CLI\'s success output (%s)', async (via) => {
+  it.each(['cli', 'cli-text'] as const)("the CLI's success output (%s)", async (via) => {
     const s = await h.server();
     s.route('/a.tgz', serve(ARCHIVE));
     const outcome = await h.fetched({ url: s.url(presigned('/a.tgz', h.canary)), sha256: DIGEST, via }, PAYLOAD);
@@ -191,9 +217,17 @@ describe('I8 successes keep the secret too (warnings, report, CLI text and JSON)
 describe('harness self-check: the three checks really fail when violated', () => {
   it('a secret in the failure message is caught', async () => {
     const leaky: ArtifactSource = {
-      open: (request) => Promise.reject(new ArtifactError('E_NETWORK', `failed, token=${new URL(request.url.revealForRequest()).searchParams.get('sig') ?? ''}`)),
+      open: (request) =>
+        Promise.reject(
+          new ArtifactError(
+            'E_NETWORK',
+            `failed, token=${new URL(request.url.revealForRequest()).searchParams.get('sig') ?? ''}`,
+          ),
+        ),
     };
-    await expect(h.refused({ url: `http://127.0.0.1:1/a.tgz?sig=${h.canary}`, source: leaky }, 'E_NETWORK')).rejects.toThrow(/failure message/);
+    await expect(
+      h.refused({ url: `http://127.0.0.1:1/a.tgz?sig=${h.canary}`, source: leaky }, 'E_NETWORK'),
+    ).rejects.toThrow(/failure message/);
   });
 
   it('a temp file left behind is caught', async () => {
@@ -203,7 +237,9 @@ describe('harness self-check: the three checks really fail when violated', () =>
         return Promise.reject(new ArtifactError('E_NETWORK', 'failed'));
       },
     };
-    await expect(h.refused({ url: `http://127.0.0.1:1/a.tgz?sig=${h.canary}`, source: littering }, 'E_NETWORK')).rejects.toThrow();
+    await expect(
+      h.refused({ url: `http://127.0.0.1:1/a.tgz?sig=${h.canary}`, source: littering }, 'E_NETWORK'),
+    ).rejects.toThrow();
   });
 
   it('a secret written into a file is caught', async () => {
@@ -213,7 +249,9 @@ describe('harness self-check: the three checks really fail when violated', () =>
         return Promise.reject(new ArtifactError('E_NETWORK', 'failed'));
       },
     };
-    await expect(h.refused({ url: `http://127.0.0.1:1/a.tgz?sig=${h.canary}`, source: writer }, 'E_NETWORK')).rejects.toThrow();
+    await expect(
+      h.refused({ url: `http://127.0.0.1:1/a.tgz?sig=${h.canary}`, source: writer }, 'E_NETWORK'),
+    ).rejects.toThrow();
   });
 
   it('a wrong code is caught', async () => {

@@ -2,7 +2,16 @@
 // tarball holds, and the tarball installed globally (without the optional memfs) and into a
 // project (with it), where the CLI, the embedding example and `agent-upgrade/testing` run from
 // the installed files only.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,7 +52,10 @@ beforeAll(async () => {
   copyWorkingTree(tree);
   if (existsSync(join(tree, 'dist'))) throw new Error('the copied tree already has dist/');
   mkdirSync(join(work, 'out'));
-  runOk('npm', ['pack', '--pack-destination', join(work, 'out'), '--loglevel=error'], { cwd: tree, timeoutMs: NPM_TIMEOUT_MS });
+  runOk('npm', ['pack', '--pack-destination', join(work, 'out'), '--loglevel=error'], {
+    cwd: tree,
+    timeoutMs: NPM_TIMEOUT_MS,
+  });
   const [name, ...others] = readdirSync(join(work, 'out'));
   if (name === undefined || others.length > 0) throw new Error(`npm pack wrote ${[name, ...others].join(', ')}`);
   tarball = join(work, 'out', name);
@@ -53,10 +65,16 @@ beforeAll(async () => {
   manifest = JSON.parse(readFileSync(join(unpacked, 'package.json'), 'utf8')) as Manifest;
   // The two installs are independent: overlapped, they cost about one.
   mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'embedder', version: '1.0.0', private: true, type: 'module' })}\n`);
+  writeFileSync(
+    join(project, 'package.json'),
+    `${JSON.stringify({ name: 'embedder', version: '1.0.0', private: true, type: 'module' })}\n`,
+  );
   const memfs = `memfs@${manifest.devDependencies['memfs'] ?? 'missing'}`;
   await Promise.all([
-    runOkAsync('npm', ['install', '--global', '--prefix', prefix, tarball, ...INSTALL_FLAGS], { cwd: work, timeoutMs: NPM_TIMEOUT_MS }),
+    runOkAsync('npm', ['install', '--global', '--prefix', prefix, tarball, ...INSTALL_FLAGS], {
+      cwd: work,
+      timeoutMs: NPM_TIMEOUT_MS,
+    }),
     runOkAsync('npm', ['install', tarball, memfs, ...INSTALL_FLAGS], { cwd: project, timeoutMs: NPM_TIMEOUT_MS }),
   ]);
 }, 300_000);
@@ -67,14 +85,29 @@ describe('npm pack', () => {
   it('builds dist/ in prepack and ships only the runtime files, the sources and the licence', () => {
     const files = filesUnder(unpacked);
     expect(tarball.endsWith(`agent-upgrade-${manifest.version}.tgz`)).toBe(true);
-    expect([...new Set(files.map((file) => file.split('/')[0]))].sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'man', 'package.json', 'src']);
+    expect([...new Set(files.map((file) => file.split('/')[0]))].sort()).toEqual([
+      'LICENSE',
+      'README.md',
+      'bin',
+      'dist',
+      'man',
+      'package.json',
+      'src',
+    ]);
     expect(files.filter((file) => /(^|\/)(test|tests|__tests__)\/|\.test\.[cm]?[jt]s$/.test(file))).toEqual([]);
-    const entryPoints = [manifest.main, manifest.types, ...Object.values(manifest.bin), ...Object.values(manifest.exports).flatMap((entry) => [entry.types, entry.default])];
+    const entryPoints = [
+      manifest.main,
+      manifest.types,
+      ...Object.values(manifest.bin),
+      ...Object.values(manifest.exports).flatMap((entry) => [entry.types, entry.default]),
+    ];
     expect(entryPoints.filter((path) => !files.includes(path.replace(/^\.\//, '')))).toEqual([]);
     expect(readFileSync(join(unpacked, 'LICENSE'))).toEqual(readFileSync(join(REPO, 'LICENSE')));
     // Every shipped source has its four outputs.
     const sources = files.filter((file) => file.startsWith('src/') && file.endsWith('.ts'));
-    const outputs = sources.flatMap((file) => ['.js', '.js.map', '.d.ts', '.d.ts.map'].map((ext) => file.replace(/^src\//, 'dist/').replace(/\.ts$/, ext)));
+    const outputs = sources.flatMap((file) =>
+      ['.js', '.js.map', '.d.ts', '.d.ts.map'].map((ext) => file.replace(/^src\//, 'dist/').replace(/\.ts$/, ext)),
+    );
     expect(outputs.filter((file) => !files.includes(file))).toEqual([]);
     expect(sources.length).toBeGreaterThan(0);
   });
@@ -82,9 +115,16 @@ describe('npm pack', () => {
   it('declares as runtime or optional peer dependencies exactly the packages its code imports', () => {
     const code = filesUnder(unpacked).filter((file) => file.startsWith('bin/') || /^dist\/.*\.js$/.test(file));
     const peers = manifest.peerDependencies ?? {};
-    expect(importedPackages(code.map((file) => join(unpacked, file)))).toEqual([...Object.keys(manifest.dependencies), ...Object.keys(peers)].sort());
+    expect(importedPackages(code.map((file) => join(unpacked, file)))).toEqual(
+      [...Object.keys(manifest.dependencies), ...Object.keys(peers)].sort(),
+    );
     // A peer is only for agent-upgrade/testing, so it is optional and also a dev dependency here.
-    expect(Object.keys(peers).filter((name) => manifest.peerDependenciesMeta?.[name]?.optional !== true || manifest.devDependencies[name] === undefined)).toEqual([]);
+    expect(
+      Object.keys(peers).filter(
+        (name) =>
+          manifest.peerDependenciesMeta?.[name]?.optional !== true || manifest.devDependencies[name] === undefined,
+      ),
+    ).toEqual([]);
   });
 
   it('ships source maps and declaration maps whose every source is in the package', () => {
@@ -111,16 +151,30 @@ describe('installed globally into a prefix (no memfs)', () => {
     const scripts = join(prefix, 'lib', 'embedder');
     mkdirSync(scripts);
     expectExample(scripts);
-    writeFileSync(join(scripts, 'testing.mjs'), "await import('agent-upgrade/testing').then(() => console.log('null'), (error) => console.log(JSON.stringify(error.code)));\n");
+    writeFileSync(
+      join(scripts, 'testing.mjs'),
+      "await import('agent-upgrade/testing').then(() => console.log('null'), (error) => console.log(JSON.stringify(error.code)));\n",
+    );
     const probe = run(process.execPath, ['testing.mjs'], { cwd: scripts, timeoutMs: RUN_TIMEOUT_MS });
-    expect({ status: probe.status, code: JSON.parse(probe.stdout) as unknown }).toEqual({ status: 0, code: 'ERR_MODULE_NOT_FOUND' });
+    expect({ status: probe.status, code: JSON.parse(probe.stdout) as unknown }).toEqual({
+      status: 0,
+      code: 'ERR_MODULE_NOT_FOUND',
+    });
   });
 
   it('resolves the Watch module by the deep path the Kubernetes adapter imports', () => {
-    const probe = run(process.execPath, ['--input-type=module', '-e', "const m = await import('@kubernetes/client-node/dist/watch.js'); console.log(JSON.stringify(typeof m.Watch));"], {
-      cwd: packageDir,
-      timeoutMs: RUN_TIMEOUT_MS,
-    });
+    const probe = run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const m = await import('@kubernetes/client-node/dist/watch.js'); console.log(JSON.stringify(typeof m.Watch));",
+      ],
+      {
+        cwd: packageDir,
+        timeoutMs: RUN_TIMEOUT_MS,
+      },
+    );
     expect({ status: probe.status, type: probe.stdout.trim() }).toEqual({ status: 0, type: '"function"' });
   });
 });
@@ -132,7 +186,7 @@ describe('installed into a project with memfs', () => {
 
   it('runs `demo`', () => expectDemo(bin), 90_000);
 
-  it('runs the embedding example and agent-upgrade/testing\'s memory file system', () => {
+  it("runs the embedding example and agent-upgrade/testing's memory file system", () => {
     expectExample(project);
     writeFileSync(
       join(project, 'testing.mjs'),
@@ -147,7 +201,15 @@ describe('installed into a project with memfs', () => {
     expect(probe.status).toBe(0);
     const answer = JSON.parse(probe.stdout) as { exports: string[]; read: number[] };
     expect(answer.read).toEqual([1, 2, 3]);
-    expect(answer.exports).toEqual(expect.arrayContaining(['MemoryClock', 'MemoryFileSystem', 'MemoryOperationStore', 'MemoryServiceManager', 'NoServiceManager']));
+    expect(answer.exports).toEqual(
+      expect.arrayContaining([
+        'MemoryClock',
+        'MemoryFileSystem',
+        'MemoryOperationStore',
+        'MemoryServiceManager',
+        'NoServiceManager',
+      ]),
+    );
   });
 
   it('type-checks a consumer of both entry points against the shipped declarations (no skipLibCheck)', () => {
@@ -161,29 +223,61 @@ describe('installed into a project with memfs', () => {
       ].join('\n'),
     );
     const tsc = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
-    const flags = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022'];
-    const check = run(process.execPath, [tsc, ...flags, '--typeRoots', join(REPO, 'node_modules', '@types'), '--types', 'node', 'consumer.ts'], { cwd: project, timeoutMs: RUN_TIMEOUT_MS });
+    const flags = [
+      '--noEmit',
+      '--strict',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+    ];
+    const check = run(
+      process.execPath,
+      [tsc, ...flags, '--typeRoots', join(REPO, 'node_modules', '@types'), '--types', 'node', 'consumer.ts'],
+      { cwd: project, timeoutMs: RUN_TIMEOUT_MS },
+    );
     expect({ status: check.status, stdout: check.stdout }).toEqual({ status: 0, stdout: '' });
   });
 });
 
 function expectVersion(bin: string): void {
   const json = run(bin, ['version', '--json'], { cwd: work, timeoutMs: RUN_TIMEOUT_MS });
-  expect({ status: json.status, document: JSON.parse(json.stdout) as unknown }).toEqual({ status: 0, document: { ok: true, version: manifest.version } });
+  expect({ status: json.status, document: JSON.parse(json.stdout) as unknown }).toEqual({
+    status: 0,
+    document: { ok: true, version: manifest.version },
+  });
   const plain = run(bin, ['version'], { cwd: work, timeoutMs: RUN_TIMEOUT_MS });
   // The line the candidate check of an upgrade reads.
-  expect({ status: plain.status, lines: plain.stdout.trim().split('\n') }).toEqual({ status: 0, lines: [`agent-upgrade ${manifest.version}`] });
+  expect({ status: plain.status, lines: plain.stdout.trim().split('\n') }).toEqual({
+    status: 0,
+    lines: [`agent-upgrade ${manifest.version}`],
+  });
 }
 
 function expectDemo(bin: string): void {
   const demo = run(bin, ['demo', '--json'], { cwd: work, timeoutMs: RUN_TIMEOUT_MS });
   expect(demo.status).toBe(0);
-  const { ok, demo: report } = JSON.parse(demo.stdout) as { ok: boolean; demo: { sandbox: string; kept: boolean; steps: DemoStep[] } };
+  const { ok, demo: report } = JSON.parse(demo.stdout) as {
+    ok: boolean;
+    demo: { sandbox: string; kept: boolean; steps: DemoStep[] };
+  };
   const slot = (path: string | null) => path?.replace(/^.*aks-flex-node-/, '') ?? null;
-  expect({ ok, kept: report.kept, steps: report.steps.map((step) => [slot(step.current), slot(step.lastGood)]) }).toEqual({
+  expect({
+    ok,
+    kept: report.kept,
+    steps: report.steps.map((step) => [slot(step.current), slot(step.lastGood)]),
+  }).toEqual({
     ok: true,
     kept: false,
-    steps: [[null, null], ['blue', 'blue'], ['blue', 'blue'], ['green', 'blue'], ['green', 'green']],
+    steps: [
+      [null, null],
+      ['blue', 'blue'],
+      ['blue', 'blue'],
+      ['green', 'blue'],
+      ['green', 'green'],
+    ],
   });
   expect(existsSync(report.sandbox)).toBe(false);
 }

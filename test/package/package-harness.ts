@@ -25,11 +25,19 @@ export function childEnv(): NodeJS.ProcessEnv {
     Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) || keep.has(key.toLowerCase())),
   );
   delete env['INIT_CWD'];
-  return { ...env, PATH: [dirname(process.execPath), process.env['PATH'] ?? ''].join(delimiter), NO_UPDATE_NOTIFIER: '1' };
+  return {
+    ...env,
+    PATH: [dirname(process.execPath), process.env['PATH'] ?? ''].join(delimiter),
+    NO_UPDATE_NOTIFIER: '1',
+  };
 }
 
 /** Runs a command to completion or `timeoutMs`; a command killed by the timeout has status null. */
-export function run(command: string, args: readonly string[], options: { readonly cwd: string; readonly timeoutMs: number }): Run {
+export function run(
+  command: string,
+  args: readonly string[],
+  options: { readonly cwd: string; readonly timeoutMs: number },
+): Run {
   const result = spawnSync(command, args, {
     cwd: options.cwd,
     env: childEnv(),
@@ -42,18 +50,34 @@ export function run(command: string, args: readonly string[], options: { readonl
 }
 
 /** A run that must succeed; its output is in the error otherwise. */
-export function runOk(command: string, args: readonly string[], options: { readonly cwd: string; readonly timeoutMs: number }): Run {
+export function runOk(
+  command: string,
+  args: readonly string[],
+  options: { readonly cwd: string; readonly timeoutMs: number },
+): Run {
   const result = run(command, args, options);
   if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} exited ${result.status}\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-4000)}`);
+    throw new Error(
+      `${command} ${args.join(' ')} exited ${result.status}\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-4000)}`,
+    );
   }
   return result;
 }
 
 /** `runOk` without blocking, so independent runs can overlap. */
-export function runOkAsync(command: string, args: readonly string[], options: { readonly cwd: string; readonly timeoutMs: number }): Promise<Run> {
+export function runOkAsync(
+  command: string,
+  args: readonly string[],
+  options: { readonly cwd: string; readonly timeoutMs: number },
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'], timeout: options.timeoutMs, killSignal: 'SIGKILL' });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: childEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: options.timeoutMs,
+      killSignal: 'SIGKILL',
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => void (stdout += chunk));
@@ -61,7 +85,10 @@ export function runOkAsync(command: string, args: readonly string[], options: { 
     child.on('error', reject);
     child.on('close', (status) => {
       if (status === 0) resolve({ status, stdout, stderr });
-      else reject(new Error(`${command} ${args.join(' ')} exited ${status}\n${stdout.slice(-4000)}\n${stderr.slice(-4000)}`));
+      else
+        reject(
+          new Error(`${command} ${args.join(' ')} exited ${status}\n${stdout.slice(-4000)}\n${stderr.slice(-4000)}`),
+        );
     });
   });
 }
@@ -73,7 +100,10 @@ export function runOkAsync(command: string, args: readonly string[], options: { 
  * copy can build without an install.
  */
 export function copyWorkingTree(destination: string): void {
-  const listed = runOk('git', ['-C', REPO, 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, timeoutMs: 30_000 });
+  const listed = runOk('git', ['-C', REPO, 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: REPO,
+    timeoutMs: 30_000,
+  });
   for (const path of new Set(listed.stdout.split('\0'))) {
     if (path === '' || /^(node_modules|dist)(\/|$)/.test(path)) continue;
     const source = join(REPO, path);
@@ -112,7 +142,10 @@ export function importedPackages(files: readonly string[]): string[] {
     for (const match of [...text.matchAll(STATIC_IMPORT), ...text.matchAll(DYNAMIC_IMPORT)]) {
       const specifier = match[1] ?? match[2] ?? '';
       if (specifier.startsWith('.') || specifier.startsWith('node:') || builtinModules.includes(specifier)) continue;
-      const name = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+      const name = specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/');
       if (PACKAGE_NAME.test(name)) names.add(name);
     }
   }

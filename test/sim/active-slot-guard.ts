@@ -12,6 +12,7 @@ export function guardActiveSlotCheaply(fs: MemoryFileSystem): void {
   fs.beforeMutation((op) => {
     if (op.op !== 'rename' && op.op !== 'unlink') return;
     if (op.path !== LAYOUT.blue && op.path !== LAYOUT.green) return;
-    if (resolveInSnapshot(fs.snapshot(), LAYOUT.current) === op.path) throw new InvariantViolation(`I3: ${op.op} of the active slot ${op.path}`);
+    if (resolveInSnapshot(fs.snapshot(), LAYOUT.current) === op.path)
+      throw new InvariantViolation(`I3: ${op.op} of the active slot ${op.path}`);
   });
 }

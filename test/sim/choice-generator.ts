@@ -34,7 +34,9 @@ export class Gen {
       return false;
     }
     if (this.position !== this.choices.length) {
-      throw new Error(`the scenario asked ${this.position} of the ${this.choices.length} choices it made last time: it is not deterministic`);
+      throw new Error(
+        `the scenario asked ${this.position} of the ${this.choices.length} choices it made last time: it is not deterministic`,
+      );
     }
     // Advance the odometer: bump the last digit that has room, forget every digit after it.
     for (let index = this.choices.length - 1; index >= 0; index -= 1) {
@@ -52,12 +54,16 @@ export class Gen {
 
   /** An integer in [0, bound]. */
   intInclusive(bound: number): number {
-    if (!Number.isInteger(bound) || bound < 0) throw new RangeError(`intInclusive needs a non-negative integer bound, got ${bound}`);
+    if (!Number.isInteger(bound) || bound < 0)
+      throw new RangeError(`intInclusive needs a non-negative integer bound, got ${bound}`);
     if (!this.started) throw new Error('call done() before making choices');
     const existing = this.choices[this.position];
     this.position += 1;
     if (existing !== undefined) {
-      if (existing.bound !== bound) throw new Error(`choice ${this.position - 1} changed its bound from ${existing.bound} to ${bound}: the scenario is not deterministic`);
+      if (existing.bound !== bound)
+        throw new Error(
+          `choice ${this.position - 1} changed its bound from ${existing.bound} to ${bound}: the scenario is not deterministic`,
+        );
       return existing.value;
     }
     this.choices.push({ value: 0, bound });
@@ -75,6 +81,9 @@ export class Gen {
 
   /** The choices of the current combination, for naming it in a failure message. */
   describe(): string {
-    return this.choices.slice(0, this.position).map((choice) => `${choice.value}/${choice.bound}`).join(' ');
+    return this.choices
+      .slice(0, this.position)
+      .map((choice) => `${choice.value}/${choice.bound}`)
+      .join(' ');
   }
 }

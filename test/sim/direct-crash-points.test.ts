@@ -11,7 +11,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryClock } from '../../src/adapters/memory/memory-clock.js';
 import { MemoryContainerRootfs } from '../../src/adapters/memory/memory-container-rootfs.js';
-import { MemoryFileSystem, SimulatedCrash, type RebootMode, type Snapshot, type TreeSpec } from '../../src/adapters/memory/memory-file-system.js';
+import {
+  MemoryFileSystem,
+  SimulatedCrash,
+  type RebootMode,
+  type Snapshot,
+  type TreeSpec,
+} from '../../src/adapters/memory/memory-file-system.js';
 import { MemoryProcessRunner } from '../../src/adapters/memory/memory-process-runner.js';
 import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/memory/memory-service-manager.js';
 import { Activation } from '../../src/app/activation/activation.js';
@@ -89,13 +95,31 @@ class DirectHost {
 
   /** A fresh `agent-upgrade migrate` process. */
   async migrate(): Promise<void> {
-    await new LayoutEngine(this.fs, this.services, this.logger, { layout: LAYOUT, binaryMaxBytes: CONFIG.artifact.maxBinaryBytes, euid: 0 }).migrate();
+    await new LayoutEngine(this.fs, this.services, this.logger, {
+      layout: LAYOUT,
+      binaryMaxBytes: CONFIG.artifact.maxBinaryBytes,
+      euid: 0,
+    }).migrate();
   }
 
   /** A fresh `agent-upgrade activate CANDIDATE` process. */
   activation(): Activation {
-    const engine = new LayoutEngine(this.fs, this.services, this.logger, { layout: LAYOUT, binaryMaxBytes: CONFIG.artifact.maxBinaryBytes, euid: 0 });
-    return new Activation({ fs: this.fs, services: this.services, container: this.container, runner: this.runner, clock: this.clock, logger: this.logger, engine, config: CONFIG, arch: 'amd64' });
+    const engine = new LayoutEngine(this.fs, this.services, this.logger, {
+      layout: LAYOUT,
+      binaryMaxBytes: CONFIG.artifact.maxBinaryBytes,
+      euid: 0,
+    });
+    return new Activation({
+      fs: this.fs,
+      services: this.services,
+      container: this.container,
+      runner: this.runner,
+      clock: this.clock,
+      logger: this.logger,
+      engine,
+      config: CONFIG,
+      arch: 'amd64',
+    });
   }
 
   /** The outcome, or the error code of an expected failure; crashes and invariant violations propagate. */
@@ -121,7 +145,13 @@ class DirectHost {
   }
 
   private newContainer(): MemoryContainerRootfs {
-    return new MemoryContainerRootfs({ fs: this.fs, machinesDir: '/var/lib/machines', binaryPath: '/usr/local/bin/aks-flex-node', activeMachine: () => 'kube1', maxBytes: CONFIG.artifact.maxBinaryBytes });
+    return new MemoryContainerRootfs({
+      fs: this.fs,
+      machinesDir: '/var/lib/machines',
+      binaryPath: '/usr/local/bin/aks-flex-node',
+      activeMachine: () => 'kube1',
+      maxBytes: CONFIG.artifact.maxBinaryBytes,
+    });
   }
 }
 
@@ -163,7 +193,9 @@ async function expectConverged(host: DirectHost, behaviour: AgentBehaviour, cont
   expect(view.entry, `${context}: the entry leads to current`).toBe(view.current);
   expect(view.temps.length, `${context}: temp entries left: ${view.temps.join(', ')}`).toBe(0);
   expect(await host.services.activity(), `${context}: the agent runs`).toBe('active');
-  expect(host.services.starts[host.services.starts.length - 1]?.digest, `${context}: the agent runs current`).toBe(expected);
+  expect(host.services.starts[host.services.starts.length - 1]?.digest, `${context}: the agent runs current`).toBe(
+    expected,
+  );
 }
 
 async function faultFreeOpCount(tree: TreeSpec, behaviour: AgentBehaviour): Promise<number> {
@@ -187,49 +219,68 @@ afterAll(() => {
 
 describe.each(['legacy', 'managed'] as const)('direct activation on a %s host: crash at every FS op', (hostKind) => {
   describe.each(['healthy', 'crash-after-start'] as const)('%s candidate', (behaviour) => {
-    it.each(MODES)('%s durability: I1, I3, I4 after the reboot; a re-run converges; another changes nothing', async (mode) => {
-      const tree = HOSTS[hostKind];
-      const opCount = await faultFreeOpCount(tree, behaviour);
-      expect(opCount).toBeGreaterThan(10);
-      const outcomes: Record<string, number> = {};
-      const broken: string[] = [];
-      for (let crashAt = 0; crashAt < opCount; crashAt += 1) {
-        const context = `${hostKind}, ${behaviour}, ${mode}, crash at op ${crashAt}`;
-        const host = await DirectHost.boot(tree, behaviour);
-        host.fs.crashAt(crashAt);
-        await expect(host.activation().activate({ candidatePath: CANDIDATE }), context).rejects.toBeInstanceOf(SimulatedCrash);
-        const crashedOp = host.fs.journal.length === 0 ? 'first op' : `after ${host.fs.journal[host.fs.journal.length - 1]?.op ?? ''} ${host.fs.journal[host.fs.journal.length - 1]?.path ?? ''}`;
-        await host.reboot(mode);
-        await expectHostInvariants(host, `${context} (${crashedOp}), after the reboot`);
+    it.each(MODES)(
+      '%s durability: I1, I3, I4 after the reboot; a re-run converges; another changes nothing',
+      async (mode) => {
+        const tree = HOSTS[hostKind];
+        const opCount = await faultFreeOpCount(tree, behaviour);
+        expect(opCount).toBeGreaterThan(10);
+        const outcomes: Record<string, number> = {};
+        const broken: string[] = [];
+        for (let crashAt = 0; crashAt < opCount; crashAt += 1) {
+          const context = `${hostKind}, ${behaviour}, ${mode}, crash at op ${crashAt}`;
+          const host = await DirectHost.boot(tree, behaviour);
+          host.fs.crashAt(crashAt);
+          await expect(host.activation().activate({ candidatePath: CANDIDATE }), context).rejects.toBeInstanceOf(
+            SimulatedCrash,
+          );
+          const crashedOp =
+            host.fs.journal.length === 0
+              ? 'first op'
+              : `after ${host.fs.journal[host.fs.journal.length - 1]?.op ?? ''} ${host.fs.journal[host.fs.journal.length - 1]?.path ?? ''}`;
+          await host.reboot(mode);
+          await expectHostInvariants(host, `${context} (${crashedOp}), after the reboot`);
 
-        const rerun = await host.activate();
-        outcomes[rerun] = (outcomes[rerun] ?? 0) + 1;
-        // A candidate quarantined before the crash is refused without touching the host, so the
-        // temps of the interrupted run wait for the next migration (every daemon start runs one).
-        if (rerun === 'refused E_QUARANTINED') await host.activation().interrupted.resolve({ restart: 'sync' }).then(() => host.migrate());
-        try {
-          await expectConverged(host, behaviour, `${context} (${crashedOp}), re-run -> ${rerun}`);
-        } catch (error) {
-          broken.push(error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error));
-          continue;
+          const rerun = await host.activate();
+          outcomes[rerun] = (outcomes[rerun] ?? 0) + 1;
+          // A candidate quarantined before the crash is refused without touching the host, so the
+          // temps of the interrupted run wait for the next migration (every daemon start runs one).
+          if (rerun === 'refused E_QUARANTINED')
+            await host
+              .activation()
+              .interrupted.resolve({ restart: 'sync' })
+              .then(() => host.migrate());
+          try {
+            await expectConverged(host, behaviour, `${context} (${crashedOp}), re-run -> ${rerun}`);
+          } catch (error) {
+            broken.push(error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error));
+            continue;
+          }
+          const once = material(host.fs.snapshot());
+          const again = await host.activate();
+          expect(['unchanged', 'refused E_QUARANTINED'], `${context}: the third run -> ${again}`).toContain(again);
+          expect(material(host.fs.snapshot()), `${context}: the third run changes nothing material`).toEqual(once);
+          await expectConverged(host, behaviour, `${context}, third run`);
         }
-        const once = material(host.fs.snapshot());
-        const again = await host.activate();
-        expect(['unchanged', 'refused E_QUARANTINED'], `${context}: the third run -> ${again}`).toContain(again);
-        expect(material(host.fs.snapshot()), `${context}: the third run changes nothing material`).toEqual(once);
-        await expectConverged(host, behaviour, `${context}, third run`);
-      }
-      counts.crashPoints += opCount;
-      console.info(`${hostKind}, ${behaviour}, ${mode}: ${opCount} crash points, re-run outcomes ${JSON.stringify(outcomes)}, ${broken.length} not converged`);
-      expect(broken, `${broken.length} of ${opCount} crash points did not converge on a re-run:\n${broken.join('\n')}`).toEqual([]);
-    });
+        counts.crashPoints += opCount;
+        console.info(
+          `${hostKind}, ${behaviour}, ${mode}: ${opCount} crash points, re-run outcomes ${JSON.stringify(outcomes)}, ${broken.length} not converged`,
+        );
+        expect(
+          broken,
+          `${broken.length} of ${opCount} crash points did not converge on a re-run:\n${broken.join('\n')}`,
+        ).toEqual([]);
+      },
+    );
   });
 });
 
 describe('direct activation: the fault-free baseline', () => {
   it('the I3 guard is live: replacing the active slot is refused as it happens', async () => {
     const host = await DirectHost.boot(HOSTS.managed, 'healthy');
-    await expect(host.fs.writeFileAtomic(LAYOUT.blue, new TextEncoder().encode(V2), { mode: 0o755 })).rejects.toBeInstanceOf(InvariantViolation);
+    await expect(
+      host.fs.writeFileAtomic(LAYOUT.blue, new TextEncoder().encode(V2), { mode: 0o755 }),
+    ).rejects.toBeInstanceOf(InvariantViolation);
   });
 
   it('a healthy candidate is activated, then an identical one is unchanged', async () => {

@@ -39,7 +39,11 @@ const MANAGED: TreeSpec = {
   [CONTAINER_COPY]: exe(agentScript('1.0.0')),
   [CANDIDATE]: exe(agentScript('2.0.0')),
 };
-const LEGACY: TreeSpec = { [LAYOUT.entry]: exe(agentScript('1.0.0')), [CONTAINER_COPY]: exe(agentScript('1.0.0')), [CANDIDATE]: exe(agentScript('2.0.0')) };
+const LEGACY: TreeSpec = {
+  [LAYOUT.entry]: exe(agentScript('1.0.0')),
+  [CONTAINER_COPY]: exe(agentScript('1.0.0')),
+  [CANDIDATE]: exe(agentScript('2.0.0')),
+};
 
 interface Scenario {
   readonly tree: TreeSpec;
@@ -49,14 +53,30 @@ interface Scenario {
 
 const SCENARIOS: Readonly<Record<string, Scenario>> = {
   'migrate a legacy host': { tree: LEGACY, behaviour: 'healthy', run: (upgrader) => upgrader.migrate() },
-  'activate a healthy candidate': { tree: MANAGED, behaviour: 'healthy', run: (upgrader) => upgrader.activate({ candidatePath: CANDIDATE }) },
-  'activate a candidate that crashes after start': { tree: MANAGED, behaviour: 'crash-after-start', run: (upgrader) => upgrader.activate({ candidatePath: CANDIDATE }) },
-  'activate on a legacy host': { tree: LEGACY, behaviour: 'healthy', run: (upgrader) => upgrader.activate({ candidatePath: CANDIDATE }) },
+  'activate a healthy candidate': {
+    tree: MANAGED,
+    behaviour: 'healthy',
+    run: (upgrader) => upgrader.activate({ candidatePath: CANDIDATE }),
+  },
+  'activate a candidate that crashes after start': {
+    tree: MANAGED,
+    behaviour: 'crash-after-start',
+    run: (upgrader) => upgrader.activate({ candidatePath: CANDIDATE }),
+  },
+  'activate on a legacy host': {
+    tree: LEGACY,
+    behaviour: 'healthy',
+    run: (upgrader) => upgrader.activate({ candidatePath: CANDIDATE }),
+  },
   'rollback to last-good': { tree: MANAGED, behaviour: 'healthy', run: (upgrader) => upgrader.rollback() },
 };
 
 /** One host built as production builds it, with memory ports; the agent runs at boot. */
-async function boot(scenario: Scenario, lockFault: LockPathFault | null = null, config: UpgraderConfig = CONFIG): Promise<{ fs: MemoryFileSystem; upgrader: Upgrader; services: MemoryServiceManager }> {
+async function boot(
+  scenario: Scenario,
+  lockFault: LockPathFault | null = null,
+  config: UpgraderConfig = CONFIG,
+): Promise<{ fs: MemoryFileSystem; upgrader: Upgrader; services: MemoryServiceManager }> {
   const fs = MemoryFileSystem.fromTree(scenario.tree);
   const clock = new MemoryClock();
   const candidateDigest = await fs.hashFile(CANDIDATE, 1 << 20);
@@ -71,12 +91,25 @@ async function boot(scenario: Scenario, lockFault: LockPathFault | null = null, 
   runner.setBehaviour(CANDIDATE, versionOutcome('2.0.0'));
   const lock = new MemoryHostLock();
   lock.setPathFault(lockFault);
-  const container = new MemoryContainerRootfs({ fs, machinesDir: '/var/lib/machines', binaryPath: '/usr/local/bin/aks-flex-node', activeMachine: () => 'kube1', maxBytes: 1 << 20 });
+  const container = new MemoryContainerRootfs({
+    fs,
+    machinesDir: '/var/lib/machines',
+    binaryPath: '/usr/local/bin/aks-flex-node',
+    activeMachine: () => 'kube1',
+    maxBytes: 1 << 20,
+  });
   const built = createUpgrader({
     config,
     identity: { euid: 0, arch: 'amd64', pid: 4242, command: 'agent-upgrade' },
     logger: new RecordingLogger(),
-    overrides: { fileSystem: fs, clock, serviceManager: services, processRunner: runner, containerRootfs: container, hostLock: lock },
+    overrides: {
+      fileSystem: fs,
+      clock,
+      serviceManager: services,
+      processRunner: runner,
+      containerRootfs: container,
+      hostLock: lock,
+    },
   });
   if (!built.ok) throw new Error(built.failure.message);
   return { fs, upgrader: built.value, services };
@@ -91,35 +124,50 @@ function linkText(snapshot: Snapshot, path: string): string | null {
 /** What a command may change, temps aside (a failed write may leave one; the next run sweeps it). */
 function material(snapshot: Snapshot): string {
   const temps = new Set(tempEntries(snapshot));
-  return JSON.stringify(Object.entries(snapshot).filter(([path]) => !temps.has(path) && path !== CANDIDATE && !path.startsWith('/var/tmp/.')));
+  return JSON.stringify(
+    Object.entries(snapshot).filter(
+      ([path]) => !temps.has(path) && path !== CANDIDATE && !path.startsWith('/var/tmp/.'),
+    ),
+  );
 }
 
-describe.each(Object.entries(SCENARIOS))('%s: a fault at every op, the exit code tells the truth', (_name, scenario) => {
-  it.each(FAULTS)('%s at each op', async (code) => {
-    const free = await boot(scenario);
-    const before = free.fs.opCount;
-    expect((await scenario.run(free.upgrader)).ok).toBe(true);
-    const opCount = free.fs.opCount - before;
-    expect(opCount).toBeGreaterThan(2);
-    const lies: string[] = [];
-    const outcomes = { ok: 0, unchanged: 0, changed: 0 };
-    for (let at = 0; at < opCount; at += 1) {
-      const host = await boot(scenario);
-      const start = material(host.fs.snapshot());
-      host.fs.failAt(host.fs.opCount + at, code);
-      const result = await scenario.run(host.upgrader);
-      const changed = material(host.fs.snapshot()) !== start;
-      if (result.ok) {
-        outcomes.ok += 1;
-        continue;
+describe.each(Object.entries(SCENARIOS))(
+  '%s: a fault at every op, the exit code tells the truth',
+  (_name, scenario) => {
+    it.each(FAULTS)('%s at each op', async (code) => {
+      const free = await boot(scenario);
+      const before = free.fs.opCount;
+      expect((await scenario.run(free.upgrader)).ok).toBe(true);
+      const opCount = free.fs.opCount - before;
+      expect(opCount).toBeGreaterThan(2);
+      const lies: string[] = [];
+      const outcomes = { ok: 0, unchanged: 0, changed: 0 };
+      for (let at = 0; at < opCount; at += 1) {
+        const host = await boot(scenario);
+        const start = material(host.fs.snapshot());
+        host.fs.failAt(host.fs.opCount + at, code);
+        const result = await scenario.run(host.upgrader);
+        const changed = material(host.fs.snapshot()) !== start;
+        if (result.ok) {
+          outcomes.ok += 1;
+          continue;
+        }
+        const claimed = result.failure.hostChanged === true;
+        outcomes[claimed ? 'changed' : 'unchanged'] += 1;
+        if (claimed !== changed)
+          lies.push(
+            `op ${at} (${host.fs.journal
+              .slice(-2)
+              .map((entry) => `${entry.op} ${entry.path}`)
+              .join(
+                ' | ',
+              )}): ${result.failure.code}, claims ${claimed ? 'changed' : 'unchanged'}, host ${changed ? 'changed' : 'unchanged'}`,
+          );
       }
-      const claimed = result.failure.hostChanged === true;
-      outcomes[claimed ? 'changed' : 'unchanged'] += 1;
-      if (claimed !== changed) lies.push(`op ${at} (${host.fs.journal.slice(-2).map((entry) => `${entry.op} ${entry.path}`).join(' | ')}): ${result.failure.code}, claims ${claimed ? 'changed' : 'unchanged'}, host ${changed ? 'changed' : 'unchanged'}`);
-    }
-    expect(lies, JSON.stringify(outcomes)).toEqual([]);
-  });
-});
+      expect(lies, JSON.stringify(outcomes)).toEqual([]);
+    });
+  },
+);
 
 /**
  * SIGINT/SIGTERM/SIGHUP at every point of an activation: the signal aborts after the k-th
@@ -127,44 +175,60 @@ describe.each(Object.entries(SCENARIOS))('%s: a fault at every op, the exit code
  * after the verdict), or with current back on the previous binary, no marker left, and the
  * candidate not quarantined (the signal, not the candidate, ended it).
  */
-describe.each(['healthy', 'crash-after-start'] as const)('a signal at every point of an activation (%s candidate)', (behaviour) => {
-  const scenario = { tree: MANAGED, behaviour, run: (upgrader: Upgrader) => upgrader.activate({ candidatePath: CANDIDATE }) };
+describe.each(['healthy', 'crash-after-start'] as const)(
+  'a signal at every point of an activation (%s candidate)',
+  (behaviour) => {
+    const scenario = {
+      tree: MANAGED,
+      behaviour,
+      run: (upgrader: Upgrader) => upgrader.activate({ candidatePath: CANDIDATE }),
+    };
 
-  it('ends activated, rolled back or refused, never with the candidate left unjudged', async () => {
-    const free = await boot(scenario);
-    const before = free.fs.opCount;
-    expect((await scenario.run(free.upgrader)).ok).toBe(true);
-    const opCount = free.fs.opCount - before;
-    const broken: string[] = [];
-    const outcomes: Record<string, number> = {};
-    for (let at = 0; at <= opCount; at += 1) {
-      const host = await boot(scenario);
-      const controller = new AbortController();
-      const first = host.fs.opCount;
-      host.fs.beforeMutation(() => {
-        if (host.fs.opCount - first >= at) controller.abort();
-      });
-      const result = await host.upgrader.activate({ candidatePath: CANDIDATE, signal: controller.signal });
-      host.fs.beforeMutation(null);
-      const outcome = result.ok ? `${result.value.outcome}${result.value.failure?.code === 'E_INTERRUPTED' ? ' (interrupted)' : ''}` : `refused ${result.failure.code}`;
-      outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
-      const snapshot = host.fs.snapshot();
-      const current = linkText(snapshot, LAYOUT.current);
-      const marker = snapshot[LAYOUT.activation] !== undefined;
-      const state = snapshot[LAYOUT.state];
-      const quarantined = state?.kind === 'file' && /"quarantine": \[\s*"/.test(new TextDecoder().decode(await host.fs.readFile(LAYOUT.state, 65536) ?? new Uint8Array()));
-      const fine =
-        outcome === 'activated'
-          ? behaviour === 'healthy' && current === 'aks-flex-node-green'
-          : current === 'aks-flex-node-blue' && !marker && (outcome !== 'rolled-back (interrupted)' || !quarantined);
-      if (!fine) broken.push(`abort after op ${at}: ${outcome}, current ${current}, marker ${marker}, quarantined ${quarantined}`);
-    }
-    expect(broken, JSON.stringify(outcomes)).toEqual([]);
-    // Signals before the switch end with nothing done; after it, with a rollback.
-    expect(outcomes['rolled-back (interrupted)'] ?? 0, JSON.stringify(outcomes)).toBeGreaterThan(0);
-    expect(outcomes['refused E_INTERRUPTED'] ?? 0, JSON.stringify(outcomes)).toBeGreaterThan(0);
-  });
-});
+    it('ends activated, rolled back or refused, never with the candidate left unjudged', async () => {
+      const free = await boot(scenario);
+      const before = free.fs.opCount;
+      expect((await scenario.run(free.upgrader)).ok).toBe(true);
+      const opCount = free.fs.opCount - before;
+      const broken: string[] = [];
+      const outcomes: Record<string, number> = {};
+      for (let at = 0; at <= opCount; at += 1) {
+        const host = await boot(scenario);
+        const controller = new AbortController();
+        const first = host.fs.opCount;
+        host.fs.beforeMutation(() => {
+          if (host.fs.opCount - first >= at) controller.abort();
+        });
+        const result = await host.upgrader.activate({ candidatePath: CANDIDATE, signal: controller.signal });
+        host.fs.beforeMutation(null);
+        const outcome = result.ok
+          ? `${result.value.outcome}${result.value.failure?.code === 'E_INTERRUPTED' ? ' (interrupted)' : ''}`
+          : `refused ${result.failure.code}`;
+        outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+        const snapshot = host.fs.snapshot();
+        const current = linkText(snapshot, LAYOUT.current);
+        const marker = snapshot[LAYOUT.activation] !== undefined;
+        const state = snapshot[LAYOUT.state];
+        const quarantined =
+          state?.kind === 'file' &&
+          /"quarantine": \[\s*"/.test(
+            new TextDecoder().decode((await host.fs.readFile(LAYOUT.state, 65536)) ?? new Uint8Array()),
+          );
+        const fine =
+          outcome === 'activated'
+            ? behaviour === 'healthy' && current === 'aks-flex-node-green'
+            : current === 'aks-flex-node-blue' && !marker && (outcome !== 'rolled-back (interrupted)' || !quarantined);
+        if (!fine)
+          broken.push(
+            `abort after op ${at}: ${outcome}, current ${current}, marker ${marker}, quarantined ${quarantined}`,
+          );
+      }
+      expect(broken, JSON.stringify(outcomes)).toEqual([]);
+      // Signals before the switch end with nothing done; after it, with a rollback.
+      expect(outcomes['rolled-back (interrupted)'] ?? 0, JSON.stringify(outcomes)).toBeGreaterThan(0);
+      expect(outcomes['refused E_INTERRUPTED'] ?? 0, JSON.stringify(outcomes)).toBeGreaterThan(0);
+    });
+  },
+);
 
 /** A FIFO, a symlink or another non-regular entry at the lock path: every command refuses, unchanged. */
 describe.each(Object.entries(SCENARIOS))('%s with an unusable lock path', (_name, scenario) => {
@@ -172,7 +236,10 @@ describe.each(Object.entries(SCENARIOS))('%s with an unusable lock path', (_name
     const host = await boot(scenario, fault);
     const start = material(host.fs.snapshot());
     const result = await scenario.run(host.upgrader);
-    expect(result.ok ? 'ok' : { code: result.failure.code, hostChanged: result.failure.hostChanged === true }).toEqual({ code: 'E_IO', hostChanged: false });
+    expect(result.ok ? 'ok' : { code: result.failure.code, hostChanged: result.failure.hostChanged === true }).toEqual({
+      code: 'E_IO',
+      hostChanged: false,
+    });
     expect(material(host.fs.snapshot())).toBe(start);
   });
 });
@@ -186,17 +253,25 @@ describe('a supervisor killed under its agent', () => {
   it.each([
     ['activate', (upgrader: Upgrader) => upgrader.activate({ candidatePath: CANDIDATE })],
     ['rollback', (upgrader: Upgrader) => upgrader.rollback()],
-  ] as const)('%s refuses with E_SERVICE and changes nothing; the next supervisor runs one agent', async (_name, run) => {
-    const host = await boot({ tree: MANAGED, behaviour: 'healthy', run });
-    host.services.killSupervisor();
-    const start = material(host.fs.snapshot());
-    const result = await run(host.upgrader);
-    expect(result.ok ? 'ok' : { code: result.failure.code, hostChanged: result.failure.hostChanged === true }).toEqual({ code: 'E_SERVICE', hostChanged: false });
-    expect(material(host.fs.snapshot())).toBe(start);
-    expect(host.services.runningAgents).toBe(1);
-    await host.services.startSupervisor();
-    expect({ agents: host.services.runningAgents, activity: await host.services.activity() }).toEqual({ agents: 1, activity: 'active' });
-  });
+  ] as const)(
+    '%s refuses with E_SERVICE and changes nothing; the next supervisor runs one agent',
+    async (_name, run) => {
+      const host = await boot({ tree: MANAGED, behaviour: 'healthy', run });
+      host.services.killSupervisor();
+      const start = material(host.fs.snapshot());
+      const result = await run(host.upgrader);
+      expect(
+        result.ok ? 'ok' : { code: result.failure.code, hostChanged: result.failure.hostChanged === true },
+      ).toEqual({ code: 'E_SERVICE', hostChanged: false });
+      expect(material(host.fs.snapshot())).toBe(start);
+      expect(host.services.runningAgents).toBe(1);
+      await host.services.startSupervisor();
+      expect({ agents: host.services.runningAgents, activity: await host.services.activity() }).toEqual({
+        agents: 1,
+        activity: 'active',
+      });
+    },
+  );
 });
 
 /**
@@ -212,19 +287,47 @@ describe('the daemon start resolves an interrupted direct activation', () => {
     [LAYOUT.lastGood]: { symlink: 'aks-flex-node-blue' },
     [LAYOUT.green]: exe(agentScript('2.0.0')),
     [LAYOUT.activation]: {
-      file: JSON.stringify({ kind: 'AgentDirectActivation', schemaVersion: 1, previous: 'blue', candidate: 'green', candidateDigest: digestOf(agentScript('2.0.0')), candidateVersion: '2.0.0', serviceActive: true }),
+      file: JSON.stringify({
+        kind: 'AgentDirectActivation',
+        schemaVersion: 1,
+        previous: 'blue',
+        candidate: 'green',
+        candidateDigest: digestOf(agentScript('2.0.0')),
+        candidateVersion: '2.0.0',
+        serviceActive: true,
+      }),
       mode: 0o600,
     },
   };
 
   it.each([
-    ['sidecar, the candidate crashes after start: rolled back, quarantined', SIDECAR_CONFIG, 'crash-after-start', 'aks-flex-node-blue', 0],
+    [
+      'sidecar, the candidate crashes after start: rolled back, quarantined',
+      SIDECAR_CONFIG,
+      'crash-after-start',
+      'aks-flex-node-blue',
+      0,
+    ],
     ['sidecar, the candidate is healthy: committed', SIDECAR_CONFIG, 'healthy', 'aks-flex-node-green', 0],
     ['self-hosted, the candidate is healthy: committed', CONFIG, 'healthy', 'aks-flex-node-green', 0],
-    ['self-hosted, the candidate fails: rolled back by a scheduled restart, quarantined', CONFIG, 'crash-after-start', 'aks-flex-node-blue', 1],
+    [
+      'self-hosted, the candidate fails: rolled back by a scheduled restart, quarantined',
+      CONFIG,
+      'crash-after-start',
+      'aks-flex-node-blue',
+      1,
+    ],
   ] as const)('%s', async (_label, config, behaviour, expectedCurrent, scheduledRestarts) => {
     const candidate = digestOf(agentScript('2.0.0'));
-    const host = await boot({ tree: { ...killedAfterSwitch, [CANDIDATE]: exe(agentScript('2.0.0')) }, behaviour, run: (upgrader) => upgrader.migrate() }, null, config);
+    const host = await boot(
+      {
+        tree: { ...killedAfterSwitch, [CANDIDATE]: exe(agentScript('2.0.0')) },
+        behaviour,
+        run: (upgrader) => upgrader.migrate(),
+      },
+      null,
+      config,
+    );
     // The agent restarted (or the host rebooted) after the kill: it runs what current names.
     await host.services.restart();
     const session = host.upgrader.managed({ store: new MemoryOperationStore(), selfExecutable: LAYOUT.blue });
@@ -239,6 +342,11 @@ describe('the daemon start resolves an interrupted direct activation', () => {
       marker: snapshot[LAYOUT.activation] !== undefined,
       quarantined: quarantine.includes(candidate),
       scheduled: host.services.scheduledRestarts,
-    }).toEqual({ current: expectedCurrent, marker: false, quarantined: behaviour === 'crash-after-start', scheduled: scheduledRestarts });
+    }).toEqual({
+      current: expectedCurrent,
+      marker: false,
+      quarantined: behaviour === 'crash-after-start',
+      scheduled: scheduledRestarts,
+    });
   });
 });

@@ -14,7 +14,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultCode, JournalEntry } from '../../src/adapters/memory/memory-file-system.js';
 import { Gen } from './choice-generator.js';
 import { LAYOUT } from './managed-world.js';
-import { describeFault, FAULT_OPTIONS, SimFailure, SimHost, type Behaviour, type FaultChooser } from './managed-sim-host.js';
+import {
+  describeFault,
+  FAULT_OPTIONS,
+  SimFailure,
+  SimHost,
+  type Behaviour,
+  type FaultChooser,
+} from './managed-sim-host.js';
 
 const PORT_FAULTS_MAX = 2;
 /** Only the first calls of each method are faulted: later ones are retries of the same thing. */
@@ -32,7 +39,8 @@ interface FsPoint {
 }
 
 const isRename = (path: string) => (entry: JournalEntry) => entry.op === 'rename' && entry.path === path;
-const createsTemp = (prefix: string) => (entry: JournalEntry) => entry.op === 'create-temp' && entry.path.startsWith(prefix);
+const createsTemp = (prefix: string) => (entry: JournalEntry) =>
+  entry.op === 'create-temp' && entry.path.startsWith(prefix);
 
 /** The FS ops worth failing: every durable effect of the protocol, once each. */
 const FS_POINTS: readonly FsPoint[] = [
@@ -41,18 +49,43 @@ const FS_POINTS: readonly FsPoint[] = [
   { name: 'entry replaced by a link (migration)', match: isRename(LAYOUT.entry), nth: 1, codes: ['EIO'] },
   { name: 'record write #2 (candidate slot)', match: isRename(LAYOUT.record), nth: 2, codes: ['EIO'] },
   { name: 'archive staged', match: createsTemp(STAGING_TEMP), nth: 1, codes: ['ENOSPC'] },
-  { name: 'candidate written into green', match: createsTemp(`${LAYOUT.slotDir}/.aks-flex-node-green.tmp-`), nth: 1, codes: ['ENOSPC'] },
+  {
+    name: 'candidate written into green',
+    match: createsTemp(`${LAYOUT.slotDir}/.aks-flex-node-green.tmp-`),
+    nth: 1,
+    codes: ['ENOSPC'],
+  },
   { name: 'candidate renamed into green', match: isRename(LAYOUT.green), nth: 1, codes: ['EIO'] },
-  { name: 'record write #3 (healthy: candidate digest; else: failure)', match: isRename(LAYOUT.record), nth: 3, codes: ['EIO'] },
-  { name: 'staging removed', match: (entry) => entry.op === 'unlink' && entry.path.endsWith('.tmp-download'), nth: 1, codes: ['EIO'] },
+  {
+    name: 'record write #3 (healthy: candidate digest; else: failure)',
+    match: isRename(LAYOUT.record),
+    nth: 3,
+    codes: ['EIO'],
+  },
+  {
+    name: 'staging removed',
+    match: (entry) => entry.op === 'unlink' && entry.path.endsWith('.tmp-download'),
+    nth: 1,
+    codes: ['EIO'],
+  },
   { name: 'current link write #2 (switch)', match: isRename(LAYOUT.current), nth: 2, codes: ['EIO'] },
-  { name: 'slot dir fsync #7 (after the switch)', match: (entry) => entry.op === 'fsync-dir' && entry.path === LAYOUT.slotDir, nth: 7, codes: ['EIO'] },
+  {
+    name: 'slot dir fsync #7 (after the switch)',
+    match: (entry) => entry.op === 'fsync-dir' && entry.path === LAYOUT.slotDir,
+    nth: 7,
+    codes: ['EIO'],
+  },
   { name: 'record write #4 (healthy: switch committed)', match: isRename(LAYOUT.record), nth: 4, codes: ['EIO'] },
   { name: 'nspawn copy', match: isRename(CONTAINER_COPY), nth: 1, codes: ['EIO'] },
   { name: 'current link write #3 (rollback)', match: isRename(LAYOUT.current), nth: 3, codes: ['EIO'] },
   { name: 'state committed', match: isRename(LAYOUT.state), nth: 1, codes: ['EIO'] },
   { name: 'record write #5 (completion or failure)', match: isRename(LAYOUT.record), nth: 5, codes: ['EIO'] },
-  { name: 'record deleted', match: (entry) => entry.op === 'unlink' && entry.path === LAYOUT.record, nth: 1, codes: ['EIO'] },
+  {
+    name: 'record deleted',
+    match: (entry) => entry.op === 'unlink' && entry.path === LAYOUT.record,
+    nth: 1,
+    codes: ['EIO'],
+  },
 ];
 
 interface FsFault {
@@ -71,7 +104,8 @@ async function fsFaultsFor(behaviour: Behaviour): Promise<FsFault[]> {
   for (const point of FS_POINTS) {
     const entry = journal.filter(point.match)[point.nth - 1];
     if (entry === undefined) continue;
-    for (const code of point.codes) faults.push({ name: `${point.name} op ${entry.index} ${code}`, index: entry.index, code });
+    for (const code of point.codes)
+      faults.push({ name: `${point.name} op ${entry.index} ${code}`, index: entry.index, code });
   }
   return faults;
 }
@@ -100,7 +134,11 @@ interface MatrixReport {
  * Runs every combination for one behaviour: `fsFaults` null means no FS fault (two port faults),
  * otherwise one of them (plus `portBudgetWithFs` port faults).
  */
-async function runMatrix(behaviour: Behaviour, fsFaults: readonly FsFault[] | null, portBudgetWithFs: number): Promise<MatrixReport> {
+async function runMatrix(
+  behaviour: Behaviour,
+  fsFaults: readonly FsFault[] | null,
+  portBudgetWithFs: number,
+): Promise<MatrixReport> {
   const gen = new Gen();
   const outcomes: Record<string, number> = {};
   const failures: string[] = [];
@@ -121,14 +159,19 @@ async function runMatrix(behaviour: Behaviour, fsFaults: readonly FsFault[] | nu
       failures.push(`[${label()}; choices ${gen.describe()}] ${error.message}`);
     }
   }
-  console.info(`${behaviour}, ${fsFaults === null ? 'port faults only' : 'one FS fault'}: ${gen.count} combinations, outcomes ${JSON.stringify(outcomes)}, ${failures.length} broken`);
+  console.info(
+    `${behaviour}, ${fsFaults === null ? 'port faults only' : 'one FS fault'}: ${gen.count} combinations, outcomes ${JSON.stringify(outcomes)}, ${failures.length} broken`,
+  );
   return { combinations: gen.count, outcomes, failures };
 }
 
 function expectNoFailures(report: MatrixReport): void {
   const headlines = report.failures.map((failure) => failure.split('\n')[0]).join('\n');
   const shown = `${headlines}\n\nFirst trace:\n${report.failures[0] ?? ''}`;
-  expect(report.failures.length, `${report.failures.length} of ${report.combinations} combinations broke an invariant; first ones:\n${shown}`).toBe(0);
+  expect(
+    report.failures.length,
+    `${report.failures.length} of ${report.combinations} combinations broke an invariant; first ones:\n${shown}`,
+  ).toBe(0);
 }
 
 const totals = { combinations: 0 };
@@ -150,14 +193,17 @@ describe('fault matrix of the managed path (every port call × failure mode, ≤
     expect((await host.upgrade({ name: 'upgrade', version: '2.0.0', behaviour: 'healthy' })).phase).toBe('Complete');
   });
 
-  it.each(['healthy', 'crash-on-start', 'crash-after-start', 'version-fails'] as const)('%s candidate: up to two port-call faults', async (behaviour) => {
-    const report = await runMatrix(behaviour, null, 0);
-    totals.combinations += report.combinations;
-    expect(report.combinations).toBeGreaterThan(20);
-    expectNoFailures(report);
-    // Faults may turn a success into Failed, never a failure into Complete.
-    if (behaviour !== 'healthy') expect(report.outcomes.Complete ?? 0).toBe(0);
-  });
+  it.each(['healthy', 'crash-on-start', 'crash-after-start', 'version-fails'] as const)(
+    '%s candidate: up to two port-call faults',
+    async (behaviour) => {
+      const report = await runMatrix(behaviour, null, 0);
+      totals.combinations += report.combinations;
+      expect(report.combinations).toBeGreaterThan(20);
+      expectNoFailures(report);
+      // Faults may turn a success into Failed, never a failure into Complete.
+      if (behaviour !== 'healthy') expect(report.outcomes.Complete ?? 0).toBe(0);
+    },
+  );
 
   // Two faults with an FS one for the healthy candidate only: the failing ones fail the same way
   // before the restart, and their FS-only runs cover what differs after it.
@@ -209,7 +255,9 @@ describe('a failed InProgress write followed by a power loss before the retry', 
         await host.upgrade({ name: 'upgrade', version: '2.0.0', behaviour: 'healthy' });
       } catch (error) {
         if (!(error instanceof SimFailure)) throw error;
-        failures.push(`[${fault === null ? '' : describeFault({ method: 'markInProgress', ordinal: 1 }, fault)}, crash at op ${crashAt}, ${mode}] ${error.message}`);
+        failures.push(
+          `[${fault === null ? '' : describeFault({ method: 'markInProgress', ordinal: 1 }, fault)}, crash at op ${crashAt}, ${mode}] ${error.message}`,
+        );
       }
     }
     totals.combinations += gen.count;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { SimulatedCrash, type MemoryFileSystem, type RebootMode, type Snapshot, type TreeSpec } from '../../src/adapters/memory/memory-file-system.js';
+import {
+  SimulatedCrash,
+  type MemoryFileSystem,
+  type RebootMode,
+  type Snapshot,
+  type TreeSpec,
+} from '../../src/adapters/memory/memory-file-system.js';
 import type { LayoutEngine } from '../../src/app/layout/layout-engine.js';
 import { FileSystemError } from '../../src/domain/port-errors.js';
 import {
@@ -97,7 +103,10 @@ async function expectCompleted(fs: MemoryFileSystem, scenario: Scenario): Promis
   expect(resolveInSnapshot(snapshot, LAYOUT.current)).toBe(scenario.final.current);
   expect(resolveInSnapshot(snapshot, LAYOUT.lastGood)).toBe(scenario.final.lastGood);
   expect(resolveInSnapshot(snapshot, LAYOUT.entry)).toBe(scenario.final.current);
-  expect(snapshot[scenario.final.current]).toMatchObject({ kind: 'file', sha256: sha256(scenario.final.currentContent) });
+  expect(snapshot[scenario.final.current]).toMatchObject({
+    kind: 'file',
+    sha256: sha256(scenario.final.currentContent),
+  });
   expect(tempEntries(snapshot)).toEqual([]);
 }
 
@@ -129,7 +138,9 @@ describe.each(scenarios)('crash at every operation: $name', (scenario) => {
       for (let crashAt = 0; crashAt < opCount; crashAt += 1) {
         const fs = hostFromTree(scenario.tree);
         fs.crashAt(crashAt);
-        await expect(scenario.run(engineOver(fs)), `${mode} crash at op ${crashAt}`).rejects.toBeInstanceOf(SimulatedCrash);
+        await expect(scenario.run(engineOver(fs)), `${mode} crash at op ${crashAt}`).rejects.toBeInstanceOf(
+          SimulatedCrash,
+        );
         const rebooted = reboot(fs, mode);
         expectInvariants(rebooted.snapshot(), scenario);
         expect(await checkRecordParses(rebooted)).toEqual([]);
@@ -141,43 +152,47 @@ describe.each(scenarios)('crash at every operation: $name', (scenario) => {
   // The legacy-host switch (26 ops) is the migrate and switch scenarios run back to back; its
   // second-crash enumeration (~3,000 runs) adds nothing they do not cover, so it is not generated,
   // which keeps the whole crash-point suite within its time budget.
-  if (scenario.secondCrash !== false) it('survives a second crash during recovery at any op', async () => {
-    const opCount = await opCountOf(scenario);
-    for (const mode of MODES) {
-      for (let first = 0; first < opCount; first += 1) {
-        const crashed = hostFromTree(scenario.tree);
-        crashed.crashAt(first);
-        await scenario.run(engineOver(crashed)).catch((error: unknown) => {
-          if (!(error instanceof SimulatedCrash)) throw error;
-        });
-        const probe = reboot(crashed, mode);
-        await scenario.run(engineOver(probe));
-        const recoveryOps = probe.opCount;
-        for (let second = 0; second < recoveryOps; second += 1) {
-          const host = reboot(crashed, mode);
-          host.crashAt(second);
-          await expect(scenario.run(engineOver(host))).rejects.toBeInstanceOf(SimulatedCrash);
-          const again = reboot(host, mode);
-          expectInvariants(again.snapshot(), scenario);
-          await recoverAndCheck(again, scenario);
+  if (scenario.secondCrash !== false)
+    it('survives a second crash during recovery at any op', async () => {
+      const opCount = await opCountOf(scenario);
+      for (const mode of MODES) {
+        for (let first = 0; first < opCount; first += 1) {
+          const crashed = hostFromTree(scenario.tree);
+          crashed.crashAt(first);
+          await scenario.run(engineOver(crashed)).catch((error: unknown) => {
+            if (!(error instanceof SimulatedCrash)) throw error;
+          });
+          const probe = reboot(crashed, mode);
+          await scenario.run(engineOver(probe));
+          const recoveryOps = probe.opCount;
+          for (let second = 0; second < recoveryOps; second += 1) {
+            const host = reboot(crashed, mode);
+            host.crashAt(second);
+            await expect(scenario.run(engineOver(host))).rejects.toBeInstanceOf(SimulatedCrash);
+            const again = reboot(host, mode);
+            expectInvariants(again.snapshot(), scenario);
+            await recoverAndCheck(again, scenario);
+          }
         }
       }
-    }
-  });
+    });
 
-  it.each(['ENOSPC', 'EIO', 'EROFS'] as const)('keeps the invariants when op k fails with %s, and a retry converges', async (code) => {
-    const opCount = await opCountOf(scenario);
-    for (let failAt = 0; failAt < opCount; failAt += 1) {
-      const fs = hostFromTree(scenario.tree);
-      fs.failAt(failAt, code);
-      const outcome = await scenario.run(engineOver(fs)).then(
-        () => null,
-        (error: unknown) => error,
-      );
-      // A fault in a best-effort step may be absorbed; any other fault surfaces with its code.
-      if (outcome !== null) expect(outcome).toMatchObject({ constructor: FileSystemError, code });
-      expectInvariants(fs.snapshot(), scenario);
-      await recoverAndCheck(fs, scenario);
-    }
-  });
+  it.each(['ENOSPC', 'EIO', 'EROFS'] as const)(
+    'keeps the invariants when op k fails with %s, and a retry converges',
+    async (code) => {
+      const opCount = await opCountOf(scenario);
+      for (let failAt = 0; failAt < opCount; failAt += 1) {
+        const fs = hostFromTree(scenario.tree);
+        fs.failAt(failAt, code);
+        const outcome = await scenario.run(engineOver(fs)).then(
+          () => null,
+          (error: unknown) => error,
+        );
+        // A fault in a best-effort step may be absorbed; any other fault surfaces with its code.
+        if (outcome !== null) expect(outcome).toMatchObject({ constructor: FileSystemError, code });
+        expectInvariants(fs.snapshot(), scenario);
+        await recoverAndCheck(fs, scenario);
+      }
+    },
+  );
 });

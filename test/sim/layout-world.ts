@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { NoServiceManager } from '../../src/adapters/none/none-service-manager.js';
-import { MemoryFileSystem, type RebootMode, type Snapshot, type TreeSpec } from '../../src/adapters/memory/memory-file-system.js';
+import {
+  MemoryFileSystem,
+  type RebootMode,
+  type Snapshot,
+  type TreeSpec,
+} from '../../src/adapters/memory/memory-file-system.js';
 import { FLEX_PROFILE } from '../../src/app/config/upgrader-config.js';
 import { LayoutEngine } from '../../src/app/layout/layout-engine.js';
 import { InvariantViolation } from '../../src/domain/invariant.js';
@@ -23,7 +28,11 @@ export function sha256(text: string): string {
 
 /** An engine over `fs` as a freshly started process would build it: nothing carried in memory. */
 export function engineOver(fs: MemoryFileSystem): LayoutEngine {
-  return new LayoutEngine(fs, new NoServiceManager(), new RecordingLogger(), { layout: LAYOUT, binaryMaxBytes: BINARY_MAX_BYTES, euid: 0 });
+  return new LayoutEngine(fs, new NoServiceManager(), new RecordingLogger(), {
+    layout: LAYOUT,
+    binaryMaxBytes: BINARY_MAX_BYTES,
+    euid: 0,
+  });
 }
 
 /**
@@ -40,7 +49,8 @@ export function guardActiveSlot(fs: MemoryFileSystem): void {
   fs.beforeMutation((op) => {
     if (op.op !== 'rename' && op.op !== 'unlink') return;
     const active = activeSlotPath(fs.snapshot());
-    if (active !== null && op.path === active) throw new InvariantViolation(`I3: ${op.op} of the active slot ${op.path}`);
+    if (active !== null && op.path === active)
+      throw new InvariantViolation(`I3: ${op.op} of the active slot ${op.path}`);
   });
 }
 

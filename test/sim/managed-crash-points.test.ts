@@ -94,16 +94,22 @@ async function expectSettled({ world, trace }: Run, behaviour: AgentBehaviour): 
   }
 }
 
-describe.each(['healthy', 'crash-on-start'] as const)('managed path with a %s candidate: crash at every FS op', (behaviour) => {
-  it('settles without a crash', async () => {
-    await expectSettled(await drive(behaviour, null, 'prefix'), behaviour);
-  });
+describe.each(['healthy', 'crash-on-start'] as const)(
+  'managed path with a %s candidate: crash at every FS op',
+  (behaviour) => {
+    it('settles without a crash', async () => {
+      await expectSettled(await drive(behaviour, null, 'prefix'), behaviour);
+    });
 
-  it.each(['prefix', 'synced'] as const)('keeps I1, I5, I7, I12 and quiesces after a crash at any op (%s durability)', async (mode) => {
-    const count = await opCount(behaviour);
-    expect(count).toBeGreaterThan(10);
-    for (let crashAt = 0; crashAt < count; crashAt += 1) {
-      await expectSettled(await drive(behaviour, crashAt, mode), behaviour);
-    }
-  });
-});
+    it.each(['prefix', 'synced'] as const)(
+      'keeps I1, I5, I7, I12 and quiesces after a crash at any op (%s durability)',
+      async (mode) => {
+        const count = await opCount(behaviour);
+        expect(count).toBeGreaterThan(10);
+        for (let crashAt = 0; crashAt < count; crashAt += 1) {
+          await expectSettled(await drive(behaviour, crashAt, mode), behaviour);
+        }
+      },
+    );
+  },
+);

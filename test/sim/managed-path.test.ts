@@ -14,10 +14,19 @@ describe('managed path (self-hosted) in a simulated world', () => {
   it('upgrades: the old daemon hands over, the restarted candidate publishes Complete once and deletes the record', async () => {
     const world = new ManagedWorld();
     const release = world.publishRelease('2.0.0');
-    const operation = world.store.create({ name: 'upgrade-1', parameters: { downloadURL: release.url, sha256: release.sha256 } });
+    const operation = world.store.create({
+      name: 'upgrade-1',
+      parameters: { downloadURL: release.url, sha256: release.sha256 },
+    });
 
     const old = world.daemon();
-    expect(await old.handler.handle({ operation, phase: null, parameters: { downloadURL: release.url, sha256: release.sha256 } })).toEqual({ kind: 'handed-over' });
+    expect(
+      await old.handler.handle({
+        operation,
+        phase: null,
+        parameters: { downloadURL: release.url, sha256: release.sha256 },
+      }),
+    ).toEqual({ kind: 'handed-over' });
     expect(statusOf(world, 'upgrade-1')?.phase).toBe('InProgress');
     expect(await world.services.performScheduledRestarts()).toBe(1);
 
@@ -36,18 +45,34 @@ describe('managed path (self-hosted) in a simulated world', () => {
   it('a committed record without the candidate digest settles: the state is written once and Complete published', async () => {
     const world = new ManagedWorld();
     const release = world.publishRelease('2.0.0');
-    const operation = world.store.create({ name: 'upgrade-nodigest', parameters: { downloadURL: release.url, sha256: release.sha256 } });
+    const operation = world.store.create({
+      name: 'upgrade-nodigest',
+      parameters: { downloadURL: release.url, sha256: release.sha256 },
+    });
     const parameters = { downloadURL: release.url, sha256: release.sha256 };
-    expect(await world.daemon().handler.handle({ operation, phase: null, parameters })).toEqual({ kind: 'handed-over' });
+    expect(await world.daemon().handler.handle({ operation, phase: null, parameters })).toEqual({
+      kind: 'handed-over',
+    });
     expect(await world.services.performScheduledRestarts()).toBe(1);
-    const record = JSON.parse(new TextDecoder().decode((await world.fs.readFile(LAYOUT.record, 65536)) ?? new Uint8Array())) as Record<string, unknown>;
-    await world.fs.writeFileAtomic(LAYOUT.record, new TextEncoder().encode(JSON.stringify({ ...record, candidateDigest: null })), { mode: 0o600 });
+    const record = JSON.parse(
+      new TextDecoder().decode((await world.fs.readFile(LAYOUT.record, 65536)) ?? new Uint8Array()),
+    ) as Record<string, unknown>;
+    await world.fs.writeFileAtomic(
+      LAYOUT.record,
+      new TextEncoder().encode(JSON.stringify({ ...record, candidateDigest: null })),
+      { mode: 0o600 },
+    );
 
-    const stateWritesBefore = world.fs.journal.filter((entry) => entry.op === 'rename' && entry.path === LAYOUT.state).length;
+    const stateWritesBefore = world.fs.journal.filter(
+      (entry) => entry.op === 'rename' && entry.path === LAYOUT.state,
+    ).length;
     const restarted = world.daemon(await world.services.mainExecutable());
     expect(await restarted.gate.run()).toEqual({ kind: 'open' });
     expect(statusOf(world, 'upgrade-nodigest')).toMatchObject({ phase: 'Complete', reason: 'Succeeded' });
-    expect(world.fs.journal.filter((entry) => entry.op === 'rename' && entry.path === LAYOUT.state).length - stateWritesBefore).toBe(1);
+    expect(
+      world.fs.journal.filter((entry) => entry.op === 'rename' && entry.path === LAYOUT.state).length -
+        stateWritesBefore,
+    ).toBe(1);
   });
 
   it('a release older than what runs is refused like on the direct path: Failed/ExecutionFailed, binaries untouched', async () => {
@@ -70,12 +95,17 @@ describe('managed path (self-hosted) in a simulated world', () => {
     const parameters = { downloadURL: release.url, sha256: release.sha256 };
     const operation = world.store.create({ name: 'upgrade-2', parameters });
 
-    expect(await world.daemon().handler.handle({ operation, phase: null, parameters })).toEqual({ kind: 'handed-over' });
+    expect(await world.daemon().handler.handle({ operation, phase: null, parameters })).toEqual({
+      kind: 'handed-over',
+    });
     await world.services.performScheduledRestarts();
     expect(await world.services.activity()).toBe('failed');
 
     // OnFailure: the recovery script runs `<last-good> recover`, which restarts the unit.
-    expect(await world.daemon().recover('upgraded daemon failed repeatedly')).toMatchObject({ recovered: true, rolledBackTo: 'blue' });
+    expect(await world.daemon().recover('upgraded daemon failed repeatedly')).toMatchObject({
+      recovered: true,
+      rolledBackTo: 'blue',
+    });
     const lastGood = world.daemon(await world.services.mainExecutable());
     expect(await lastGood.gate.run()).toEqual({ kind: 'open' });
 
@@ -106,7 +136,10 @@ describe('managed path (self-hosted) in a simulated world', () => {
     const operation = world.store.create({ name: 'later', parameters });
     await world.lock.tryAcquire();
 
-    expect(await world.daemon().handler.handle({ operation, phase: null, parameters })).toEqual({ kind: 'requeue', afterMs: 5000 });
+    expect(await world.daemon().handler.handle({ operation, phase: null, parameters })).toEqual({
+      kind: 'requeue',
+      afterMs: 5000,
+    });
     expect(statusOf(world, 'later')?.phase).toBeNull();
   });
 

@@ -15,7 +15,11 @@ const ROUNDS_MAX = 12;
  * from current, a new sidecar daemon starts with its gate, and a still-pending operation is
  * handled again.
  */
-async function drive(behaviour: AgentBehaviour, crashAt: number | null, mode: RebootMode): Promise<{ world: ManagedWorld; trace: string[] }> {
+async function drive(
+  behaviour: AgentBehaviour,
+  crashAt: number | null,
+  mode: RebootMode,
+): Promise<{ world: ManagedWorld; trace: string[] }> {
   const world = new ManagedWorld();
   const release = world.publishRelease('2.0.0');
   world.behaviours.set(digestOf(V2), behaviour);
@@ -66,25 +70,33 @@ async function expectSettled(world: ManagedWorld, trace: readonly string[], beha
   expect((await world.container.digest('kube1'))?.sha256, context).toBe(digestOf(expected));
   // The agent unit runs what current names (I12).
   const running = await world.services.mainExecutable();
-  expect(running === null ? null : (await world.fs.hashFile(running, 1 << 20)).sha256, context).toBe(digestOf(expected));
+  expect(running === null ? null : (await world.fs.hashFile(running, 1 << 20)).sha256, context).toBe(
+    digestOf(expected),
+  );
 }
 
-describe.each(['healthy', 'crash-on-start', 'crash-after-start'] as const)('managed path in sidecar mode with a %s candidate', (behaviour) => {
-  it('settles: Complete for a healthy candidate, otherwise rolled back and Failed', async () => {
-    const { world, trace } = await drive(behaviour, null, 'prefix');
-    await expectSettled(world, trace, behaviour);
-    expect(world.store.get('upgrade')?.phase).toBe(behaviour === 'healthy' ? 'Complete' : 'Failed');
-  });
-
-  it.each(['prefix', 'synced'] as const)('keeps the invariants after a crash at any FS op (%s durability)', async (mode) => {
-    const probe = await drive(behaviour, null, mode);
-    const count = probe.world.fs.opCount;
-    for (let crashAt = 0; crashAt < count; crashAt += 1) {
-      const { world, trace } = await drive(behaviour, crashAt, mode);
+describe.each(['healthy', 'crash-on-start', 'crash-after-start'] as const)(
+  'managed path in sidecar mode with a %s candidate',
+  (behaviour) => {
+    it('settles: Complete for a healthy candidate, otherwise rolled back and Failed', async () => {
+      const { world, trace } = await drive(behaviour, null, 'prefix');
       await expectSettled(world, trace, behaviour);
-    }
-  });
-});
+      expect(world.store.get('upgrade')?.phase).toBe(behaviour === 'healthy' ? 'Complete' : 'Failed');
+    });
+
+    it.each(['prefix', 'synced'] as const)(
+      'keeps the invariants after a crash at any FS op (%s durability)',
+      async (mode) => {
+        const probe = await drive(behaviour, null, mode);
+        const count = probe.world.fs.opCount;
+        for (let crashAt = 0; crashAt < count; crashAt += 1) {
+          const { world, trace } = await drive(behaviour, crashAt, mode);
+          await expectSettled(world, trace, behaviour);
+        }
+      },
+    );
+  },
+);
 
 describe('managed path in sidecar mode with an agent that hangs on start', () => {
   it('the restart times out, the failure is recorded, the gate rolls back and publishes Failed once', async () => {

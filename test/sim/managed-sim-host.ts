@@ -49,7 +49,15 @@ import { agentScript, CANARY, CONFIG, digestOf, LAYOUT, MEMBER, ManagedWorld } f
 /** How a candidate behaves: the service behaviours, or a release whose `version` command fails. */
 export type Behaviour = AgentBehaviour | 'version-fails';
 
-export type PortMethod = 'markInProgress' | 'publish' | 'scheduleRestart' | 'restart' | 'waitHealthy' | 'convergeAssets' | 'install' | 'digest';
+export type PortMethod =
+  | 'markInProgress'
+  | 'publish'
+  | 'scheduleRestart'
+  | 'restart'
+  | 'waitHealthy'
+  | 'convergeAssets'
+  | 'install'
+  | 'digest';
 
 export type PortFault =
   /** A refused cluster write (HTTP status, or a network error), or one applied whose response was lost. */
@@ -65,7 +73,12 @@ export interface PortCall {
 
 export type FaultChooser = (call: PortCall) => PortFault | null;
 
-const cluster = (status: number | null, afterWrite = false, times = 1): PortFault => ({ kind: 'cluster', status, afterWrite, times });
+const cluster = (status: number | null, afterWrite = false, times = 1): PortFault => ({
+  kind: 'cluster',
+  status,
+  afterWrite,
+  times,
+});
 
 /** Every way each faultable port call can fail. */
 export const FAULT_OPTIONS: Readonly<Record<PortMethod, readonly PortFault[]>> = {
@@ -197,7 +210,10 @@ export class SimHost {
     const tracked = await this.createOperation(spec);
     this.active = tracked;
     this.counts.clear();
-    await this.checkStep('U', `${spec.name} v${spec.version} ${spec.behaviour}${spec.wrongDigest === true ? ' wrong-digest' : ''}`);
+    await this.checkStep(
+      'U',
+      `${spec.name} v${spec.version} ${spec.behaviour}${spec.wrongDigest === true ? ' wrong-digest' : ''}`,
+    );
     this.process?.queue.set(spec.name, this.requestFor(spec.name));
     for (let round = 0; round < ROUNDS_MAX; round += 1) {
       if (await this.round()) {
@@ -240,13 +256,21 @@ export class SimHost {
     if (gated !== 'ok') return false;
     const opened = (gate as GateOutcome | null)?.kind === 'open';
     if (opened && !process.migrated) {
-      if ((await this.step('M', 'migrate', async () => ((await process.engine.migrate()).changed ? 'changed' : 'unchanged'))) !== 'ok') return false;
+      if (
+        (await this.step('M', 'migrate', async () =>
+          (await process.engine.migrate()).changed ? 'changed' : 'unchanged',
+        )) !== 'ok'
+      )
+        return false;
       process.migrated = true;
     }
     if (opened) {
       for (const [name, request] of [...process.queue]) {
         const result = await this.step('H', `handle ${name}`, async () => {
-          const outcome: HandleOutcome = await process.handler.handle({ ...request, phase: world.store.get(name)?.phase ?? null });
+          const outcome: HandleOutcome = await process.handler.handle({
+            ...request,
+            phase: world.store.get(name)?.phase ?? null,
+          });
           if (outcome.kind === 'handed-over') process.handedOver = true;
           if (outcome.kind !== 'requeue') process.queue.delete(name);
           return outcome.kind;
@@ -271,7 +295,9 @@ export class SimHost {
     let outcome: string;
     try {
       const report = await recover(this.recoverDependencies(), RECOVERY_MESSAGE);
-      outcome = report.recovered ? `recovered${report.rolledBackTo === null ? '' : ` to ${report.rolledBackTo}`}` : 'no record';
+      outcome = report.recovered
+        ? `recovered${report.rolledBackTo === null ? '' : ` to ${report.rolledBackTo}`}`
+        : 'no record';
     } catch (error) {
       outcome = `exit 1 (${codeOf(expected(error))})`;
     }
@@ -297,7 +323,10 @@ export class SimHost {
     this.processes += 1;
     const process = this.spawn(identity, self, doomed);
     this.process = process;
-    await this.checkStep('N', `daemon ${this.processes} runs ${this.slotLabel(self)}${doomed ? ' (crash-after-start)' : ''}`);
+    await this.checkStep(
+      'N',
+      `daemon ${this.processes} runs ${this.slotLabel(self)}${doomed ? ' (crash-after-start)' : ''}`,
+    );
     return process;
   }
 
@@ -312,19 +341,60 @@ export class SimHost {
           },
         }
       : world.clock;
-    const engine = new LayoutEngine(world.fs, world.services, world.logger, { layout: LAYOUT, binaryMaxBytes: CONFIG.artifact.maxBinaryBytes, euid: 0 });
+    const engine = new LayoutEngine(world.fs, world.services, world.logger, {
+      layout: LAYOUT,
+      binaryMaxBytes: CONFIG.artifact.maxBinaryBytes,
+      euid: 0,
+    });
     const records = new RecordStore(world.fs, LAYOUT.record);
     const states = new StateStore(world.fs, LAYOUT.state);
-    const effects = new HostEffects({ fs: world.fs, services: world.services, container: world.container, engine, config: CONFIG });
+    const effects = new HostEffects({
+      fs: world.fs,
+      services: world.services,
+      container: world.container,
+      engine,
+      config: CONFIG,
+    });
     const state = { handedOver: false };
     const gate = new StartupGate({
-      effects, records, states, store: world.store, services: world.services, clock, logger: world.logger, config: CONFIG, mode: 'self-hosted', instanceId, selfExecutable: self,
+      effects,
+      records,
+      states,
+      store: world.store,
+      services: world.services,
+      clock,
+      logger: world.logger,
+      config: CONFIG,
+      mode: 'self-hosted',
+      instanceId,
+      selfExecutable: self,
       handedOver: () => state.handedOver,
     });
     const handler = new AgentUpgradeHandler({
-      fs: world.fs, services: world.services, container: world.container, runner: world.runner, clock, logger: world.logger, engine, config: CONFIG, arch: 'amd64',
-      lock: world.lock, store: world.store, records, states, source: world.source, extractor: new TarGzExtractor(), instanceId,
-      interrupted: interruptedActivationFor({ fs: world.fs, services: world.services, container: world.container, engine, config: CONFIG, logger: world.logger }),
+      fs: world.fs,
+      services: world.services,
+      container: world.container,
+      runner: world.runner,
+      clock,
+      logger: world.logger,
+      engine,
+      config: CONFIG,
+      arch: 'amd64',
+      lock: world.lock,
+      store: world.store,
+      records,
+      states,
+      source: world.source,
+      extractor: new TarGzExtractor(),
+      instanceId,
+      interrupted: interruptedActivationFor({
+        fs: world.fs,
+        services: world.services,
+        container: world.container,
+        engine,
+        config: CONFIG,
+        logger: world.logger,
+      }),
     });
     const queue = new Map<string, AgentUpgradeRequest>();
     // What the watch delivers to a new process: operations not yet started.
@@ -333,18 +403,54 @@ export class SimHost {
       if (phase === null || phase === 'Pending') queue.set(name, this.requestFor(name));
     }
     return {
-      identity, gate, handler, engine, doomed, queue, migrated: false,
-      get handedOver() { return state.handedOver; },
-      set handedOver(value: boolean) { state.handedOver = value; },
+      identity,
+      gate,
+      handler,
+      engine,
+      doomed,
+      queue,
+      migrated: false,
+      get handedOver() {
+        return state.handedOver;
+      },
+      set handedOver(value: boolean) {
+        state.handedOver = value;
+      },
     };
   }
 
   private recoverDependencies() {
     const { world } = this;
-    const engine = new LayoutEngine(world.fs, world.services, world.logger, { layout: LAYOUT, binaryMaxBytes: CONFIG.artifact.maxBinaryBytes, euid: 0 });
-    const effects = new HostEffects({ fs: world.fs, services: world.services, container: world.container, engine, config: CONFIG });
-    const interrupted = interruptedActivationFor({ fs: world.fs, services: world.services, container: world.container, engine, config: CONFIG, logger: world.logger });
-    return { lock: world.lock, records: new RecordStore(world.fs, LAYOUT.record), effects, services: world.services, clock: world.clock, logger: world.logger, config: CONFIG, interrupted };
+    const engine = new LayoutEngine(world.fs, world.services, world.logger, {
+      layout: LAYOUT,
+      binaryMaxBytes: CONFIG.artifact.maxBinaryBytes,
+      euid: 0,
+    });
+    const effects = new HostEffects({
+      fs: world.fs,
+      services: world.services,
+      container: world.container,
+      engine,
+      config: CONFIG,
+    });
+    const interrupted = interruptedActivationFor({
+      fs: world.fs,
+      services: world.services,
+      container: world.container,
+      engine,
+      config: CONFIG,
+      logger: world.logger,
+    });
+    return {
+      lock: world.lock,
+      records: new RecordStore(world.fs, LAYOUT.record),
+      effects,
+      services: world.services,
+      clock: world.clock,
+      logger: world.logger,
+      config: CONFIG,
+      interrupted,
+    };
   }
 
   /** The doomed process exits: the kernel drops its lock, systemd marks the unit failed. */
@@ -364,7 +470,10 @@ export class SimHost {
     await this.world.reboot(mode);
     guardActiveSlotCheaply(this.world.fs);
     this.interceptHost();
-    await this.checkStep('^', `reboot (${mode}); the unit starts ${this.slotLabel(await this.world.services.mainExecutable())}`);
+    await this.checkStep(
+      '^',
+      `reboot (${mode}); the unit starts ${this.slotLabel(await this.world.services.mainExecutable())}`,
+    );
     this.options.afterReboot?.(this);
   }
 
@@ -377,7 +486,10 @@ export class SimHost {
       detail = await body();
     } catch (error) {
       if (error instanceof SimulatedCrash) {
-        this.log('$', `${label}: crash at ${error.op === null ? 'a later call' : `op ${error.op.index} ${error.op.op} ${error.op.path}`}`);
+        this.log(
+          '$',
+          `${label}: crash at ${error.op === null ? 'a later call' : `op ${error.op.index} ${error.op.op} ${error.op.path}`}`,
+        );
         await this.reboot();
         return 'crash';
       }
@@ -388,7 +500,9 @@ export class SimHost {
       }
       if (error instanceof SimFailure) throw error;
       if (!(error instanceof FailureSignal) && translatePortError(error) === null) {
-        throw this.failure(`${label} threw ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+        throw this.failure(
+          `${label} threw ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+        );
       }
       detail = `error ${codeOf(error)}`;
       result = 'error';
@@ -412,23 +526,30 @@ export class SimHost {
     // I1: the agent starts from current, or from the legacy entry while current does not resolve.
     if (view.currentDigest === null) problems.push('I1: no runnable agent binary');
     else if (!view.currentExecutable) problems.push('I1: the current binary is not executable');
-    else if (!this.versions.has(view.currentDigest)) problems.push(`I1: the current binary has an unknown digest ${view.currentDigest.slice(0, 8)} (torn or empty)`);
+    else if (!this.versions.has(view.currentDigest))
+      problems.push(`I1: the current binary has an unknown digest ${view.currentDigest.slice(0, 8)} (torn or empty)`);
     if (view.record === 'invalid') problems.push('I4: the record does not parse');
-    if (this.world.store.violations.length > 0) problems.push(`I5: a second, different terminal status: ${JSON.stringify(this.world.store.violations)}`);
+    if (this.world.store.violations.length > 0)
+      problems.push(`I5: a second, different terminal status: ${JSON.stringify(this.world.store.violations)}`);
     for (const name of this.ops.keys()) {
-      if (this.world.store.terminalWrites(name) > 1) problems.push(`I5: ${name} became terminal ${this.world.store.terminalWrites(name)} times`);
+      if (this.world.store.terminalWrites(name) > 1)
+        problems.push(`I5: ${name} became terminal ${this.world.store.terminalWrites(name)} times`);
     }
     const active = this.active;
     if (active !== null) {
       const current = view.currentDigest;
       if (current !== active.previousDigest && current !== active.candidateDigest) {
-        problems.push(`I2: current names ${this.versionOf(current)}, neither the previous ${this.versionOf(active.previousDigest)} nor the candidate`);
+        problems.push(
+          `I2: current names ${this.versionOf(current)}, neither the previous ${this.versionOf(active.previousDigest)} nor the candidate`,
+        );
       }
       const phase = this.world.store.get(active.spec.name)?.phase ?? null;
       if (phase === 'Complete' && active.lastPhase !== 'Complete') {
         const copy = view.nspawn;
         if (current !== active.candidateDigest || copy !== current) {
-          problems.push(`I7: Complete published with current ${this.versionOf(current)} and nspawn ${this.versionOf(copy)}; candidate ${this.versionOf(active.candidateDigest)}`);
+          problems.push(
+            `I7: Complete published with current ${this.versionOf(current)} and nspawn ${this.versionOf(copy)}; candidate ${this.versionOf(active.candidateDigest)}`,
+          );
         }
       }
       active.lastPhase = phase;
@@ -444,25 +565,40 @@ export class SimHost {
     const problems: string[] = [];
     const name = tracked.spec.name;
     const status = world.store.get(name);
-    if (world.store.terminalWrites(name) !== 1) problems.push(`I5: ${name} has ${world.store.terminalWrites(name)} terminal writes (phase ${status?.phase ?? 'none'})`);
+    if (world.store.terminalWrites(name) !== 1)
+      problems.push(
+        `I5: ${name} has ${world.store.terminalWrites(name)} terminal writes (phase ${status?.phase ?? 'none'})`,
+      );
     if (view.record !== null) problems.push('I6: the record is still there');
     const current = view.currentDigest;
     const copy = view.nspawn;
     if (status?.phase === 'Complete') {
       if (current !== tracked.candidateDigest) problems.push(`I12: Complete but current is ${this.versionOf(current)}`);
-      if (tracked.spec.behaviour !== 'healthy' || tracked.spec.wrongDigest === true) problems.push(`I12: Complete for a ${tracked.spec.behaviour} candidate`);
+      if (tracked.spec.behaviour !== 'healthy' || tracked.spec.wrongDigest === true)
+        problems.push(`I12: Complete for a ${tracked.spec.behaviour} candidate`);
     } else if (status?.phase === 'Failed') {
-      if (current !== tracked.previousDigest) problems.push(`I12: Failed but current is ${this.versionOf(current)}, not the previous ${this.versionOf(tracked.previousDigest)}`);
+      if (current !== tracked.previousDigest)
+        problems.push(
+          `I12: Failed but current is ${this.versionOf(current)}, not the previous ${this.versionOf(tracked.previousDigest)}`,
+        );
     } else {
       problems.push(`I5: ${name} ended ${status?.phase ?? 'without a status'}`);
     }
-    if (copy !== current) problems.push(`I7/I12: nspawn holds ${this.versionOf(copy)} while current is ${this.versionOf(current)}`);
+    if (copy !== current)
+      problems.push(`I7/I12: nspawn holds ${this.versionOf(copy)} while current is ${this.versionOf(current)}`);
     const temps = await this.tempsAfterFaults(snapshot);
     if (temps.length > 0) problems.push(`temp entries left: ${temps.join(', ')}`);
     // The agent that runs is the binary current names (a legacy process runs the same bytes).
-    const running = (await world.services.mainExecutable()) === null ? null : (world.services.starts[world.services.starts.length - 1]?.digest ?? null);
-    if (running !== current) problems.push(`I12: the unit runs ${this.versionOf(running)}, not current ${this.versionOf(current)}`);
-    const exposed = JSON.stringify(world.logger.lines) + JSON.stringify(world.store.history(name)) + JSON.stringify(world.runner.runs);
+    const running =
+      (await world.services.mainExecutable()) === null
+        ? null
+        : (world.services.starts[world.services.starts.length - 1]?.digest ?? null);
+    if (running !== current)
+      problems.push(`I12: the unit runs ${this.versionOf(running)}, not current ${this.versionOf(current)}`);
+    const exposed =
+      JSON.stringify(world.logger.lines) +
+      JSON.stringify(world.store.history(name)) +
+      JSON.stringify(world.runner.runs);
     if (exposed.includes(CANARY)) problems.push('I8: the URL query reached a log line, status or argv');
     if (problems.length > 0) throw this.failure(problems.join('; '));
   }
@@ -476,8 +612,14 @@ export class SimHost {
     const temps = tempEntries(snapshot);
     if (temps.length === 0 || this.options.fsErrnoFaults !== true) return temps;
     this.world.fs.clearFaults();
-    const engine = new LayoutEngine(this.world.fs, this.world.services, this.world.logger, { layout: LAYOUT, binaryMaxBytes: CONFIG.artifact.maxBinaryBytes, euid: 0 });
-    await this.step('M', `next start's migrate sweeps ${temps.length} temp(s)`, async () => ((await engine.migrate()).changed ? 'changed' : 'unchanged'));
+    const engine = new LayoutEngine(this.world.fs, this.world.services, this.world.logger, {
+      layout: LAYOUT,
+      binaryMaxBytes: CONFIG.artifact.maxBinaryBytes,
+      euid: 0,
+    });
+    await this.step('M', `next start's migrate sweeps ${temps.length} temp(s)`, async () =>
+      (await engine.migrate()).changed ? 'changed' : 'unchanged',
+    );
     return tempEntries(this.world.fs.snapshot());
   }
 
@@ -534,7 +676,9 @@ export class SimHost {
   private hostSummary(view: HostView): string {
     const record = view.record;
     const recordText = record === null ? '-' : record === 'invalid' ? 'INVALID' : summarizeRecord(record);
-    const phases = [...this.ops.keys()].slice(-1).map((name) => `${name}=${this.world.store.get(name)?.phase ?? 'new'}`);
+    const phases = [...this.ops.keys()]
+      .slice(-1)
+      .map((name) => `${name}=${this.world.store.get(name)?.phase ?? 'new'}`);
     const current = view.viaCurrent ? this.slotLabel(view.current) : 'legacy';
     return `cur=${current}:${this.versionOf(view.currentDigest)} lg=${this.slotLabel(view.lastGood)} nspawn=${this.versionOf(view.nspawn)} rec=${recordText} ${phases.join(' ')}`;
   }
@@ -543,14 +687,20 @@ export class SimHost {
 
   private async createOperation(spec: UpgradeSpec): Promise<Tracked> {
     const { world } = this;
-    const script = spec.behaviour === 'version-fails' ? `#!/bin/sh\n# broken build ${spec.version}\nexit 1\n` : agentScript(spec.version);
+    const script =
+      spec.behaviour === 'version-fails'
+        ? `#!/bin/sh\n# broken build ${spec.version}\nexit 1\n`
+        : agentScript(spec.version);
     const archive = releaseArchive(MEMBER, script);
     const url = `https://releases.example/agent-${spec.version}-${spec.name}.tar.gz?sig=${CANARY}`;
     world.source.archives.set(url, archive);
     const candidateDigest = digestOf(script);
     this.versions.set(candidateDigest, `v${spec.version}${spec.behaviour === 'version-fails' ? '(broken)' : ''}`);
     if (spec.behaviour !== 'version-fails') world.behaviours.set(candidateDigest, spec.behaviour);
-    const parameters = { downloadURL: url, sha256: spec.wrongDigest === true ? '0'.repeat(64) : createHash('sha256').update(archive).digest('hex') };
+    const parameters = {
+      downloadURL: url,
+      sha256: spec.wrongDigest === true ? '0'.repeat(64) : createHash('sha256').update(archive).digest('hex'),
+    };
     const ref = world.store.create({ name: spec.name, parameters });
     const previousDigest = (await this.view()).currentDigest;
     if (previousDigest === null) throw this.failure('I1: no current binary before the upgrade');
@@ -625,7 +775,6 @@ function summarizeRecord(record: UpgradeRecord): string {
   if (record.completed) parts.push('done');
   return parts.join(',');
 }
-
 
 /** Returns an operating error (a failure or a port error); rethrows crashes and programming errors. */
 function expected(error: unknown): unknown {

@@ -49,8 +49,14 @@ export class MemoryArtifactSource implements ArtifactSource {
 
   async open(request: ArtifactRequest): Promise<ArtifactStream> {
     const body = this.archives.get(request.url.revealForRequest());
-    if (body === undefined) throw new ArtifactError('E_HTTP_STATUS', `download from ${request.url.toString()} failed: HTTP status 404`);
-    return { contentLength: body.length, body: (async function* () { yield body; })() };
+    if (body === undefined)
+      throw new ArtifactError('E_HTTP_STATUS', `download from ${request.url.toString()} failed: HTTP status 404`);
+    return {
+      contentLength: body.length,
+      body: (async function* () {
+        yield body;
+      })(),
+    };
   }
 }
 
@@ -92,22 +98,66 @@ export class ManagedWorld {
   daemon(selfExecutable: string | null = null, config: UpgraderConfig = CONFIG) {
     this.instances += 1;
     const instanceId = this.instances.toString(16).padStart(32, '0');
-    const engine = new LayoutEngine(this.fs, this.services, this.logger, { layout: LAYOUT, binaryMaxBytes: CONFIG.artifact.maxBinaryBytes, euid: 0 });
+    const engine = new LayoutEngine(this.fs, this.services, this.logger, {
+      layout: LAYOUT,
+      binaryMaxBytes: CONFIG.artifact.maxBinaryBytes,
+      euid: 0,
+    });
     const records = new RecordStore(this.fs, LAYOUT.record);
     const states = new StateStore(this.fs, LAYOUT.state);
-    const effects = new HostEffects({ fs: this.fs, services: this.services, container: this.container, engine, config: CONFIG });
+    const effects = new HostEffects({
+      fs: this.fs,
+      services: this.services,
+      container: this.container,
+      engine,
+      config: CONFIG,
+    });
     this.scriptVersions();
     const base = {
-      fs: this.fs, services: this.services, container: this.container, runner: this.runner, clock: this.clock, logger: this.logger,
-      engine, config, arch: 'amd64' as const,
+      fs: this.fs,
+      services: this.services,
+      container: this.container,
+      runner: this.runner,
+      clock: this.clock,
+      logger: this.logger,
+      engine,
+      config,
+      arch: 'amd64' as const,
     };
     let handedOver = false;
     const gate = new StartupGate({
-      effects, records, states, store: this.store, services: this.services, clock: this.clock, logger: this.logger, config: CONFIG,
-      mode: config.agent.mode, instanceId, selfExecutable, handedOver: () => handedOver,
+      effects,
+      records,
+      states,
+      store: this.store,
+      services: this.services,
+      clock: this.clock,
+      logger: this.logger,
+      config: CONFIG,
+      mode: config.agent.mode,
+      instanceId,
+      selfExecutable,
+      handedOver: () => handedOver,
     });
-    const interrupted = interruptedActivationFor({ fs: this.fs, services: this.services, container: this.container, engine, config: CONFIG, logger: this.logger });
-    const handler = new AgentUpgradeHandler({ ...base, lock: this.lock, store: this.store, records, states, source: this.source, extractor: new TarGzExtractor(), instanceId, interrupted });
+    const interrupted = interruptedActivationFor({
+      fs: this.fs,
+      services: this.services,
+      container: this.container,
+      engine,
+      config: CONFIG,
+      logger: this.logger,
+    });
+    const handler = new AgentUpgradeHandler({
+      ...base,
+      lock: this.lock,
+      store: this.store,
+      records,
+      states,
+      source: this.source,
+      extractor: new TarGzExtractor(),
+      instanceId,
+      interrupted,
+    });
     return {
       instanceId,
       gate,
@@ -127,7 +177,13 @@ export class ManagedWorld {
       recover: (message: string) =>
         recover(
           {
-            lock: this.lock, records, effects, services: this.services, clock: this.clock, logger: this.logger, config: CONFIG,
+            lock: this.lock,
+            records,
+            effects,
+            services: this.services,
+            clock: this.clock,
+            logger: this.logger,
+            config: CONFIG,
             interrupted,
           },
           message,
@@ -154,7 +210,13 @@ export class ManagedWorld {
   }
 
   private newContainer(): MemoryContainerRootfs {
-    return new MemoryContainerRootfs({ fs: this.fs, machinesDir: '/var/lib/machines', binaryPath: '/usr/local/bin/aks-flex-node', activeMachine: () => 'kube1', maxBytes: CONFIG.artifact.maxBinaryBytes });
+    return new MemoryContainerRootfs({
+      fs: this.fs,
+      machinesDir: '/var/lib/machines',
+      binaryPath: '/usr/local/bin/aks-flex-node',
+      activeMachine: () => 'kube1',
+      maxBytes: CONFIG.artifact.maxBinaryBytes,
+    });
   }
 
   /** `<binary> version` prints the version written in the script: the staged download and both slots. */

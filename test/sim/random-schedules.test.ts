@@ -14,7 +14,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Prng } from './prng.js';
-import { FAULT_OPTIONS, SimFailure, SimHost, type Behaviour, type FaultChooser, type PortFault } from './managed-sim-host.js';
+import {
+  FAULT_OPTIONS,
+  SimFailure,
+  SimHost,
+  type Behaviour,
+  type FaultChooser,
+  type PortFault,
+} from './managed-sim-host.js';
 
 const SEEDS_COUNT = 300;
 const SEED_BASE = 0x5eed_0000;
@@ -114,28 +121,36 @@ afterAll(() => {
 });
 
 const chunks: number[][] = [];
-for (let start = 0; start < seeds.length; start += SEEDS_PER_TEST) chunks.push(seeds.slice(start, start + SEEDS_PER_TEST));
+for (let start = 0; start < seeds.length; start += SEEDS_PER_TEST)
+  chunks.push(seeds.slice(start, start + SEEDS_PER_TEST));
 
 describe('random schedules of crashes, port faults and candidate behaviours over sequential managed upgrades', () => {
-  it.each(chunks.map((chunk) => [chunk[0] ?? 0, chunk[chunk.length - 1] ?? 0, chunk] as const))('seeds %i … %i keep every invariant', async (_first, _last, chunk) => {
-    const failures: string[] = [];
-    for (const seed of chunk) {
-      try {
-        const { run, host } = await runSeed(seed);
-        totals.seeds += 1;
-        totals.upgrades += run.upgrades;
-        totals.crashes += run.crashes;
-        totals.faults += run.faults;
-        totals.complete += run.phases.filter((phase) => phase === 'Complete').length;
-        totals.failed += run.phases.filter((phase) => phase === 'Failed').length;
-        if (replaySeed !== null) console.info(host.formatTrace());
-      } catch (error) {
-        if (!(error instanceof SimFailure)) throw error;
-        failures.push(`seed ${seed} (replay: SIM_SEED=${seed} npx vitest run test/sim/random-schedules.test.ts)\n${error.message}`);
+  it.each(chunks.map((chunk) => [chunk[0] ?? 0, chunk[chunk.length - 1] ?? 0, chunk] as const))(
+    'seeds %i … %i keep every invariant',
+    async (_first, _last, chunk) => {
+      const failures: string[] = [];
+      for (const seed of chunk) {
+        try {
+          const { run, host } = await runSeed(seed);
+          totals.seeds += 1;
+          totals.upgrades += run.upgrades;
+          totals.crashes += run.crashes;
+          totals.faults += run.faults;
+          totals.complete += run.phases.filter((phase) => phase === 'Complete').length;
+          totals.failed += run.phases.filter((phase) => phase === 'Failed').length;
+          if (replaySeed !== null) console.info(host.formatTrace());
+        } catch (error) {
+          if (!(error instanceof SimFailure)) throw error;
+          failures.push(
+            `seed ${seed} (replay: SIM_SEED=${seed} npx vitest run test/sim/random-schedules.test.ts)\n${error.message}`,
+          );
+        }
       }
-    }
-    const headlines = failures.map((failure) => failure.split('\n').slice(0, 2).join(' — ')).join('\n');
-    expect(failures.length, `${failures.length} of ${chunk.length} seeds broke an invariant:\n${headlines}\n\nFirst failing seed:\n${failures[0] ?? ''}`).toBe(0);
-  });
+      const headlines = failures.map((failure) => failure.split('\n').slice(0, 2).join(' — ')).join('\n');
+      expect(
+        failures.length,
+        `${failures.length} of ${chunk.length} seeds broke an invariant:\n${headlines}\n\nFirst failing seed:\n${failures[0] ?? ''}`,
+      ).toBe(0);
+    },
+  );
 });
-

@@ -46,7 +46,9 @@ describe('protocol rules that fix the reference’s weaknesses', () => {
     await upgrade(probe, '2.0.0', 'first');
     const before = probe.fs.opCount;
     await upgrade(probe, '3.0.0', 'second');
-    const switchOp = probe.fs.journal.find((entry) => entry.index >= before && entry.op === 'rename' && entry.path === LAYOUT.current);
+    const switchOp = probe.fs.journal.find(
+      (entry) => entry.index >= before && entry.op === 'rename' && entry.path === LAYOUT.current,
+    );
     expect(switchOp).toBeDefined();
 
     const world = new ManagedWorld();
@@ -56,7 +58,9 @@ describe('protocol rules that fix the reference’s weaknesses', () => {
     const release = world.publishRelease('3.0.0');
     const parameters = { downloadURL: release.url, sha256: release.sha256 };
     const operation = world.store.create({ name: 'second', parameters });
-    await expect(world.daemon().handler.handle({ operation, phase: null, parameters })).rejects.toBeInstanceOf(SimulatedCrash);
+    await expect(world.daemon().handler.handle({ operation, phase: null, parameters })).rejects.toBeInstanceOf(
+      SimulatedCrash,
+    );
     await world.reboot('prefix');
 
     // An OnFailure-triggered recover while the record names a candidate that never became current.
@@ -129,11 +133,24 @@ describe('protocol rules that fix the reference’s weaknesses', () => {
     const operation = world.store.create({ name: 'pending', parameters });
     await world.daemon().handler.handle({ operation, phase: null, parameters });
 
-    const engine = new LayoutEngine(world.fs, world.services, world.logger, { layout: LAYOUT, binaryMaxBytes: CONFIG.artifact.maxBinaryBytes, euid: 0 });
-    const activation = new Activation({
-      fs: world.fs, services: world.services, container: world.container, runner: world.runner, clock: world.clock, logger: world.logger,
-      engine, config: CONFIG, arch: 'amd64',
+    const engine = new LayoutEngine(world.fs, world.services, world.logger, {
+      layout: LAYOUT,
+      binaryMaxBytes: CONFIG.artifact.maxBinaryBytes,
+      euid: 0,
     });
-    await expect(activation.activate({ candidatePath: LAYOUT.blue })).rejects.toMatchObject({ failure: { code: 'E_UPGRADE_PENDING' } });
+    const activation = new Activation({
+      fs: world.fs,
+      services: world.services,
+      container: world.container,
+      runner: world.runner,
+      clock: world.clock,
+      logger: world.logger,
+      engine,
+      config: CONFIG,
+      arch: 'amd64',
+    });
+    await expect(activation.activate({ candidatePath: LAYOUT.blue })).rejects.toMatchObject({
+      failure: { code: 'E_UPGRADE_PENDING' },
+    });
   });
 });

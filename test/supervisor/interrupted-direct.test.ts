@@ -24,13 +24,18 @@ describe('direct activation interrupted under the supervisor', () => {
   const cli = (...args: string[]) => sandbox.cli(...args);
   const running = (name: 'blue' | 'green') => sandbox.running(name);
   const statePath = () => path('/etc/aks-flex-node/agent-upgrade-state.json');
-  const quarantine = () => (existsSync(statePath()) ? (JSON.parse(readFileSync(statePath(), 'utf8')) as { quarantine: string[] }).quarantine : []);
+  const quarantine = () =>
+    existsSync(statePath())
+      ? (JSON.parse(readFileSync(statePath(), 'utf8')) as { quarantine: string[] }).quarantine
+      : [];
   const digest = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
   /** Starts `activate CANDIDATE` and delivers `signal` once the candidate is current (the health wait). */
   const interruptedActivation = async (candidate: string, signal: NodeJS.Signals) => {
     const before = link('current');
-    const child = spawn(process.execPath, [CLI, 'activate', candidate, '--root', sandbox.root, '--json'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [CLI, 'activate', candidate, '--root', sandbox.root, '--json'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     const out: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));

@@ -18,8 +18,6 @@ const SOCKET = '/run/aks-flex-node-supervisor.sock';
 /** Every wait in this file: a supervisor starts and an agent stops within a few seconds. */
 const WAIT_MS = 15_000;
 
-
-
 /**
  * A supervisor process killed by SIGKILL under a running agent (the compiled test agent), then a
  * new `agent-upgrade supervise`: exactly one agent runs afterwards, never the old one beside it.
@@ -32,7 +30,8 @@ describe('a supervisor killed by SIGKILL', () => {
   const blue = () => realpathSync(path(`${SLOTS}/aks-flex-node-blue`));
 
   /** `agent-upgrade supervise`, as an operator or a container runs it. */
-  const superviseCli = () => track(spawn(process.execPath, [CLI, 'supervise', '--root', scratch.root], { stdio: 'ignore' }));
+  const superviseCli = () =>
+    track(spawn(process.execPath, [CLI, 'supervise', '--root', scratch.root], { stdio: 'ignore' }));
 
   /** The same Supervisor without the parent-death signal: a host without setpriv, or the instant before it is set. */
   const superviseWithoutDeathSignal = () => {
@@ -49,7 +48,9 @@ describe('a supervisor killed by SIGKILL', () => {
       parentDeathSignal: false,
     };
     const script = `import { Supervisor } from ${JSON.stringify(module)}; await new Supervisor(JSON.parse(process.argv[1])).start();`;
-    return track(spawn(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(options)], { stdio: 'ignore' }));
+    return track(
+      spawn(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(options)], { stdio: 'ignore' }),
+    );
   };
 
   function track(child: ChildProcess): ChildProcess {
@@ -68,7 +69,10 @@ describe('a supervisor killed by SIGKILL', () => {
     let pid: number | null = null;
     await waitFor(async () => {
       const reply = await requestSupervisor(path(SOCKET), { op: 'status' }, 2000).catch(() => null);
-      pid = reply?.ok === true && reply.mainPid !== null && runningFrom(blue()).includes(reply.mainPid) ? reply.mainPid : null;
+      pid =
+        reply?.ok === true && reply.mainPid !== null && runningFrom(blue()).includes(reply.mainPid)
+          ? reply.mainPid
+          : null;
       return pid !== null;
     }, WAIT_MS);
     return pid;
@@ -83,17 +87,26 @@ describe('a supervisor killed by SIGKILL', () => {
     mkdirSync(path('/etc/aks-flex-node'), { recursive: true });
     writeFileSync(
       path('/etc/aks-flex-node/agent-upgrade.json'),
-      JSON.stringify({ agent: { args: ['agent'] }, service: { manager: 'supervisor', ...FAST_SERVICE }, container: { manager: 'none' }, cluster: { manager: 'none' } }),
+      JSON.stringify({
+        agent: { args: ['agent'] },
+        service: { manager: 'supervisor', ...FAST_SERVICE },
+        container: { manager: 'none' },
+        cluster: { manager: 'none' },
+      }),
     );
     mkdirSync(path('/usr/local/bin'), { recursive: true });
     copyFileSync(buildTestAgent(path('agents'), { version: '1.0.0' }), path('/usr/local/bin/aks-flex-node'));
-    const migrate = spawnSync(process.execPath, [CLI, 'migrate', '--root', scratch.root, '--json'], { encoding: 'utf8', timeout: 60_000 });
+    const migrate = spawnSync(process.execPath, [CLI, 'migrate', '--root', scratch.root, '--json'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(migrate.status).toBe(0);
     services = new SupervisorServiceManager({ controlSocket: path(SOCKET), clock: new SystemClock() });
   }, 60_000);
 
   afterEach(async () => {
-    for (const child of supervisors.splice(0)) if (child.exitCode === null && child.signalCode === null) await killed(child);
+    for (const child of supervisors.splice(0))
+      if (child.exitCode === null && child.signalCode === null) await killed(child);
     // Whatever still runs from this test's slots was started by it (an orphan the fix failed to stop).
     for (const pid of runningFrom(blue())) process.kill(pid, 'SIGKILL');
     expect(await waitFor(() => runningFrom(blue()).length === 0, WAIT_MS)).toBe(true);

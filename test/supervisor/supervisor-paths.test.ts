@@ -63,7 +63,11 @@ describe('the built-in supervisor runs the same scenarios', () => {
   async function daemon(selfExecutable: string | null) {
     const config = await loadConfig(new NodeFileSystem(), { root: root() });
     if (!config.ok) throw new Error(config.failure.message);
-    const upgrader = createUpgrader({ config: config.value, identity: { ...TEST_IDENTITY, pid: process.pid }, logger: new RecordingLogger() });
+    const upgrader = createUpgrader({
+      config: config.value,
+      identity: { ...TEST_IDENTITY, pid: process.pid },
+      logger: new RecordingLogger(),
+    });
     if (!upgrader.ok) throw new Error(upgrader.failure.message);
     const session = upgrader.value.managed({ store, selfExecutable });
     if (!session.ok) throw new Error(session.failure.message);
@@ -81,23 +85,40 @@ describe('the built-in supervisor runs the same scenarios', () => {
     const parameters = publish({ version: '4.0.0' });
     const operation = store.create({ name: 'sup-ok', parameters });
     const old = await daemon(await services.mainExecutable());
-    expect(await old.handle({ operation, phase: null, parameters })).toEqual({ ok: true, value: { kind: 'handed-over' } });
+    expect(await old.handle({ operation, phase: null, parameters })).toEqual({
+      ok: true,
+      value: { kind: 'handed-over' },
+    });
     expect(await running('blue')).toBe(true);
 
     const restarted = await daemon(await services.mainExecutable());
     expect(await restarted.start()).toEqual({ ok: true, value: { kind: 'open' } });
     expect(store.get('sup-ok')).toMatchObject({ phase: 'Complete', reason: 'Succeeded' });
     expect(store.terminalWrites('sup-ok')).toBe(1);
-    expect({ current: link('current'), record: existsSync(path('/etc/aks-flex-node/agent-upgrade-signal.json')) }).toEqual({ current: 'blue', record: false });
+    expect({
+      current: link('current'),
+      record: existsSync(path('/etc/aks-flex-node/agent-upgrade-signal.json')),
+    }).toEqual({ current: 'blue', record: false });
   });
 
   it('managed, self-hosted: a crash-looping candidate hits the start limit; the hook recovers through last-good, which publishes Failed once', async () => {
     const parameters = publish({ version: '5.0.0', behaviour: 'crash-on-start' });
     const operation = store.create({ name: 'sup-crash', parameters });
     const old = await daemon(await services.mainExecutable());
-    expect(await old.handle({ operation, phase: null, parameters })).toEqual({ ok: true, value: { kind: 'handed-over' } });
+    expect(await old.handle({ operation, phase: null, parameters })).toEqual({
+      ok: true,
+      value: { kind: 'handed-over' },
+    });
     const record = path('/etc/aks-flex-node/agent-upgrade-signal.json');
-    expect(await waitFor(async () => existsSync(record) && JSON.parse(readFileSync(record, 'utf8')).failure != null && (await services.mainExecutable()) === slot('blue'), 40_000)).toBe(true);
+    expect(
+      await waitFor(
+        async () =>
+          existsSync(record) &&
+          JSON.parse(readFileSync(record, 'utf8')).failure != null &&
+          (await services.mainExecutable()) === slot('blue'),
+        40_000,
+      ),
+    ).toBe(true);
 
     // The hook's `recover` still holds the host lock while it waits for last-good to be healthy;
     // a daemon retries a busy gate, and so does this one (bounded).

@@ -21,20 +21,33 @@ async function server(tls = false): Promise<HostileServer> {
   return s;
 }
 
-interface Reply { status: number | undefined; body: string; error: string | undefined }
+interface Reply {
+  status: number | undefined;
+  body: string;
+  error: string | undefined;
+}
 
 /** A plain-proxy request as HTTP_PROXY clients send it: absolute URI to the proxy. */
 function viaProxy(proxyUrl: string, target: string): Promise<Reply> {
   const p = new URL(proxyUrl);
   return new Promise((resolve) => {
-    const req = httpRequest({ host: p.hostname, port: p.port, path: target, agent: false, timeout: 3000,
-      headers: { host: new URL(target).host, 'proxy-authorization': 'Basic c2VjcmV0' } }, (res) => {
-      let body = '';
-      res.setEncoding('latin1');
-      res.on('data', (c: string) => (body += c));
-      res.on('error', (e: NodeJS.ErrnoException) => resolve({ status: res.statusCode, body, error: e.code }));
-      res.on('end', () => resolve({ status: res.statusCode, body, error: undefined }));
-    });
+    const req = httpRequest(
+      {
+        host: p.hostname,
+        port: p.port,
+        path: target,
+        agent: false,
+        timeout: 3000,
+        headers: { host: new URL(target).host, 'proxy-authorization': 'Basic c2VjcmV0' },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('latin1');
+        res.on('data', (c: string) => (body += c));
+        res.on('error', (e: NodeJS.ErrnoException) => resolve({ status: res.statusCode, body, error: e.code }));
+        res.on('end', () => resolve({ status: res.statusCode, body, error: undefined }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (e: NodeJS.ErrnoException) => resolve({ status: undefined, body: '', error: e.code ?? e.message }));
     req.end();
@@ -46,8 +59,16 @@ function viaTunnel(proxyUrl: string, target: string, ca: string | undefined): Pr
   const p = new URL(proxyUrl);
   const t = new URL(target);
   return new Promise((resolve) => {
-    const fail = (e: NodeJS.ErrnoException): void => resolve({ status: undefined, body: '', error: e.code ?? e.message });
-    const connectReq = httpRequest({ host: p.hostname, port: p.port, method: 'CONNECT', path: t.host, agent: false, timeout: 3000 });
+    const fail = (e: NodeJS.ErrnoException): void =>
+      resolve({ status: undefined, body: '', error: e.code ?? e.message });
+    const connectReq = httpRequest({
+      host: p.hostname,
+      port: p.port,
+      method: 'CONNECT',
+      path: t.host,
+      agent: false,
+      timeout: 3000,
+    });
     connectReq.on('timeout', () => connectReq.destroy(new Error('timeout')));
     connectReq.on('error', fail);
     connectReq.on('connect', (res, socket: Socket) => {
@@ -56,16 +77,27 @@ function viaTunnel(proxyUrl: string, target: string, ca: string | undefined): Pr
         resolve({ status: res.statusCode, body: '', error: 'CONNECT refused' });
         return;
       }
-      const req = httpsRequest({
-        // No `agent` key: with one (even `false`) node ignores createConnection and dials direct.
-        host: t.hostname, port: t.port, path: t.pathname, timeout: 3000,
-        createConnection: () => tlsConnect({ socket, servername: t.hostname === '127.0.0.1' ? undefined : t.hostname, ...(ca ? { ca } : {}) }),
-      }, (r) => {
-        let body = '';
-        r.setEncoding('latin1');
-        r.on('data', (c: string) => (body += c));
-        r.on('end', () => resolve({ status: r.statusCode, body, error: undefined }));
-      });
+      const req = httpsRequest(
+        {
+          // No `agent` key: with one (even `false`) node ignores createConnection and dials direct.
+          host: t.hostname,
+          port: t.port,
+          path: t.pathname,
+          timeout: 3000,
+          createConnection: () =>
+            tlsConnect({
+              socket,
+              servername: t.hostname === '127.0.0.1' ? undefined : t.hostname,
+              ...(ca ? { ca } : {}),
+            }),
+        },
+        (r) => {
+          let body = '';
+          r.setEncoding('latin1');
+          r.on('data', (c: string) => (body += c));
+          r.on('end', () => resolve({ status: r.statusCode, body, error: undefined }));
+        },
+      );
       req.on('timeout', () => req.destroy(new Error('timeout')));
       req.on('error', (e: NodeJS.ErrnoException) => {
         socket.destroy();
@@ -115,7 +147,11 @@ describe('forward proxy', () => {
 });
 
 describe('forward proxy with a real env-honouring client (axios)', () => {
-  const saved = { HTTP_PROXY: process.env.HTTP_PROXY, HTTPS_PROXY: process.env.HTTPS_PROXY, NO_PROXY: process.env.NO_PROXY };
+  const saved = {
+    HTTP_PROXY: process.env.HTTP_PROXY,
+    HTTPS_PROXY: process.env.HTTPS_PROXY,
+    NO_PROXY: process.env.NO_PROXY,
+  };
   afterEach(() => {
     for (const [k, v] of Object.entries(saved)) {
       if (v === undefined) delete process.env[k];
@@ -132,7 +168,11 @@ describe('forward proxy with a real env-honouring client (axios)', () => {
     process.env.HTTP_PROXY = p.url;
     process.env.HTTPS_PROXY = p.url;
     process.env.NO_PROXY = '';
-    const opts = { timeout: 3000, responseType: 'text' as const, httpsAgent: new Agent({ ca: secure.tls?.caPem, keepAlive: false }) };
+    const opts = {
+      timeout: 3000,
+      responseType: 'text' as const,
+      httpsAgent: new Agent({ ca: secure.tls?.caPem, keepAlive: false }),
+    };
     expect((await axios.get<string>(plain.url('/a'), opts)).data).toBe('plain');
     // By name: axios' tunnel sets SNI to the host, and an IP as SNI draws a node deprecation warning.
     const secureUrl = secure.url('/b').replace('127.0.0.1', 'localhost');

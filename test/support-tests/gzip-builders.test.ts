@@ -1,7 +1,15 @@
 import { createGunzip, crc32, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
-  concatenatedGzip, crc32Zeros, endlessGzip, gzip, gzipBomb, gzipWithTrailing, notGzipSamples, tarHeader, truncatedGzip,
+  concatenatedGzip,
+  crc32Zeros,
+  endlessGzip,
+  gzip,
+  gzipBomb,
+  gzipWithTrailing,
+  notGzipSamples,
+  tarHeader,
+  truncatedGzip,
 } from '../support/archive/index.js';
 import { tool } from './helpers.js';
 
@@ -136,7 +144,8 @@ describe('notGzipSamples', () => {
   });
 
   it.each(Object.keys(notGzipSamples()) as (keyof ReturnType<typeof notGzipSamples>)[])(
-    '%s is rejected by gzip -t and by node', (key) => {
+    '%s is rejected by gzip -t and by node',
+    (key) => {
       expect(tool('gzip', ['-t'], samples[key]).status).toBe(1);
       expect(() => gunzipSync(samples[key])).toThrow();
     },

@@ -39,20 +39,24 @@ export function observe(url: string, options: GetOptions = {}): Promise<Observed
     };
     const get = url.startsWith('https:') ? httpsGet : httpGet;
     // agent: false — a fresh socket per request, so nothing is pooled past the test.
-    const req = get(url, { agent: false, headers: options.headers, ...(options.ca ? { ca: options.ca } : {}) }, (res) => {
-      status = res.statusCode;
-      headers = res.headers;
-      res.on('data', (c: Buffer) => {
-        chunks.push(c);
-        received += c.length;
-        if (options.stopAfterBytes !== undefined && received >= options.stopAfterBytes) finish();
-      });
-      res.on('error', (e) => (error ??= e));
-      res.on('close', () => {
-        complete = res.complete;
-        finish();
-      });
-    });
+    const req = get(
+      url,
+      { agent: false, headers: options.headers, ...(options.ca ? { ca: options.ca } : {}) },
+      (res) => {
+        status = res.statusCode;
+        headers = res.headers;
+        res.on('data', (c: Buffer) => {
+          chunks.push(c);
+          received += c.length;
+          if (options.stopAfterBytes !== undefined && received >= options.stopAfterBytes) finish();
+        });
+        res.on('error', (e) => (error ??= e));
+        res.on('close', () => {
+          complete = res.complete;
+          finish();
+        });
+      },
+    );
     req.on('error', (e) => {
       error ??= e;
       // After the headers, let the response deliver what it already parsed; it closes next.

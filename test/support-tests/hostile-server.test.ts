@@ -1,6 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  endless, type HostileServer, redirect, serve, stallAfter, stallBeforeHeaders, startHostileServer, status, trickle, truncate,
+  endless,
+  type HostileServer,
+  redirect,
+  serve,
+  stallAfter,
+  stallBeforeHeaders,
+  startHostileServer,
+  status,
+  trickle,
+  truncate,
 } from '../support/http/hostile-server.js';
 import { endlessGzip } from '../support/archive/gzip.js';
 import { startBlackHole } from '../support/http/black-hole.js';
@@ -203,14 +212,17 @@ describe('close', () => {
 });
 
 describe('black hole (accepts, never speaks)', () => {
-  it.each(['http', 'https'] as const)('a %s client gets no response and no handshake until it gives up', async (scheme) => {
-    const hole = await startBlackHole();
-    try {
-      const r = await observe(hole.url('/a.tgz', scheme), { timeoutMs: 300 });
-      expect(r.error?.code).toBe('CLIENT_TIMEOUT');
-      expect(hole.accepted()).toBe(1);
-    } finally {
-      await hole.close();
-    }
-  });
+  it.each(['http', 'https'] as const)(
+    'a %s client gets no response and no handshake until it gives up',
+    async (scheme) => {
+      const hole = await startBlackHole();
+      try {
+        const r = await observe(hole.url('/a.tgz', scheme), { timeoutMs: 300 });
+        expect(r.error?.code).toBe('CLIENT_TIMEOUT');
+        expect(hole.accepted()).toBe(1);
+      } finally {
+        await hole.close();
+      }
+    },
+  );
 });

@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import {
-  BLOCK, bytes, gnuLongName, gzip, headerChecksum, hugePaxHeader, manyRecordPaxHeader, paxHeader, paxRecord, releaseArchive,
-  tarArchive, tarAttacks, tarEntry, tarHeader, truncatedEntry,
+  BLOCK,
+  bytes,
+  gnuLongName,
+  gzip,
+  headerChecksum,
+  hugePaxHeader,
+  manyRecordPaxHeader,
+  paxHeader,
+  paxRecord,
+  releaseArchive,
+  tarArchive,
+  tarAttacks,
+  tarEntry,
+  tarHeader,
+  truncatedEntry,
 } from '../support/archive/index.js';
 import { tool } from './helpers.js';
 
@@ -137,7 +150,9 @@ describe('PAX and GNU extensions', () => {
 
   it('GNU tar honours PAX path and size overrides, GNU L long names and PAX global headers', () => {
     const longName = `dir/${'n'.repeat(180)}`;
-    expect(list(tarArchive([gnuLongName(longName), tarEntry({ name: 'short' }, 'x')])).stdout).toContain(` ${longName}\n`);
+    expect(list(tarArchive([gnuLongName(longName), tarEntry({ name: 'short' }, 'x')])).stdout).toContain(
+      ` ${longName}\n`,
+    );
     expect(list(attacks.gnuLongNameDecoy).stdout).toContain(` ${MEMBER}\n`);
     expect(list(attacks.paxPathOverride).stdout).toContain(` ${MEMBER}\n`);
     expect(list(attacks.paxGlobalPath).stdout).toContain(` ${MEMBER}\n`);

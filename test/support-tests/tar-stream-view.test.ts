@@ -12,7 +12,11 @@ const MEMBER = 'aks-flex-node-linux-amd64';
 const attacks = tarAttacks(MEMBER);
 
 // tar-stream's typings promise a known `type`, but unknown typeflags ('S', 'Z') arrive as null.
-interface Seen { readonly type: Header['type'] | null; readonly name: string; readonly pax: unknown }
+interface Seen {
+  readonly type: Header['type'] | null;
+  readonly name: string;
+  readonly pax: unknown;
+}
 
 async function view(tar: Uint8Array): Promise<{ entries: Seen[]; error: string | undefined }> {
   const ex = extract();
@@ -33,7 +37,11 @@ describe('tar-stream view of the catalogue', () => {
   it('the dangerous ones look like a plain "file" with the exact member name', async () => {
     const sparseRecords = await view(attacks.paxSparseRecords);
     expect(sparseRecords.entries).toEqual([
-      expect.objectContaining({ type: 'file', name: MEMBER, pax: expect.objectContaining({ 'GNU.sparse.numblocks': '1' }) }),
+      expect.objectContaining({
+        type: 'file',
+        name: MEMBER,
+        pax: expect.objectContaining({ 'GNU.sparse.numblocks': '1' }),
+      }),
     ]);
     // GNU tar applies a global `path`; tar-stream ignores it and reports the decoy.
     expect((await view(attacks.paxGlobalPath)).entries.map((e) => e.name)).toEqual(['decoy']);
@@ -59,7 +67,8 @@ describe('tar-stream view of the catalogue', () => {
   });
 
   it('errors it raises by itself, and end-of-archive slack it tolerates', async () => {
-    for (const k of ['truncated', 'oversizeDeclared'] as const) expect((await view(attacks[k])).error).toMatch(/Unexpected end of data/);
+    for (const k of ['truncated', 'oversizeDeclared'] as const)
+      expect((await view(attacks[k])).error).toMatch(/Unexpected end of data/);
     for (const k of ['badChecksum', 'garbageBlock', 'trailingGarbage', 'paxSizeOverride'] as const) {
       expect((await view(attacks[k])).error).toMatch(/Invalid tar header/);
     }

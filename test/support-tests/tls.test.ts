@@ -1,6 +1,12 @@
 import { X509Certificate } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CertVariant, type HostileServer, serve, startHostileServer, tlsMaterial } from '../support/http/hostile-server.js';
+import {
+  type CertVariant,
+  type HostileServer,
+  serve,
+  startHostileServer,
+  tlsMaterial,
+} from '../support/http/hostile-server.js';
 import { observe } from './helpers.js';
 
 const servers: HostileServer[] = [];

@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -38,7 +49,8 @@ export function snapshotTree(root: string, ignore: readonly string[] = ['/run'])
       else if (stat.isDirectory()) {
         out[key] = `dir ${mode}`;
         walk(path);
-      } else if (stat.isFile()) out[key] = `file ${mode} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
+      } else if (stat.isFile())
+        out[key] = `file ${mode} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
       else out[key] = `other ${mode}`;
     }
   };

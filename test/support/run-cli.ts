@@ -15,7 +15,10 @@ export interface CliRun {
 }
 
 /** Runs the real Cli over in-memory streams, building use cases the way main.ts does. */
-export async function runCliInMemory(argv: readonly string[], options: { euid?: number; overrides?: PortOverrides; tty?: boolean } = {}): Promise<CliRun> {
+export async function runCliInMemory(
+  argv: readonly string[],
+  options: { euid?: number; overrides?: PortOverrides; tty?: boolean } = {},
+): Promise<CliRun> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const out: Buffer[] = [];
@@ -41,7 +44,10 @@ export async function runCliInMemory(argv: readonly string[], options: { euid?: 
         overrides: { fileSystem: fs, ...options.overrides },
       });
     },
-    host: async () => ({ identity: { euid: options.euid ?? 0, arch: hostArchitecture(), pid: 4242, command: 'agent-upgrade' }, logger: new RecordingLogger() }),
+    host: async () => ({
+      identity: { euid: options.euid ?? 0, arch: hostArchitecture(), pid: 4242, command: 'agent-upgrade' },
+      logger: new RecordingLogger(),
+    }),
   };
   const exitCode = await runCli(createCli(), argv, context);
   return { exitCode, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };

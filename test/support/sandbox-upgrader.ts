@@ -20,7 +20,11 @@ export function sandboxConfig(root: string, changes: Partial<UpgraderConfig> = {
 }
 
 /** An Upgrader over the real host adapters (node:fs, flock) confined to `root`. */
-export function sandboxUpgrader(root: string, changes: Partial<UpgraderConfig> = {}, overrides: PortOverrides = {}): Upgrader {
+export function sandboxUpgrader(
+  root: string,
+  changes: Partial<UpgraderConfig> = {},
+  overrides: PortOverrides = {},
+): Upgrader {
   const created = createUpgrader({
     config: sandboxConfig(root, changes),
     identity: { euid: 0, arch: hostArchitecture(), pid: process.pid, command: 'vitest' },
@@ -46,5 +50,9 @@ export function sandboxEngine(root: string): LayoutEngine {
   const config = sandboxConfig(root);
   const layout = deriveLayout({ root, agentName: config.agent.name, ...config.paths });
   if (!layout.ok) throw new Error(layout.failure.message);
-  return new LayoutEngine(new NodeFileSystem(), new NoServiceManager(), new RecordingLogger(), { layout: layout.value, binaryMaxBytes: config.artifact.maxBinaryBytes, euid: 0 });
+  return new LayoutEngine(new NodeFileSystem(), new NoServiceManager(), new RecordingLogger(), {
+    layout: layout.value,
+    binaryMaxBytes: config.artifact.maxBinaryBytes,
+    euid: 0,
+  });
 }

@@ -27,7 +27,10 @@ export interface SupervisedSandbox {
   /** The slot a link names (`blue`, `green`). */
   link(name: 'current' | 'last-good'): string;
   /** The built CLI on this sandbox, with `--json`. */
-  cli(...args: string[]): { readonly status: number | null; readonly doc: { readonly error?: { readonly code: string } } };
+  cli(...args: string[]): {
+    readonly status: number | null;
+    readonly doc: { readonly error?: { readonly code: string } };
+  };
   /** Waits (bounded) until the supervised agent runs that slot. */
   running(name: 'blue' | 'green'): Promise<boolean>;
   close(): Promise<void>;
@@ -39,23 +42,39 @@ export async function startSupervisedSandbox(prefix: string): Promise<Supervised
   const path = (hostPath: string) => join(scratch.root, hostPath);
   const slot = (name: 'blue' | 'green') => realpathSync(path(`${SLOTS}/aks-flex-node-${name}`));
   const cli = (...args: string[]) => {
-    const run = spawnSync(process.execPath, [CLI, ...args, '--root', scratch.root, '--json'], { encoding: 'utf8', timeout: 90_000 });
+    const run = spawnSync(process.execPath, [CLI, ...args, '--root', scratch.root, '--json'], {
+      encoding: 'utf8',
+      timeout: 90_000,
+    });
     return { status: run.status, doc: JSON.parse(run.stdout || '{}') as { error?: { code: string } } };
   };
-  const agent = (build: TestAgentBuild) => buildTestAgent(join(scratch.root, 'agents'), { ...build, embedsUpgrader: true });
+  const agent = (build: TestAgentBuild) =>
+    buildTestAgent(join(scratch.root, 'agents'), { ...build, embedsUpgrader: true });
   mkdirSync(path('/etc/aks-flex-node'), { recursive: true });
   writeFileSync(
     path('/etc/aks-flex-node/agent-upgrade.json'),
-    JSON.stringify({ agent: { args: ['agent'] }, service: { manager: 'supervisor', ...FAST_SERVICE }, health: FAST_HEALTH, container: { manager: 'none' }, cluster: { manager: 'none' } }),
+    JSON.stringify({
+      agent: { args: ['agent'] },
+      service: { manager: 'supervisor', ...FAST_SERVICE },
+      health: FAST_HEALTH,
+      container: { manager: 'none' },
+      cluster: { manager: 'none' },
+    }),
   );
   mkdirSync(path('/usr/local/bin'), { recursive: true });
   copyFileSync(agent({ version: '1.0.0' }), path('/usr/local/bin/aks-flex-node'));
   if (cli('migrate').status !== 0) throw new Error('the sandbox did not migrate');
   const config = await loadConfig(new NodeFileSystem(), { root: scratch.root });
   if (!config.ok) throw new Error(config.failure.message);
-  const services = new SupervisorServiceManager({ controlSocket: path(config.value.service.supervisorSocket), clock: new SystemClock() });
-  const supervisor: ChildProcess = spawn(process.execPath, [CLI, 'supervise', '--root', scratch.root], { stdio: 'ignore' });
-  const running = (name: 'blue' | 'green') => waitFor(async () => (await services.mainExecutable()) === slot(name), 30_000);
+  const services = new SupervisorServiceManager({
+    controlSocket: path(config.value.service.supervisorSocket),
+    clock: new SystemClock(),
+  });
+  const supervisor: ChildProcess = spawn(process.execPath, [CLI, 'supervise', '--root', scratch.root], {
+    stdio: 'ignore',
+  });
+  const running = (name: 'blue' | 'green') =>
+    waitFor(async () => (await services.mainExecutable()) === slot(name), 30_000);
   const close = async () => {
     if (supervisor.exitCode === null) {
       const exited = new Promise((done) => supervisor.once('exit', done));

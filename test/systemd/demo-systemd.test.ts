@@ -14,7 +14,9 @@ describe('agent-upgrade demo --systemd', () => {
   it('upgrades to v2 and rolls back v3 under systemd, then removes its units', () => {
     const run = world.systemd.run(CLI, ['demo', '--systemd', '--json'], { timeoutMs: 120_000 });
     expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr }).toEqual({ status: 0, stderr: '' });
-    const { demo } = JSON.parse(run.stdout) as { demo: { sandbox: string; steps: { phase: string; running: string | null }[] } };
+    const { demo } = JSON.parse(run.stdout) as {
+      demo: { sandbox: string; steps: { phase: string; running: string | null }[] };
+    };
     expect(demo.steps.map((step) => [step.phase, step.running])).toEqual([
       ['legacy install', null],
       ['migrate', null],
@@ -23,11 +25,18 @@ describe('agent-upgrade demo --systemd', () => {
       ['install v3.0.0', 'green (v2.0.0)'],
     ]);
     expect(existsSync(demo.sandbox)).toBe(false);
-    const units = world.systemd.run('ls', ['/run/systemd/system']).stdout.split('\n').filter((name) => name.startsWith('agent-upgrade-demo-'));
+    const units = world.systemd
+      .run('ls', ['/run/systemd/system'])
+      .stdout.split('\n')
+      .filter((name) => name.startsWith('agent-upgrade-demo-'));
     expect(units).toEqual([]);
-    expect(world.systemd.run('systemctl', ['list-units', '--all', '--no-legend', 'agent-upgrade-demo-*']).stdout.trim()).toBe('');
+    expect(
+      world.systemd.run('systemctl', ['list-units', '--all', '--no-legend', 'agent-upgrade-demo-*']).stdout.trim(),
+    ).toBe('');
     // And nothing reached the host's own /run (the namespace has a private one).
-    const hostUnits = existsSync('/run/systemd/system') ? readdirSync('/run/systemd/system').filter((name) => name.startsWith('agent-upgrade-demo-')) : [];
+    const hostUnits = existsSync('/run/systemd/system')
+      ? readdirSync('/run/systemd/system').filter((name) => name.startsWith('agent-upgrade-demo-'))
+      : [];
     expect(hostUnits).toEqual([]);
   }, 150_000);
 });

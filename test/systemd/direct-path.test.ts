@@ -12,7 +12,8 @@ import { SystemdWorld, type SandboxHost } from '../support/systemd/systemd-host.
 describe('direct path on a real systemd', () => {
   let world: SystemdWorld;
   let host: SandboxHost;
-  const agent = (version: string, behaviour?: Parameters<typeof buildTestAgent>[1]['behaviour']) => buildTestAgent(world.agentsDir(), { version, behaviour });
+  const agent = (version: string, behaviour?: Parameters<typeof buildTestAgent>[1]['behaviour']) =>
+    buildTestAgent(world.agentsDir(), { version, behaviour });
 
   beforeAll(async () => {
     world = await SystemdWorld.create();
@@ -35,13 +36,19 @@ describe('direct path on a real systemd', () => {
     const migrated = host.cliJson(['migrate']);
     expect(migrated.status).toBe(0);
 
-    expect({ current: host.link('current'), lastGood: host.link('last-good') }).toEqual({ current: 'blue', lastGood: 'blue' });
+    expect({ current: host.link('current'), lastGood: host.link('last-good') }).toEqual({
+      current: 'blue',
+      lastGood: 'blue',
+    });
     expect(readFileSync(host.slotPath('blue'))).toEqual(readFileSync(agent('1.0.0')));
     const unitText = readFileSync(host.path(`/etc/systemd/system/${host.unit}`), 'utf8');
     expect(unitText).toContain(`ExecStart=${host.path('/usr/local/lib/aks-flex-node/aks-flex-node-current')} agent`);
     expect(unitText).toContain(`OnFailure=${host.recoveryUnit}`);
     // Same process, still running: migration does not restart the agent.
-    expect({ state: host.activeState(), pid: host.systemd.property(host.unit, 'MainPID') }).toEqual({ state: 'active', pid: pidBefore });
+    expect({ state: host.activeState(), pid: host.systemd.property(host.unit, 'MainPID') }).toEqual({
+      state: 'active',
+      pid: pidBefore,
+    });
     // systemd itself reads the rewritten unit: a restart runs the blue slot through the current link.
     expect(host.systemd.property(host.unit, 'NeedDaemonReload')).toBe('no');
     expect(host.systemctl('restart', host.unit).status).toBe(0);
@@ -54,7 +61,10 @@ describe('direct path on a real systemd', () => {
   it('activates a healthy candidate: current switches, the unit runs it, last-good keeps the previous', async () => {
     const result = host.cliJson(['activate', agent('2.0.0')]);
     expect(result.status).toBe(0);
-    expect({ current: host.link('current'), lastGood: host.link('last-good') }).toEqual({ current: 'green', lastGood: 'blue' });
+    expect({ current: host.link('current'), lastGood: host.link('last-good') }).toEqual({
+      current: 'green',
+      lastGood: 'blue',
+    });
     expect(host.activeState()).toBe('active');
     expect(host.mainExecutable()).toBe(host.slotPath('green'));
     expect(host.recordExists()).toBe(false);
@@ -64,7 +74,10 @@ describe('direct path on a real systemd', () => {
     const result = host.cliJson(['activate', agent('3.0.0', 'crash-on-start')]);
     expect(result.status).toBe(3);
     expect((result.doc.error as { code: string }).code).toBe('E_UNHEALTHY');
-    expect({ current: host.link('current'), lastGood: host.link('last-good') }).toEqual({ current: 'green', lastGood: 'green' });
+    expect({ current: host.link('current'), lastGood: host.link('last-good') }).toEqual({
+      current: 'green',
+      lastGood: 'green',
+    });
     expect(await host.waitRunning(host.slotPath('green'))).toBe(true);
     expect(host.activeState()).toBe('active');
     expect(host.state().quarantine).toHaveLength(1);

@@ -44,15 +44,37 @@ describe('log priorities in the journal', () => {
       .filter((line) => line !== '')
       .map((line) => JSON.parse(line) as { MESSAGE: string; PRIORITY: string })
       .filter((entry) => entry.MESSAGE.startsWith('{'))
-      .map((entry) => ({ level: (JSON.parse(entry.MESSAGE) as { level: number }).level, priority: Number(entry.PRIORITY) }));
+      .map((entry) => ({
+        level: (JSON.parse(entry.MESSAGE) as { level: number }).level,
+        priority: Number(entry.PRIORITY),
+      }));
 
   it('stores each line at its priority; `-p warning` has the warnings and not the info line', async () => {
     mkdirSync(host.path('/out'), { recursive: true });
-    const command = [CLI, 'fetch', '--url', releases.url('/release.tar.gz'), '--member', MEMBER, '--output', host.path('/out/agent'), '--root', host.root, '--log-level', 'info'];
-    const run = await world.systemd.runAsync('systemd-run', [`--unit=${UNIT}`, '--wait', '--collect', '--quiet', process.execPath, ...command], { timeoutMs: RUN_TIMEOUT_MS });
+    const command = [
+      CLI,
+      'fetch',
+      '--url',
+      releases.url('/release.tar.gz'),
+      '--member',
+      MEMBER,
+      '--output',
+      host.path('/out/agent'),
+      '--root',
+      host.root,
+      '--log-level',
+      'info',
+    ];
+    const run = await world.systemd.runAsync(
+      'systemd-run',
+      [`--unit=${UNIT}`, '--wait', '--collect', '--quiet', process.execPath, ...command],
+      { timeoutMs: RUN_TIMEOUT_MS },
+    );
     expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
     // journald may still be writing what the service logged just before it exited.
-    expect(await world.systemd.waitFor(() => entries().some((entry) => entry.level === 30), JOURNAL_WAIT_MS)).toBe(true);
+    expect(await world.systemd.waitFor(() => entries().some((entry) => entry.level === 30), JOURNAL_WAIT_MS)).toBe(
+      true,
+    );
     const all = entries();
     expect(all.map((entry) => entry.level)).toEqual([40, 40, 30]);
     expect(all.map((entry) => entry.priority)).toEqual(all.map((entry) => syslogPriorityOf(entry.level)));

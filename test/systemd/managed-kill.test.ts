@@ -45,7 +45,10 @@ describe('SIGKILL of the daemon at each phase of the managed path (real systemd)
     const binary = readFileSync(buildTestAgent(world.agentsDir(), { version: '2.0.0' }));
     const archive = releaseArchive(`aks-flex-node-linux-${TEST_IDENTITY.arch}`, binary);
     releases.route('/agent-2.0.0.tar.gz', serve(archive));
-    release = { parameters: { downloadURL: releases.url('/agent-2.0.0.tar.gz'), sha256: sha256(archive) }, digest: sha256(binary) };
+    release = {
+      parameters: { downloadURL: releases.url('/agent-2.0.0.tar.gz'), sha256: sha256(archive) },
+      digest: sha256(binary),
+    };
   }, 60_000);
   afterAll(async () => {
     await releases?.close();
@@ -56,23 +59,41 @@ describe('SIGKILL of the daemon at each phase of the managed path (real systemd)
 
   const storePath = (host: SandboxHost) => host.path('/cluster.json');
   const operation = (host: SandboxHost): StoredOperation =>
-    (JSON.parse(readFileSync(storePath(host), 'utf8')) as { operations: Record<string, StoredOperation> }).operations.upgrade as StoredOperation;
-  const violations = (host: SandboxHost): unknown[] => (JSON.parse(readFileSync(storePath(host), 'utf8')) as { violations: unknown[] }).violations;
+    (JSON.parse(readFileSync(storePath(host), 'utf8')) as { operations: Record<string, StoredOperation> }).operations
+      .upgrade as StoredOperation;
+  const violations = (host: SandboxHost): unknown[] =>
+    (JSON.parse(readFileSync(storePath(host), 'utf8')) as { violations: unknown[] }).violations;
   const terminal = (host: SandboxHost) => ['Complete', 'Failed'].includes(operation(host).phase ?? '');
 
   /** One daemon step as a real process inside the namespace; `null` when it was killed. */
-  async function daemonStep(host: SandboxHost, mode: 'start' | 'handle', selfExecutable: string | null, killAt: KillPoint | null = null): Promise<{ kind: string; reason?: string } | null> {
+  async function daemonStep(
+    host: SandboxHost,
+    mode: 'start' | 'handle',
+    selfExecutable: string | null,
+    killAt: KillPoint | null = null,
+  ): Promise<{ kind: string; reason?: string } | null> {
     const env = {
       ...process.env,
       DAEMON_CHILD: JSON.stringify({
-        root: host.root, mode, selfExecutable, killAt, arch: TEST_IDENTITY.arch, cli: CLI, storePath: storePath(host),
-        operation: { name: 'upgrade', uid: 'uid-upgrade' }, parameters: release.parameters,
+        root: host.root,
+        mode,
+        selfExecutable,
+        killAt,
+        arch: TEST_IDENTITY.arch,
+        cli: CLI,
+        storePath: storePath(host),
+        operation: { name: 'upgrade', uid: 'uid-upgrade' },
+        parameters: release.parameters,
       }),
     };
     const result = await host.systemd.runAsync(process.execPath, [CHILD], { env, timeoutMs: 90_000 });
     if (result.status === null || result.status === 137) return null;
     if (result.status !== 0) throw new Error(`daemon step failed (${result.status}): ${result.stderr}`);
-    const outcome = JSON.parse(result.stdout) as { ok: boolean; value?: { kind: string; reason?: string }; failure?: unknown };
+    const outcome = JSON.parse(result.stdout) as {
+      ok: boolean;
+      value?: { kind: string; reason?: string };
+      failure?: unknown;
+    };
     if (!outcome.ok) throw new Error(`daemon step returned a failure: ${JSON.stringify(outcome.failure)}`);
     return outcome.value ?? null;
   }
@@ -108,51 +129,85 @@ describe('SIGKILL of the daemon at each phase of the managed path (real systemd)
   }
 
   const phases: readonly (readonly [string, KillPoint, 'Complete' | 'Failed'])[] = [
-    ['before the record is written', { target: 'fs', method: 'writeFileAtomic', path: RECORD, when: 'before' }, 'Complete'],
+    [
+      'before the record is written',
+      { target: 'fs', method: 'writeFileAtomic', path: RECORD, when: 'before' },
+      'Complete',
+    ],
     ['after the record is written', { target: 'fs', method: 'writeFileAtomic', path: RECORD }, 'Failed'],
     ['after InProgress is marked', { target: 'store', method: 'markInProgress' }, 'Failed'],
-    ['after the candidate slot is recorded', { target: 'fs', method: 'writeFileAtomic', path: RECORD, occurrence: 2 }, 'Failed'],
+    [
+      'after the candidate slot is recorded',
+      { target: 'fs', method: 'writeFileAtomic', path: RECORD, occurrence: 2 },
+      'Failed',
+    ],
     // Startup row S4: current is the candidate and it runs healthy, committed or not.
-    ['after current is switched, before the commit is recorded', { target: 'fs', method: 'replaceSymlink', path: 'aks-flex-node-current' }, 'Complete'],
-    ['after the commit, before the restart is scheduled', { target: 'services', method: 'scheduleRestart', when: 'before' }, 'Complete'],
+    [
+      'after current is switched, before the commit is recorded',
+      { target: 'fs', method: 'replaceSymlink', path: 'aks-flex-node-current' },
+      'Complete',
+    ],
+    [
+      'after the commit, before the restart is scheduled',
+      { target: 'services', method: 'scheduleRestart', when: 'before' },
+      'Complete',
+    ],
     ['after the restart is scheduled', { target: 'services', method: 'scheduleRestart' }, 'Complete'],
   ];
 
-  it.each(phases)('killed %s: the next daemons reach %s', async (_name, killAt, expected) => {
-    const host = await runningHost();
-    writeFileSync(storePath(host), JSON.stringify({ operations: { upgrade: { phase: null, terminalWrites: 0, history: [] } }, violations: [] }));
-    const agent = await runningAgent(host);
+  it.each(phases)(
+    'killed %s: the next daemons reach %s',
+    async (_name, killAt, expected) => {
+      const host = await runningHost();
+      writeFileSync(
+        storePath(host),
+        JSON.stringify({ operations: { upgrade: { phase: null, terminalWrites: 0, history: [] } }, violations: [] }),
+      );
+      const agent = await runningAgent(host);
 
-    expect(await daemonStep(host, 'handle', agent.exe, killAt)).toBe(null);
-    // The daemon is the agent: its process dies with it, and systemd restarts the unit.
-    expect(host.systemctl('kill', '--signal=SIGKILL', host.unit).status).toBe(0);
-    await settle(host, agent.pid);
+      expect(await daemonStep(host, 'handle', agent.exe, killAt)).toBe(null);
+      // The daemon is the agent: its process dies with it, and systemd restarts the unit.
+      expect(host.systemctl('kill', '--signal=SIGKILL', host.unit).status).toBe(0);
+      await settle(host, agent.pid);
 
-    await expectOutcome(host, expected);
-  }, 180_000);
+      await expectOutcome(host, expected);
+    },
+    180_000,
+  );
 
   it.each([
     ['before it publishes', { target: 'store', method: 'publish', when: 'before' } as KillPoint],
     ['after it published, before the record is deleted', { target: 'store', method: 'publish' } as KillPoint],
-  ])('the restarted daemon killed %s: the next one publishes Complete once', async (_name, killAt) => {
-    const host = await runningHost();
-    writeFileSync(storePath(host), JSON.stringify({ operations: { upgrade: { phase: null, terminalWrites: 0, history: [] } }, violations: [] }));
-    const old = await runningAgent(host);
-    expect(await daemonStep(host, 'handle', old.exe)).toEqual({ kind: 'handed-over' });
-    const candidate = await runningAgent(host, old.pid);
+  ])(
+    'the restarted daemon killed %s: the next one publishes Complete once',
+    async (_name, killAt) => {
+      const host = await runningHost();
+      writeFileSync(
+        storePath(host),
+        JSON.stringify({ operations: { upgrade: { phase: null, terminalWrites: 0, history: [] } }, violations: [] }),
+      );
+      const old = await runningAgent(host);
+      expect(await daemonStep(host, 'handle', old.exe)).toEqual({ kind: 'handed-over' });
+      const candidate = await runningAgent(host, old.pid);
 
-    expect(await daemonStep(host, 'start', candidate.exe, killAt)).toBe(null);
-    expect(host.systemctl('kill', '--signal=SIGKILL', host.unit).status).toBe(0);
-    await settle(host, candidate.pid);
+      expect(await daemonStep(host, 'start', candidate.exe, killAt)).toBe(null);
+      expect(host.systemctl('kill', '--signal=SIGKILL', host.unit).status).toBe(0);
+      await settle(host, candidate.pid);
 
-    await expectOutcome(host, 'Complete');
-  }, 180_000);
+      await expectOutcome(host, 'Complete');
+    },
+    180_000,
+  );
 
   async function expectOutcome(host: SandboxHost, expected: 'Complete' | 'Failed'): Promise<void> {
     const slot = expected === 'Complete' ? 'green' : 'blue';
     // The unit may still be restarting into its final binary: wait (bounded) on what is asserted.
     await host.systemd.waitFor(() => host.mainExecutable() === host.slotPath(slot), 30_000);
-    expect({ phase: operation(host).phase, terminalWrites: operation(host).terminalWrites, violations: violations(host) }).toEqual({ phase: expected, terminalWrites: 1, violations: [] });
+    expect({
+      phase: operation(host).phase,
+      terminalWrites: operation(host).terminalWrites,
+      violations: violations(host),
+    }).toEqual({ phase: expected, terminalWrites: 1, violations: [] });
     expect({ current: host.link('current'), record: host.recordExists() }).toEqual({ current: slot, record: false });
     expect(host.mainExecutable()).toBe(host.slotPath(slot));
     const copy = sha256(readFileSync(host.path('/var/lib/machines/kube1/usr/local/bin/aks-flex-node')));

@@ -35,27 +35,37 @@ describe('managed path on a real systemd', () => {
     await world?.close();
   });
 
-  const runningHost = (mode: 'self-hosted' | 'sidecar', service: Record<string, unknown> = {}) => world.runningHost({ agent: { mode }, service });
+  const runningHost = (mode: 'self-hosted' | 'sidecar', service: Record<string, unknown> = {}) =>
+    world.runningHost({ agent: { mode }, service });
 
   function publish(build: TestAgentBuild): { readonly parameters: Record<string, string>; readonly digest: string } {
     const binary = readFileSync(agent(build));
     const archive = releaseArchive(MEMBER, binary);
     const path = `/releases/${build.version}-${sha256(binary).slice(0, 8)}.tar.gz`;
     releases.route(path, serve(archive));
-    return { parameters: { downloadURL: `${releases.url(path)}?sig=secret-token`, sha256: sha256(archive) }, digest: sha256(binary) };
+    return {
+      parameters: { downloadURL: `${releases.url(path)}?sig=secret-token`, sha256: sha256(archive) },
+      digest: sha256(binary),
+    };
   }
 
   /** A daemon process: a fresh Upgrader and session over the surviving host and cluster. */
   async function daemon(host: SandboxHost, selfExecutable: string | null): Promise<ManagedSession> {
     const { config } = await host.configuration();
-    const upgrader = createUpgrader({ config, identity: TEST_IDENTITY, logger: new RecordingLogger(), overrides: { serviceManager: await host.serviceManager() } });
+    const upgrader = createUpgrader({
+      config,
+      identity: TEST_IDENTITY,
+      logger: new RecordingLogger(),
+      overrides: { serviceManager: await host.serviceManager() },
+    });
     if (!upgrader.ok) throw new Error(upgrader.failure.message);
     const session = upgrader.value.managed({ store, selfExecutable });
     if (!session.ok) throw new Error(session.failure.message);
     return session.value;
   }
 
-  const containerDigest = (host: SandboxHost) => sha256(readFileSync(host.path('/var/lib/machines/kube1/usr/local/bin/aks-flex-node')));
+  const containerDigest = (host: SandboxHost) =>
+    sha256(readFileSync(host.path('/var/lib/machines/kube1/usr/local/bin/aks-flex-node')));
 
   it('self-hosted: the old daemon hands over, systemd restarts into the candidate, which publishes Complete', async () => {
     const host = await runningHost('self-hosted');
@@ -63,7 +73,10 @@ describe('managed path on a real systemd', () => {
     const operation = store.create({ name: 'upgrade-ok', parameters: release.parameters });
 
     const old = await daemon(host, host.mainExecutable());
-    expect(await old.handle({ operation, phase: null, parameters: release.parameters })).toEqual({ ok: true, value: { kind: 'handed-over' } });
+    expect(await old.handle({ operation, phase: null, parameters: release.parameters })).toEqual({
+      ok: true,
+      value: { kind: 'handed-over' },
+    });
     expect(store.get('upgrade-ok')?.phase).toBe('InProgress');
     // The transient unit restarts the agent a moment later; the new main process is the candidate.
     expect(await host.waitRunning(host.slotPath('green'))).toBe(true);
@@ -73,7 +86,11 @@ describe('managed path on a real systemd', () => {
 
     expect(store.get('upgrade-ok')).toMatchObject({ phase: 'Complete', reason: 'Succeeded' });
     expect(store.terminalWrites('upgrade-ok')).toBe(1);
-    expect({ current: host.link('current'), lastGood: host.link('last-good'), record: host.recordExists() }).toEqual({ current: 'green', lastGood: 'blue', record: false });
+    expect({ current: host.link('current'), lastGood: host.link('last-good'), record: host.recordExists() }).toEqual({
+      current: 'green',
+      lastGood: 'blue',
+      record: false,
+    });
     expect(host.mainExecutable()).toBe(host.slotPath('green'));
     expect(containerDigest(host)).toBe(release.digest);
     expect(JSON.stringify(store.history('upgrade-ok'))).not.toContain('secret-token');
@@ -86,10 +103,18 @@ describe('managed path on a real systemd', () => {
     const operation = store.create({ name: 'upgrade-crash', parameters: release.parameters });
 
     const old = await daemon(host, host.mainExecutable());
-    expect(await old.handle({ operation, phase: null, parameters: release.parameters })).toEqual({ ok: true, value: { kind: 'handed-over' } });
+    expect(await old.handle({ operation, phase: null, parameters: release.parameters })).toEqual({
+      ok: true,
+      value: { kind: 'handed-over' },
+    });
     // systemd restarts the candidate until the start limit, then runs the recovery unit, whose
     // script runs `<last-good> recover`: the record gets the failure and current goes back.
-    expect(await host.systemd.waitFor(() => host.recordExists() && host.record().failure != null && host.mainExecutable() === host.slotPath('blue'), 40_000)).toBe(true);
+    expect(
+      await host.systemd.waitFor(
+        () => host.recordExists() && host.record().failure != null && host.mainExecutable() === host.slotPath('blue'),
+        40_000,
+      ),
+    ).toBe(true);
     expect(host.link('current')).toBe('blue');
     // The script goes on after `recover` (reset-failed, restart): wait for it to exit.
     expect(await host.systemd.waitFor(() => host.recoveryRan(), 20_000)).toBe(true);
@@ -114,14 +139,21 @@ describe('managed path on a real systemd', () => {
     const release = publish({ version: '2.3.0', behaviour: { crashAfterSeconds: 1 } });
     const operation = store.create({ name: 'upgrade-auto-restart', parameters: release.parameters });
     const old = await daemon(host, host.mainExecutable());
-    expect(await old.handle({ operation, phase: null, parameters: release.parameters })).toEqual({ ok: true, value: { kind: 'handed-over' } });
+    expect(await old.handle({ operation, phase: null, parameters: release.parameters })).toEqual({
+      ok: true,
+      value: { kind: 'handed-over' },
+    });
     expect(await host.waitRunning(host.slotPath('green'))).toBe(true);
-    expect(await host.systemd.waitFor(() => Number(host.systemd.property(host.unit, 'NRestarts')) >= 1, 20_000)).toBe(true);
+    expect(await host.systemd.waitFor(() => Number(host.systemd.property(host.unit, 'NRestarts')) >= 1, 20_000)).toBe(
+      true,
+    );
 
     expect(host.systemctl('start', host.recoveryUnit).status).toBe(0);
     const afterFirst = { current: host.link('current'), failure: (host.record().failure as { code: string }).code };
     expect(host.systemctl('start', host.recoveryUnit).status).toBe(0);
-    expect({ current: host.link('current'), failure: (host.record().failure as { code: string }).code }).toEqual(afterFirst);
+    expect({ current: host.link('current'), failure: (host.record().failure as { code: string }).code }).toEqual(
+      afterFirst,
+    );
     expect(afterFirst.current).toBe('blue');
     expect(await host.waitRunning(host.slotPath('blue'))).toBe(true);
 
@@ -129,7 +161,11 @@ describe('managed path on a real systemd', () => {
     expect(await lastGood.start()).toEqual({ ok: true, value: { kind: 'open' } });
     expect(store.get('upgrade-auto-restart')).toMatchObject({ phase: 'Failed', reason: 'DaemonFailed' });
     expect(store.terminalWrites('upgrade-auto-restart')).toBe(1);
-    expect({ current: host.link('current'), record: host.recordExists(), running: host.mainExecutable() }).toEqual({ current: 'blue', record: false, running: host.slotPath('blue') });
+    expect({ current: host.link('current'), record: host.recordExists(), running: host.mainExecutable() }).toEqual({
+      current: 'blue',
+      record: false,
+      running: host.slotPath('blue'),
+    });
   });
 
   it('sidecar: the daemon restarts the agent into the candidate itself and publishes Complete', async () => {
@@ -138,7 +174,10 @@ describe('managed path on a real systemd', () => {
     const operation = store.create({ name: 'upgrade-sidecar', parameters: release.parameters });
 
     const sidecar = await daemon(host, null);
-    expect(await sidecar.handle({ operation, phase: null, parameters: release.parameters })).toEqual({ ok: true, value: { kind: 'gate' } });
+    expect(await sidecar.handle({ operation, phase: null, parameters: release.parameters })).toEqual({
+      ok: true,
+      value: { kind: 'gate' },
+    });
     expect(await sidecar.start()).toEqual({ ok: true, value: { kind: 'open' } });
 
     expect(store.get('upgrade-sidecar')).toMatchObject({ phase: 'Complete', reason: 'Succeeded' });

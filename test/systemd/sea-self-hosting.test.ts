@@ -27,7 +27,10 @@ describe('the single executable upgrades itself under a real systemd', () => {
     world = await SystemdWorld.create();
     for (const version of ['1.0.0', '2.0.0']) {
       sea[version] = join(world.base, `sea-${version}`);
-      execFileSync(process.execPath, [BUILD_SEA, '--output', sea[version] as string, '--version', version], { stdio: 'pipe', timeout: 120_000 });
+      execFileSync(process.execPath, [BUILD_SEA, '--output', sea[version] as string, '--version', version], {
+        stdio: 'pipe',
+        timeout: 120_000,
+      });
     }
     releases = await startHostileServer();
     host = world.host({ agent: { mode: 'self-hosted' }, cluster: { manager: 'none' } });
@@ -43,7 +46,10 @@ describe('the single executable upgrades itself under a real systemd', () => {
     expect(await host.waitRunning(host.slotPath('blue'))).toBe(true);
     // Still running after its startup gate opened: the daemon idles, waiting for work.
     await new Promise((done) => setTimeout(done, 1_000));
-    expect({ state: host.activeState(), running: host.mainExecutable() }).toEqual({ state: 'active', running: host.slotPath('blue') });
+    expect({ state: host.activeState(), running: host.mainExecutable() }).toEqual({
+      state: 'active',
+      running: host.slotPath('blue'),
+    });
   }, 240_000);
 
   afterAll(async () => {
@@ -58,13 +64,20 @@ describe('the single executable upgrades itself under a real systemd', () => {
   }
 
   /** The installed binary (entry → current → slot) runs a command; async, as it downloads from this process. */
-  const installed = (args: readonly string[]) => host.systemd.runAsync(entry(), [...args, '--root', host.root], { timeoutMs: 120_000 });
+  const installed = (args: readonly string[]) =>
+    host.systemd.runAsync(entry(), [...args, '--root', host.root], { timeoutMs: 120_000 });
 
   it('v1 installs v2 of itself: current switches, systemd runs v2, and the entry reports 2.0.0', async () => {
     expect((await installed(['version'])).stdout.trim()).toBe('agent-upgrade 1.0.0');
     const result = await installed(['install', ...publish('v2', readFileSync(sea['2.0.0'] as string)), '--json']);
-    expect({ status: result.status, out: result.status === 0 ? '' : result.stdout + result.stderr }).toEqual({ status: 0, out: '' });
-    expect({ current: host.link('current'), lastGood: host.link('last-good') }).toEqual({ current: 'green', lastGood: 'blue' });
+    expect({ status: result.status, out: result.status === 0 ? '' : result.stdout + result.stderr }).toEqual({
+      status: 0,
+      out: '',
+    });
+    expect({ current: host.link('current'), lastGood: host.link('last-good') }).toEqual({
+      current: 'green',
+      lastGood: 'blue',
+    });
     expect(await host.waitRunning(host.slotPath('green'))).toBe(true);
     expect((await installed(['version'])).stdout.trim()).toBe('agent-upgrade 2.0.0');
   }, 120_000);

@@ -39,9 +39,11 @@ describe('SystemdServiceManager on a real systemd', () => {
     expect(await services.convergeAssets()).toEqual({ changed: true });
     expect(await services.convergeAssets()).toEqual({ changed: false });
     expect(await services.assetsCurrent()).toBe(true);
-    const modes = [unitFile(), host.path(`/etc/systemd/system/${host.recoveryUnit}`), host.path('/usr/local/lib/aks-flex-node/aks-flex-node-recovery.sh')].map(
-      (path) => (statSync(path).mode & 0o7777).toString(8),
-    );
+    const modes = [
+      unitFile(),
+      host.path(`/etc/systemd/system/${host.recoveryUnit}`),
+      host.path('/usr/local/lib/aks-flex-node/aks-flex-node-recovery.sh'),
+    ].map((path) => (statSync(path).mode & 0o7777).toString(8));
     expect(modes).toEqual(['644', '644', '750']);
     expect(host.systemd.property(host.unit, 'LoadState')).toBe('loaded');
     expect(host.systemd.property(host.recoveryUnit, 'LoadState')).toBe('loaded');
@@ -60,14 +62,18 @@ describe('SystemdServiceManager on a real systemd', () => {
     // verify also checks that ExecStart's program exists, which it does once migration made current.
     // Documentation= names man:agent-upgrade(8), which verify looks up: the repository's page.
     const manPath = join(dirname(fileURLToPath(import.meta.url)), '../../man');
-    const verify = spawnSync('systemd-analyze', ['verify', unitFile(), host.path(`/etc/systemd/system/${host.recoveryUnit}`)], { encoding: 'utf8', env: { ...process.env, MANPATH: manPath } });
+    const verify = spawnSync(
+      'systemd-analyze',
+      ['verify', unitFile(), host.path(`/etc/systemd/system/${host.recoveryUnit}`)],
+      { encoding: 'utf8', env: { ...process.env, MANPATH: manPath } },
+    );
     expect({ status: verify.status, stderr: verify.stderr }).toEqual({ status: 0, stderr: '' });
     expect(await services.activity()).toBe('inactive');
     expect(await services.restart()).toEqual({ restarted: false });
     expect(host.activeState()).toBe('inactive');
   });
 
-  it('restarts a running agent and proves health from MainPID\'s executable', async () => {
+  it("restarts a running agent and proves health from MainPID's executable", async () => {
     expect(host.systemctl('start', host.unit).status).toBe(0);
     const pidBefore = host.systemd.property(host.unit, 'MainPID');
     expect(await services.restart()).toEqual({ restarted: true });
@@ -98,8 +104,18 @@ describe('SystemdServiceManager on a real systemd', () => {
     const startedMs = Date.now();
     await services.scheduleRestart();
     expect(Date.now() - startedMs).toBeLessThan(2_000);
-    expect(await host.systemd.waitFor(() => host.systemd.property(host.unit, 'MainPID') !== pidBefore, 10_000)).toBe(true);
-    expect(await host.systemd.waitFor(() => host.systemctl('list-units', '--all', '--no-legend', `${host.unit.replace('.service', '')}-restart-*`).stdout.trim() === '', 10_000)).toBe(true);
+    expect(await host.systemd.waitFor(() => host.systemd.property(host.unit, 'MainPID') !== pidBefore, 10_000)).toBe(
+      true,
+    );
+    expect(
+      await host.systemd.waitFor(
+        () =>
+          host
+            .systemctl('list-units', '--all', '--no-legend', `${host.unit.replace('.service', '')}-restart-*`)
+            .stdout.trim() === '',
+        10_000,
+      ),
+    ).toBe(true);
     expect(await services.mainExecutable()).toBe(host.slotPath('blue'));
   });
 
@@ -118,7 +134,11 @@ describe('SystemdServiceManager on a real systemd', () => {
     // once (or not, by timing); what is judged here is the health wait and the failed unit.
     expect(host.systemctl('start', '--no-block', host.unit).status).toBe(0);
     const startedMs = Date.now();
-    const verdict = await services.waitHealthy(host.slotPath('green'), { timeoutMs: 20_000, stableMs: 1_000, pollMs: 250 });
+    const verdict = await services.waitHealthy(host.slotPath('green'), {
+      timeoutMs: 20_000,
+      stableMs: 1_000,
+      pollMs: 250,
+    });
     expect(verdict.kind).toBe('unhealthy');
     expect(Date.now() - startedMs).toBeLessThan(15_000);
     expect(await services.activity()).toBe('failed');

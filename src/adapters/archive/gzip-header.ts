@@ -11,7 +11,10 @@ const FLAG_NAME = 0x08;
 const FLAG_COMMENT = 0x10;
 const FLAG_RESERVED = 0xe0;
 
-export type GzipHeader = { readonly kind: 'complete'; readonly length: number } | { readonly kind: 'incomplete' } | { readonly kind: 'invalid'; readonly reason: string };
+export type GzipHeader =
+  | { readonly kind: 'complete'; readonly length: number }
+  | { readonly kind: 'incomplete' }
+  | { readonly kind: 'invalid'; readonly reason: string };
 
 export function parseGzipHeader(bytes: Uint8Array): GzipHeader {
   if (bytes.length >= 1 && bytes[0] !== 0x1f) return { kind: 'invalid', reason: 'not gzip data (bad magic)' };
@@ -28,7 +31,10 @@ export function parseGzipHeader(bytes: Uint8Array): GzipHeader {
   for (const flag of [FLAG_NAME, FLAG_COMMENT]) {
     if ((flags & flag) === 0) continue;
     const end = bytes.indexOf(0, offset);
-    if (end < 0) return bytes.length >= GZIP_HEADER_MAX_BYTES ? { kind: 'invalid', reason: 'gzip header field too long' } : { kind: 'incomplete' };
+    if (end < 0)
+      return bytes.length >= GZIP_HEADER_MAX_BYTES
+        ? { kind: 'invalid', reason: 'gzip header field too long' }
+        : { kind: 'incomplete' };
     offset = end + 1;
   }
   if ((flags & FLAG_HCRC) !== 0) offset += 2;

@@ -14,7 +14,10 @@ const INFLATE_CHUNK_BYTES = 256 * 1024;
  * is pulled, so a decompression bomb is stopped at `maxInflatedBytes` without ever buffering more
  * than one chunk ahead of the reader.
  */
-export async function* gunzipSingleMember(input: AsyncIterable<Uint8Array>, maxInflatedBytes: number): AsyncGenerator<Uint8Array> {
+export async function* gunzipSingleMember(
+  input: AsyncIterable<Uint8Array>,
+  maxInflatedBytes: number,
+): AsyncGenerator<Uint8Array> {
   // Large output chunks: each chunk is one round trip to the zlib thread, the pipeline's pace.
   const inflater = createInflateRaw({ chunkSize: INFLATE_CHUNK_BYTES });
   let header: Buffer = Buffer.alloc(0);
@@ -49,15 +52,21 @@ export async function* gunzipSingleMember(input: AsyncIterable<Uint8Array>, maxI
         }
         header = Buffer.concat([header, chunk]);
         const parsed = parseGzipHeader(header);
-        if (parsed.kind === 'invalid') throw new ArtifactError('E_ARCHIVE_FORMAT', `the archive is not a gzip file: ${parsed.reason}`);
+        if (parsed.kind === 'invalid')
+          throw new ArtifactError('E_ARCHIVE_FORMAT', `the archive is not a gzip file: ${parsed.reason}`);
         if (parsed.kind === 'incomplete') {
-          if (header.length > GZIP_HEADER_MAX_BYTES) throw new ArtifactError('E_ARCHIVE_FORMAT', 'the gzip header is too long');
+          if (header.length > GZIP_HEADER_MAX_BYTES)
+            throw new ArtifactError('E_ARCHIVE_FORMAT', 'the gzip header is too long');
           continue;
         }
         headerDone = true;
         await feed(header.subarray(parsed.length));
       }
-      if (!headerDone) throw new ArtifactError(header.length === 0 ? 'E_TRUNCATED' : 'E_ARCHIVE_FORMAT', 'the archive ended inside its gzip header');
+      if (!headerDone)
+        throw new ArtifactError(
+          header.length === 0 ? 'E_TRUNCATED' : 'E_ARCHIVE_FORMAT',
+          'the archive ended inside its gzip header',
+        );
       inflater.end();
     } catch (error) {
       inputFailure = error;
@@ -70,7 +79,8 @@ export async function* gunzipSingleMember(input: AsyncIterable<Uint8Array>, maxI
   try {
     for await (const out of inflater as AsyncIterable<Buffer>) {
       inflated += out.length;
-      if (inflated > maxInflatedBytes) throw new ArtifactError('E_TOO_LARGE', `the archive decompresses to more than ${maxInflatedBytes} bytes`);
+      if (inflated > maxInflatedBytes)
+        throw new ArtifactError('E_TOO_LARGE', `the archive decompresses to more than ${maxInflatedBytes} bytes`);
       crc = crc32(out, crc);
       yield out;
     }
@@ -85,18 +95,23 @@ export async function* gunzipSingleMember(input: AsyncIterable<Uint8Array>, maxI
 }
 
 function checkTrailer(tail: RecentBytes, afterDeflateBytes: number, crc: number, inflated: number): void {
-  if (afterDeflateBytes < TRAILER_BYTES) throw new ArtifactError('E_TRUNCATED', 'the archive ends before its gzip trailer');
-  if (afterDeflateBytes > TRAILER_BYTES) throw new ArtifactError('E_ARCHIVE_FORMAT', 'the archive has data after its gzip member');
+  if (afterDeflateBytes < TRAILER_BYTES)
+    throw new ArtifactError('E_TRUNCATED', 'the archive ends before its gzip trailer');
+  if (afterDeflateBytes > TRAILER_BYTES)
+    throw new ArtifactError('E_ARCHIVE_FORMAT', 'the archive has data after its gzip member');
   const trailer = tail.last();
-  if (trailer.readUInt32LE(0) !== crc >>> 0) throw new ArtifactError('E_ARCHIVE_FORMAT', 'the gzip CRC-32 does not match the data');
-  if (trailer.readUInt32LE(4) !== inflated % 2 ** 32) throw new ArtifactError('E_ARCHIVE_FORMAT', 'the gzip length field does not match the data');
+  if (trailer.readUInt32LE(0) !== crc >>> 0)
+    throw new ArtifactError('E_ARCHIVE_FORMAT', 'the gzip CRC-32 does not match the data');
+  if (trailer.readUInt32LE(4) !== inflated % 2 ** 32)
+    throw new ArtifactError('E_ARCHIVE_FORMAT', 'the gzip length field does not match the data');
 }
 
 function asGzipError(error: unknown): unknown {
   if (error instanceof ArtifactError) return error;
   const code = (error as { code?: unknown }).code;
   if (code === 'Z_BUF_ERROR') return new ArtifactError('E_TRUNCATED', 'the archive ends inside its compressed data');
-  if (typeof code === 'string' && code.startsWith('Z_')) return new ArtifactError('E_ARCHIVE_FORMAT', 'the compressed data is corrupt');
+  if (typeof code === 'string' && code.startsWith('Z_'))
+    return new ArtifactError('E_ARCHIVE_FORMAT', 'the compressed data is corrupt');
   return error;
 }
 

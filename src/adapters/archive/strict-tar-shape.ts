@@ -3,7 +3,16 @@ import { ArtifactError } from '../../domain/port-errors.js';
 const BLOCK = 512;
 const PAX_BODY_MAX_BYTES = 64 * 1024;
 /** PAX records that only describe the file; any record that renames or resizes it is refused. */
-const PAX_KEYS_ALLOWED: ReadonlySet<string> = new Set(['mtime', 'atime', 'ctime', 'uid', 'gid', 'uname', 'gname', 'comment']);
+const PAX_KEYS_ALLOWED: ReadonlySet<string> = new Set([
+  'mtime',
+  'atime',
+  'ctime',
+  'uid',
+  'gid',
+  'uname',
+  'gname',
+  'comment',
+]);
 /** Typeflags whose next header would be re-read with another name, link or size. */
 const REWRITING_TYPES: ReadonlySet<string> = new Set(['L', 'K', 'g', 'N']);
 
@@ -64,7 +73,8 @@ class TarShape {
   }
 
   finish(): void {
-    if (this.skipBytes > 0 || this.pending.length > 0) throw new ArtifactError('E_TRUNCATED', 'the tar stream ends inside an entry');
+    if (this.skipBytes > 0 || this.pending.length > 0)
+      throw new ArtifactError('E_TRUNCATED', 'the tar stream ends inside an entry');
   }
 
   private header(block: Buffer): void {
@@ -73,7 +83,8 @@ class TarShape {
       return;
     }
     if (this.ended) throw format('the tar stream has data after its end marker');
-    if (checksumOf(block) !== parseOctal(block.subarray(148, 156), 'checksum')) throw format('a tar header checksum is wrong');
+    if (checksumOf(block) !== parseOctal(block.subarray(148, 156), 'checksum'))
+      throw format('a tar header checksum is wrong');
     const size = parseOctal(block.subarray(124, 136), 'size');
     const typeflag = String.fromCharCode(block[156] ?? 0);
     if (REWRITING_TYPES.has(typeflag)) throw format('the archive uses GNU long names or global headers');

@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar-stream';
-import { judgeArchiveEnd, judgeEntry, type ArchiveLimits, type TarEntryHeader, type TarEntryType } from '../../domain/archive-rules.js';
+import {
+  judgeArchiveEnd,
+  judgeEntry,
+  type ArchiveLimits,
+  type TarEntryHeader,
+  type TarEntryType,
+} from '../../domain/archive-rules.js';
 import { sha256FromHex } from '../../domain/digest.js';
 import { ArtifactError } from '../../domain/port-errors.js';
 import type { ArchiveExtractor, ExtractRequest, ExtractResult } from '../../ports/archive-extractor.js';
@@ -10,8 +16,18 @@ import { gunzipSingleMember } from './single-member-gunzip.js';
 import { strictTarShape } from './strict-tar-shape.js';
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set<TarEntryType>([
-  'file', 'link', 'symlink', 'character-device', 'block-device', 'directory', 'fifo', 'contiguous-file',
-  'pax-header', 'pax-global-header', 'gnu-long-link-path', 'gnu-long-path',
+  'file',
+  'link',
+  'symlink',
+  'character-device',
+  'block-device',
+  'directory',
+  'fifo',
+  'contiguous-file',
+  'pax-header',
+  'pax-global-header',
+  'gnu-long-link-path',
+  'gnu-long-path',
 ]);
 
 /**
@@ -28,7 +44,8 @@ export class TarGzExtractor implements ArchiveExtractor {
     const metered = async function* (): AsyncGenerator<Uint8Array> {
       for await (const chunk of request.body) {
         archiveBytes += chunk.length;
-        if (archiveBytes > limits.maxArchiveBytes) throw new ArtifactError('E_TOO_LARGE', `the archive is larger than ${limits.maxArchiveBytes} bytes`);
+        if (archiveBytes > limits.maxArchiveBytes)
+          throw new ArtifactError('E_TOO_LARGE', `the archive is larger than ${limits.maxArchiveBytes} bytes`);
         hash.update(chunk);
         request.onProgress?.(archiveBytes);
         yield chunk;
@@ -36,7 +53,10 @@ export class TarGzExtractor implements ArchiveExtractor {
     };
     // tar-stream's types omit the option; the default is already strict, stated here on purpose.
     const extract = tar.extract({ allowUnknownFormat: false } as Parameters<typeof tar.extract>[0]);
-    const feeding = pipeline(Readable.from(strictTarShape(gunzipSingleMember(metered(), limits.maxInflatedBytes))), extract);
+    const feeding = pipeline(
+      Readable.from(strictTarShape(gunzipSingleMember(metered(), limits.maxInflatedBytes))),
+      extract,
+    );
     // Keeps the pipeline's rejection handled while the entries are read; rethrown below.
     feeding.catch(() => undefined);
     // The sink's own failure (ENOSPC while writing the member) is the cause; tearing the
@@ -63,7 +83,12 @@ export class TarGzExtractor implements ArchiveExtractor {
   }
 }
 
-async function readSingleMember(extract: tar.Extract, expectedMember: string, limits: ArchiveLimits, sink: (chunk: Uint8Array) => Promise<void>): Promise<number> {
+async function readSingleMember(
+  extract: tar.Extract,
+  expectedMember: string,
+  limits: ArchiveLimits,
+  sink: (chunk: Uint8Array) => Promise<void>,
+): Promise<number> {
   let entriesSeen = 0;
   let memberBytes = 0;
   for await (const entry of extract) {
@@ -78,7 +103,8 @@ async function readSingleMember(extract: tar.Extract, expectedMember: string, li
       memberBytes += chunk.length;
       await sink(chunk);
     }
-    if (memberBytes !== verdict.value.size) throw new ArtifactError('E_TRUNCATED', `the archive member ${expectedMember} is shorter than its header says`);
+    if (memberBytes !== verdict.value.size)
+      throw new ArtifactError('E_TRUNCATED', `the archive member ${expectedMember} is shorter than its header says`);
   }
   const end = judgeArchiveEnd(expectedMember, entriesSeen);
   if (!end.ok) throw new ArtifactError(end.failure.code, end.failure.message);
@@ -102,14 +128,22 @@ function toEntryHeader(header: tar.Header): TarEntryHeader {
  */
 async function preferPipelineError(feeding: Promise<void>, readError: unknown): Promise<unknown> {
   if (readError instanceof ArtifactError) return readError;
-  const outcome = await Promise.race([feeding.then(() => null, (error: unknown) => error), new Promise((resolve) => setImmediate(() => resolve(null)))]);
+  const outcome = await Promise.race([
+    feeding.then(
+      () => null,
+      (error: unknown) => error,
+    ),
+    new Promise((resolve) => setImmediate(() => resolve(null))),
+  ]);
   // A premature close is what tearing the stream down looks like, never a cause of its own.
   if (outcome === null || (isPrematureClose(outcome) && !isPrematureClose(readError))) return readError;
   return outcome;
 }
 
 function isPrematureClose(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ERR_STREAM_PREMATURE_CLOSE';
+  return (
+    typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ERR_STREAM_PREMATURE_CLOSE'
+  );
 }
 
 function asArchiveError(error: unknown): unknown {

@@ -38,7 +38,10 @@ export class AxiosArtifactSource implements ArtifactSource {
   async open(request: ArtifactRequest): Promise<ArtifactStream> {
     const env = this.options.env ?? process.env;
     if (env.NODE_TLS_REJECT_UNAUTHORIZED === '0') {
-      throw new ArtifactError('E_TLS', 'refusing to download while NODE_TLS_REJECT_UNAUTHORIZED=0 disables TLS verification');
+      throw new ArtifactError(
+        'E_TLS',
+        'refusing to download while NODE_TLS_REJECT_UNAUTHORIZED=0 disables TLS verification',
+      );
     }
     const deadline = AbortSignal.timeout(request.timeoutMs);
     const signals = request.signal === undefined ? [deadline] : [deadline, request.signal];
@@ -49,7 +52,8 @@ export class AxiosArtifactSource implements ArtifactSource {
       if (status >= 300 && status < 400 && status !== 304) {
         response.data.destroy();
         const location = response.headers.location;
-        if (typeof location !== 'string' || location === '') throw failure('E_HTTP_STATUS', url, `HTTP status ${status} without a Location`);
+        if (typeof location !== 'string' || location === '')
+          throw failure('E_HTTP_STATUS', url, `HTTP status ${status} without a Location`);
         const next = checkRedirect(url, location);
         if (!next.ok) throw new ArtifactError(next.failure.code, next.failure.message);
         url = next.value;
@@ -57,20 +61,33 @@ export class AxiosArtifactSource implements ArtifactSource {
       }
       return this.accept(url, response, request, abortCause);
     }
-    throw new ArtifactError('E_TOO_MANY_REDIRECTS', `download from ${request.url.toString()} failed: more than ${REDIRECTS_MAX} redirects`);
+    throw new ArtifactError(
+      'E_TOO_MANY_REDIRECTS',
+      `download from ${request.url.toString()} failed: more than ${REDIRECTS_MAX} redirects`,
+    );
   }
 
-  private accept(url: RedactedUrl, response: AxiosResponse<Readable>, request: ArtifactRequest, abortCause: () => AbortCause): ArtifactStream {
+  private accept(
+    url: RedactedUrl,
+    response: AxiosResponse<Readable>,
+    request: ArtifactRequest,
+    abortCause: () => AbortCause,
+  ): ArtifactStream {
     const reject = (error: ArtifactError): never => {
       response.data.destroy();
       throw error;
     };
     if (response.status !== 200) reject(failure('E_HTTP_STATUS', url, `HTTP status ${response.status}`));
-    const encoding = String(response.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-    if (encoding !== '' && encoding !== 'identity') reject(failure('E_ARCHIVE_FORMAT', url, `the server applied Content-Encoding ${encoding.slice(0, 32)}`));
+    const encoding = String(response.headers['content-encoding'] ?? 'identity')
+      .trim()
+      .toLowerCase();
+    if (encoding !== '' && encoding !== 'identity')
+      reject(failure('E_ARCHIVE_FORMAT', url, `the server applied Content-Encoding ${encoding.slice(0, 32)}`));
     const contentLength = parseContentLength(response.headers['content-length']);
-    if (contentLength === 'invalid') return reject(failure('E_HTTP_STATUS', url, 'the Content-Length header is malformed'));
-    if (contentLength !== null && contentLength > request.maxBytes) reject(failure('E_TOO_LARGE', url, `the archive is ${contentLength} bytes, more than ${request.maxBytes}`));
+    if (contentLength === 'invalid')
+      return reject(failure('E_HTTP_STATUS', url, 'the Content-Length header is malformed'));
+    if (contentLength !== null && contentLength > request.maxBytes)
+      reject(failure('E_TOO_LARGE', url, `the archive is ${contentLength} bytes, more than ${request.maxBytes}`));
     return {
       contentLength,
       body: guardedBody(response.data, { url, contentLength, idleTimeoutMs: request.idleTimeoutMs, abortCause }),
@@ -78,7 +95,10 @@ export class AxiosArtifactSource implements ArtifactSource {
   }
 
   /** One GET, no redirects followed, resolved once the headers arrived. */
-  private async get(url: RedactedUrl, signals: readonly AbortSignal[]): Promise<{ response: AxiosResponse<Readable>; abortCause: () => AbortCause }> {
+  private async get(
+    url: RedactedUrl,
+    signals: readonly AbortSignal[],
+  ): Promise<{ response: AxiosResponse<Readable>; abortCause: () => AbortCause }> {
     const headerTimer = new AbortController();
     const timer = setTimeout(() => headerTimer.abort(), this.options.headerTimeoutMs ?? HEADER_TIMEOUT_MS);
     const abortCause = (): AbortCause => {

@@ -19,7 +19,10 @@ export async function* guardedBody(stream: Readable, guard: BodyGuard): AsyncGen
   let timer: NodeJS.Timeout | undefined;
   const arm = (): void => {
     clearTimeout(timer);
-    timer = setTimeout(() => stream.destroy(failure('E_TIMEOUT', guard.url, `no data arrived for ${guard.idleTimeoutMs} ms`)), guard.idleTimeoutMs);
+    timer = setTimeout(
+      () => stream.destroy(failure('E_TIMEOUT', guard.url, `no data arrived for ${guard.idleTimeoutMs} ms`)),
+      guard.idleTimeoutMs,
+    );
   };
   try {
     arm();

@@ -11,7 +11,9 @@ export class LazyArtifactSource implements ArtifactSource {
   constructor(private readonly options: AxiosSourceOptions = {}) {}
 
   async open(request: ArtifactRequest): Promise<ArtifactStream> {
-    this.loaded ??= import('./axios-artifact-source.js').then(({ AxiosArtifactSource }) => new AxiosArtifactSource(this.options));
+    this.loaded ??= import('./axios-artifact-source.js').then(
+      ({ AxiosArtifactSource }) => new AxiosArtifactSource(this.options),
+    );
     return (await this.loaded).open(request);
   }
 }

@@ -4,7 +4,15 @@ import type { RedactedUrl } from '../../domain/redacted-url.js';
 
 const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|HOSTNAME|ALTNAME/;
 const NETWORK_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ERR_SOCKET_CLOSED', 'EPROTO',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ERR_SOCKET_CLOSED',
+  'EPROTO',
 ]);
 
 export type AbortCause = 'deadline' | 'header-timeout' | 'cancelled' | null;
@@ -22,7 +30,10 @@ export function transportError(error: unknown, url: RedactedUrl, abortCause: Abo
   if (abortCause === 'cancelled') return failure('E_INTERRUPTED', url, 'the download was interrupted');
   const code = codeOf(error);
   if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') return failure('E_TIMEOUT', url, 'the connection timed out');
-  if (code === 'ERR_FR_MAX_BODY_LENGTH_EXCEEDED' || (code === 'ERR_BAD_RESPONSE' && /maxContentLength/.test(messageOf(error)))) {
+  if (
+    code === 'ERR_FR_MAX_BODY_LENGTH_EXCEEDED' ||
+    (code === 'ERR_BAD_RESPONSE' && /maxContentLength/.test(messageOf(error)))
+  ) {
     return failure('E_TOO_LARGE', url, 'the response is larger than allowed');
   }
   if (code !== null && TLS_CODE.test(code)) return failure('E_TLS', url, `the TLS connection was refused (${code})`);

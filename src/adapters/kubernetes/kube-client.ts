@@ -43,8 +43,16 @@ export class KubeClient {
     // Watch reads only these two members of its KubeConfig: the server, and the fetch options
     // (credentials and TLS agent) for the streaming request.
     const config = {
-      getCurrentCluster: () => ({ name: 'cluster', server: access.server, skipTLSVerify: !access.tls.rejectUnauthorized }),
-      applyToFetchOptions: async (options: object) => ({ ...options, headers: { ...access.headers }, agent: http.agent }),
+      getCurrentCluster: () => ({
+        name: 'cluster',
+        server: access.server,
+        skipTLSVerify: !access.tls.rejectUnauthorized,
+      }),
+      applyToFetchOptions: async (options: object) => ({
+        ...options,
+        headers: { ...access.headers },
+        agent: http.agent,
+      }),
     };
     return new KubeClient(http, new Watch(config as unknown as KubeConfig));
   }
@@ -53,7 +61,11 @@ export class KubeClient {
     return this.http.access.server;
   }
 
-  async list(query: { readonly fieldSelector?: string; readonly limit: number; readonly continueToken?: string }): Promise<ListPage> {
+  async list(query: {
+    readonly fieldSelector?: string;
+    readonly limit: number;
+    readonly continueToken?: string;
+  }): Promise<ListPage> {
     const page = (await this.http.call('GET', MACHINE_OPERATIONS_PATH, {
       query: {
         limit: String(query.limit),
@@ -89,10 +101,14 @@ export class KubeClient {
   /** The Node's labels, or `null` when there is no such Node. */
   async nodeLabels(name: string): Promise<Readonly<Record<string, string>> | null> {
     try {
-      const node = (await this.http.call('GET', `/api/v1/nodes/${encodeURIComponent(name)}`)) as { metadata?: { labels?: unknown } } | null;
+      const node = (await this.http.call('GET', `/api/v1/nodes/${encodeURIComponent(name)}`)) as {
+        metadata?: { labels?: unknown };
+      } | null;
       const labels = node?.metadata?.labels;
       if (typeof labels !== 'object' || labels === null) return {};
-      return Object.fromEntries(Object.entries(labels).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+      return Object.fromEntries(
+        Object.entries(labels).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+      );
     } catch (error) {
       if (error instanceof ClusterError && error.status === 404) return null;
       throw error;
@@ -122,7 +138,12 @@ export class KubeClient {
       onDone(error === null || error === undefined || isAbort(error) ? null : asClusterError(error));
     };
     const controller = await translated(() =>
-      this.watcher.watch(MACHINE_OPERATIONS_PATH, params, (type: string, object: unknown) => onEvent(type as WatchEventType, object), done),
+      this.watcher.watch(
+        MACHINE_OPERATIONS_PATH,
+        params,
+        (type: string, object: unknown) => onEvent(type as WatchEventType, object),
+        done,
+      ),
     );
     return { abort: () => controller.abort() };
   }
@@ -139,7 +160,12 @@ async function translated<T>(call: () => Promise<T>): Promise<T> {
 function asClusterError(error: unknown): ClusterError {
   if (error instanceof ClusterError) return error;
   const status = statusOf(error);
-  return new ClusterError(status, status === null ? `the API server cannot be reached: ${describe(error)}` : `the watch request was answered ${status}`);
+  return new ClusterError(
+    status,
+    status === null
+      ? `the API server cannot be reached: ${describe(error)}`
+      : `the watch request was answered ${status}`,
+  );
 }
 
 /** The watch client reports a non-200 answer as an Error with `statusCode`. */

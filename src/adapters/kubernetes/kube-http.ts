@@ -23,10 +23,20 @@ export class KubeHttp {
 
   constructor(readonly access: ClusterAccess) {
     this.secure = access.server.startsWith('https:');
-    this.agent = this.secure ? new HttpsAgent({ keepAlive: true, maxSockets: 4, ...access.tls }) : new HttpAgent({ keepAlive: true, maxSockets: 4 });
+    this.agent = this.secure
+      ? new HttpsAgent({ keepAlive: true, maxSockets: 4, ...access.tls })
+      : new HttpAgent({ keepAlive: true, maxSockets: 4 });
   }
 
-  async call(method: 'GET' | 'PATCH', path: string, options: { readonly query?: Readonly<Record<string, string>>; readonly body?: object; readonly contentType?: string } = {}): Promise<unknown> {
+  async call(
+    method: 'GET' | 'PATCH',
+    path: string,
+    options: {
+      readonly query?: Readonly<Record<string, string>>;
+      readonly body?: object;
+      readonly contentType?: string;
+    } = {},
+  ): Promise<unknown> {
     const url = new URL(this.access.server + path);
     for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, value);
     const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
@@ -40,18 +50,28 @@ export class KubeHttp {
           headers: {
             ...this.access.headers,
             accept: 'application/json',
-            ...(payload === undefined ? {} : { 'content-type': options.contentType ?? 'application/json', 'content-length': String(payload.length) }),
+            ...(payload === undefined
+              ? {}
+              : {
+                  'content-type': options.contentType ?? 'application/json',
+                  'content-length': String(payload.length),
+                }),
           },
         },
         (incoming) => readJson(incoming).then(resolve, reject),
       );
       request.on('timeout', () => request.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
-      request.on('error', (error) => reject(new ClusterError(null, `the API server cannot be reached: ${error.message}`)));
+      request.on('error', (error) =>
+        reject(new ClusterError(null, `the API server cannot be reached: ${error.message}`)),
+      );
       request.end(payload);
     });
     if (response.status >= 200 && response.status < 300) return response.body;
     const reason = (response.body as { reason?: unknown } | null)?.reason;
-    throw new ClusterError(response.status, `${method} ${url.pathname} was answered ${response.status}${typeof reason === 'string' ? ` (${reason})` : ''}`);
+    throw new ClusterError(
+      response.status,
+      `${method} ${url.pathname} was answered ${response.status}${typeof reason === 'string' ? ` (${reason})` : ''}`,
+    );
   }
 
   close(): void {
@@ -68,7 +88,9 @@ function readJson(incoming: IncomingMessage): Promise<KubeResponse> {
       if (bytes > RESPONSE_MAX_BYTES) incoming.destroy(new Error('response too large'));
       else chunks.push(chunk);
     });
-    incoming.on('error', (error) => reject(new ClusterError(null, `the API server's answer broke off: ${error.message}`)));
+    incoming.on('error', (error) =>
+      reject(new ClusterError(null, `the API server's answer broke off: ${error.message}`)),
+    );
     incoming.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       let body: unknown = null;

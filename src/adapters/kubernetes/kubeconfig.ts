@@ -27,12 +27,17 @@ const KUBECONFIG_MAX_BYTES = 1024 * 1024;
  * client, whose generated models cost ~70 MiB of RSS (docs/benchmarks.md#daemon-under-load: idle
  * RSS ≤ 100 MiB).
  */
-export async function loadClusterAccess(kubeconfigPath: string | null, env: NodeJS.ProcessEnv = process.env, serviceAccountDir = SERVICE_ACCOUNT_DIR): Promise<ClusterAccess> {
+export async function loadClusterAccess(
+  kubeconfigPath: string | null,
+  env: NodeJS.ProcessEnv = process.env,
+  serviceAccountDir = SERVICE_ACCOUNT_DIR,
+): Promise<ClusterAccess> {
   if (kubeconfigPath !== null) return fromKubeconfig(kubeconfigPath);
   const fromEnv = env['KUBECONFIG']?.split(':').find((entry) => entry !== '');
   if (fromEnv !== undefined) return fromKubeconfig(fromEnv);
   const host = env['KUBERNETES_SERVICE_HOST'];
-  if (host !== undefined && host !== '') return inCluster(host, env['KUBERNETES_SERVICE_PORT'] ?? '443', serviceAccountDir);
+  if (host !== undefined && host !== '')
+    return inCluster(host, env['KUBERNETES_SERVICE_PORT'] ?? '443', serviceAccountDir);
   return fromKubeconfig(join(homedir(), '.kube', 'config'));
 }
 
@@ -53,14 +58,19 @@ async function fromKubeconfig(path: string): Promise<ClusterAccess> {
   }
   const config = record(document);
   const contextName = config['current-context'];
-  if (typeof contextName !== 'string' || contextName === '') throw new ClusterError(null, `the kubeconfig ${path} names no current context`);
+  if (typeof contextName !== 'string' || contextName === '')
+    throw new ClusterError(null, `the kubeconfig ${path} names no current context`);
   const context = record(named(config['contexts'], contextName)?.['context']);
   const cluster = record(named(config['clusters'], context['cluster'])?.['cluster']);
   const user = record(named(config['users'], context['user'])?.['user']);
   const server = cluster['server'];
-  if (typeof server !== 'string' || !/^https?:\/\//.test(server)) throw new ClusterError(null, `the kubeconfig ${path} names no server for context ${contextName}`);
+  if (typeof server !== 'string' || !/^https?:\/\//.test(server))
+    throw new ClusterError(null, `the kubeconfig ${path} names no server for context ${contextName}`);
   if (user['exec'] !== undefined || user['auth-provider'] !== undefined) {
-    throw new ClusterError(null, `the kubeconfig ${path} uses an exec plugin or auth provider, which the daemon does not run; use a token or a client certificate`);
+    throw new ClusterError(
+      null,
+      `the kubeconfig ${path} uses an exec plugin or auth provider, which the daemon does not run; use a token or a client certificate`,
+    );
   }
   const base = dirname(path);
   const bytes = async (inline: unknown, file: unknown): Promise<Buffer | undefined> => {
@@ -69,7 +79,10 @@ async function fromKubeconfig(path: string): Promise<ClusterAccess> {
     return undefined;
   };
   const headers: Record<string, string> = {};
-  const token = typeof user['token'] === 'string' ? user['token'] : (await bytes(undefined, user['tokenFile']))?.toString('utf8').trim();
+  const token =
+    typeof user['token'] === 'string'
+      ? user['token']
+      : (await bytes(undefined, user['tokenFile']))?.toString('utf8').trim();
   if (token !== undefined && token !== '') headers['authorization'] = `Bearer ${token}`;
   else if (typeof user['username'] === 'string' && typeof user['password'] === 'string') {
     headers['authorization'] = `Basic ${Buffer.from(`${user['username']}:${user['password']}`).toString('base64')}`;
@@ -80,14 +93,20 @@ async function fromKubeconfig(path: string): Promise<ClusterAccess> {
   return {
     server: server.replace(/\/+$/, ''),
     headers,
-    tls: { ...(ca === undefined ? {} : { ca }), ...(cert === undefined ? {} : { cert }), ...(key === undefined ? {} : { key }), rejectUnauthorized: cluster['insecure-skip-tls-verify'] !== true },
+    tls: {
+      ...(ca === undefined ? {} : { ca }),
+      ...(cert === undefined ? {} : { cert }),
+      ...(key === undefined ? {} : { key }),
+      rejectUnauthorized: cluster['insecure-skip-tls-verify'] !== true,
+    },
   };
 }
 
 async function readSecret(path: string): Promise<Buffer> {
   try {
     const content = await readFile(path);
-    if (content.length > KUBECONFIG_MAX_BYTES) throw new ClusterError(null, `${path} is larger than ${KUBECONFIG_MAX_BYTES} bytes`);
+    if (content.length > KUBECONFIG_MAX_BYTES)
+      throw new ClusterError(null, `${path} is larger than ${KUBECONFIG_MAX_BYTES} bytes`);
     return content;
   } catch (error) {
     if (error instanceof ClusterError) throw error;

@@ -1,7 +1,13 @@
 import { ClusterError } from '../../domain/port-errors.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
-import type { AgentUpgradeRequest, OperationRef, OperationStore, StatusWrite, TerminalStatus } from '../../ports/operation-store.js';
+import type {
+  AgentUpgradeRequest,
+  OperationRef,
+  OperationStore,
+  StatusWrite,
+  TerminalStatus,
+} from '../../ports/operation-store.js';
 import type { KubeClient } from './kube-client.js';
 import { isTerminalPhase, readMachineOperation, type MachineOperationView } from './machine-operation.js';
 import { operationStream, type StreamSettings } from './operation-stream.js';
@@ -38,24 +44,38 @@ export class KubernetesOperationStore implements OperationStore {
   constructor(private readonly options: KubernetesStoreOptions) {}
 
   markInProgress(ref: OperationRef, message: string): Promise<StatusWrite> {
-    return this.writeStatus(ref, (operation, nowIso) => (isTerminalPhase(operation.phase) ? null : inProgressPatch(operation, message, nowIso)));
+    return this.writeStatus(ref, (operation, nowIso) =>
+      isTerminalPhase(operation.phase) ? null : inProgressPatch(operation, message, nowIso),
+    );
   }
 
   publish(ref: OperationRef, status: TerminalStatus): Promise<StatusWrite> {
     return this.writeStatus(ref, (operation, nowIso) => {
       if (!isTerminalPhase(operation.phase)) return terminalPatch(operation, status, nowIso);
-      const same = operation.phase === status.phase && operation.reason === status.reason && operation.message === status.message;
-      if (!same) this.options.logger.warn({ operation: ref.name }, `MachineOperation ${ref.name} is already ${operation.phase}; its status is left as it is.`);
+      const same =
+        operation.phase === status.phase && operation.reason === status.reason && operation.message === status.message;
+      if (!same)
+        this.options.logger.warn(
+          { operation: ref.name },
+          `MachineOperation ${ref.name} is already ${operation.phase}; its status is left as it is.`,
+        );
       return null;
     });
   }
 
   watch(signal: AbortSignal): AsyncIterable<AgentUpgradeRequest> {
-    const settings: StreamSettings = { ...DEFAULT_STREAM_SETTINGS, ...this.options.stream, machineName: this.options.machineName };
+    const settings: StreamSettings = {
+      ...DEFAULT_STREAM_SETTINGS,
+      ...this.options.stream,
+      machineName: this.options.machineName,
+    };
     return operationStream(this.options.client, settings, this.options.clock, this.options.logger, signal);
   }
 
-  private async writeStatus(ref: OperationRef, patchFor: (operation: MachineOperationView, nowIso: string) => object | null): Promise<StatusWrite> {
+  private async writeStatus(
+    ref: OperationRef,
+    patchFor: (operation: MachineOperationView, nowIso: string) => object | null,
+  ): Promise<StatusWrite> {
     for (let attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt += 1) {
       const operation = readMachineOperation(await this.options.client.get(ref.name));
       if (operation === null || (ref.uid !== null && operation.uid !== ref.uid)) return { kind: 'gone' };
@@ -71,6 +91,9 @@ export class KubernetesOperationStore implements OperationStore {
         await this.options.clock.sleep(CONFLICT_DELAY_MS * attempt);
       }
     }
-    throw new ClusterError(409, `the status of MachineOperation ${ref.name} kept changing under us (${CONFLICT_ATTEMPTS} conflicts)`);
+    throw new ClusterError(
+      409,
+      `the status of MachineOperation ${ref.name} kept changing under us (${CONFLICT_ATTEMPTS} conflicts)`,
+    );
   }
 }

@@ -36,10 +36,13 @@ export function readMachineOperation(object: unknown): MachineOperationView | nu
   if (typeof name !== 'string' || typeof uid !== 'string' || typeof resourceVersion !== 'string') return null;
   const parameters: Record<string, string> = {};
   if (isRecord(spec['parameters'])) {
-    for (const [key, value] of Object.entries(spec['parameters'])) if (typeof value === 'string') parameters[key] = value;
+    for (const [key, value] of Object.entries(spec['parameters']))
+      if (typeof value === 'string') parameters[key] = value;
   }
   const phase = status['phase'];
-  const completed = Array.isArray(status['conditions']) ? status['conditions'].find((entry) => isRecord(entry) && entry['type'] === 'Completed') : undefined;
+  const completed = Array.isArray(status['conditions'])
+    ? status['conditions'].find((entry) => isRecord(entry) && entry['type'] === 'Completed')
+    : undefined;
   return {
     name,
     uid,

@@ -18,7 +18,9 @@ export interface StreamSettings {
   readonly nodeLabelsTtlMs: number;
 }
 
-type StreamItem = { readonly kind: 'event'; readonly type: WatchEventType; readonly object: unknown } | { readonly kind: 'done'; readonly error: ClusterError | null };
+type StreamItem =
+  | { readonly kind: 'event'; readonly type: WatchEventType; readonly object: unknown }
+  | { readonly kind: 'done'; readonly error: ClusterError | null };
 
 /**
  * List, then watch from the list's resourceVersion, for as long as `signal` lets it: every
@@ -29,7 +31,13 @@ type StreamItem = { readonly kind: 'event'; readonly type: WatchEventType; reado
  * belong to the upgrade record. With the server-side field selector on spec.machineRef (used
  * whenever the server supports it), operations that use machineSelector are not delivered.
  */
-export async function* operationStream(client: KubeClient, settings: StreamSettings, clock: Clock, logger: Logger, signal: AbortSignal): AsyncGenerator<AgentUpgradeRequest> {
+export async function* operationStream(
+  client: KubeClient,
+  settings: StreamSettings,
+  clock: Clock,
+  logger: Logger,
+  signal: AbortSignal,
+): AsyncGenerator<AgentUpgradeRequest> {
   const yielded = new Set<string>();
   const labels = new NodeLabels(client, settings, clock, logger);
   let useFieldSelector = true;
@@ -42,14 +50,19 @@ export async function* operationStream(client: KubeClient, settings: StreamSetti
     logger.warn({ delayMs, attempt: failures }, `MachineOperation watch: ${why}; retrying in ${delayMs} ms.`);
     await clock.sleep(delayMs, signal).catch(() => undefined);
   };
-  const fieldSelector = (): string | undefined => (useFieldSelector ? `spec.machineRef=${settings.machineName}` : undefined);
+  const fieldSelector = (): string | undefined =>
+    useFieldSelector ? `spec.machineRef=${settings.machineName}` : undefined;
 
   while (!signal.aborted) {
     if (resourceVersion === null) {
       try {
         const listed = await listAll(client, fieldSelector(), settings.listPageSize);
         // Said only after a list succeeded: a loaded kubeconfig proves nothing about the server, the credentials or RBAC.
-        if (!connected) logger.info({ server: client.server, machine: settings.machineName, operations: listed.items.length }, 'Connected to the cluster.');
+        if (!connected)
+          logger.info(
+            { server: client.server, machine: settings.machineName, operations: listed.items.length },
+            'Connected to the cluster.',
+          );
         connected = true;
         yield* actionableOf(listed.items, settings.machineName, labels, yielded);
         resourceVersion = listed.resourceVersion;
@@ -70,7 +83,11 @@ export async function* operationStream(client: KubeClient, settings: StreamSetti
     let handle: { abort(): void } | null = null;
     try {
       handle = await client.watch(
-        { resourceVersion, timeoutSeconds: settings.watchTimeoutSeconds, ...(fieldSelector() === undefined ? {} : { fieldSelector: fieldSelector() as string }) },
+        {
+          resourceVersion,
+          timeoutSeconds: settings.watchTimeoutSeconds,
+          ...(fieldSelector() === undefined ? {} : { fieldSelector: fieldSelector() as string }),
+        },
         (type, object) => queue.push({ kind: 'event', type, object }),
         (error) => queue.push({ kind: 'done', error }),
       );
@@ -83,7 +100,10 @@ export async function* operationStream(client: KubeClient, settings: StreamSetti
         const item = await queue.take(settings.idleTimeoutMs, signal);
         if (item === 'aborted') return;
         if (item === 'idle') {
-          logger.warn({ idleMs: settings.idleTimeoutMs }, 'MachineOperation watch went silent; re-watching from the last resourceVersion.');
+          logger.warn(
+            { idleMs: settings.idleTimeoutMs },
+            'MachineOperation watch went silent; re-watching from the last resourceVersion.',
+          );
           break;
         }
         if (item.kind === 'done') {
@@ -112,19 +132,32 @@ export async function* operationStream(client: KubeClient, settings: StreamSetti
   }
 }
 
-async function* actionableOf(items: readonly unknown[], machineName: string, labels: NodeLabels, yielded: Set<string>): AsyncGenerator<AgentUpgradeRequest> {
+async function* actionableOf(
+  items: readonly unknown[],
+  machineName: string,
+  labels: NodeLabels,
+  yielded: Set<string>,
+): AsyncGenerator<AgentUpgradeRequest> {
   for (const item of items) {
     const request = await actionable(item, machineName, labels, yielded);
     if (request !== null) yield request;
   }
 }
 
-async function listAll(client: KubeClient, fieldSelector: string | undefined, limit: number): Promise<{ items: unknown[]; resourceVersion: string }> {
+async function listAll(
+  client: KubeClient,
+  fieldSelector: string | undefined,
+  limit: number,
+): Promise<{ items: unknown[]; resourceVersion: string }> {
   const items: unknown[] = [];
   let continueToken: string | undefined;
   let resourceVersion = '';
   for (let page = 0; page < 10_000; page += 1) {
-    const listed = await client.list({ limit, ...(fieldSelector === undefined ? {} : { fieldSelector }), ...(continueToken === undefined ? {} : { continueToken }) });
+    const listed = await client.list({
+      limit,
+      ...(fieldSelector === undefined ? {} : { fieldSelector }),
+      ...(continueToken === undefined ? {} : { continueToken }),
+    });
     items.push(...listed.items);
     resourceVersion = listed.resourceVersion;
     if (listed.continueToken === null) break;
@@ -133,17 +166,27 @@ async function listAll(client: KubeClient, fieldSelector: string | undefined, li
   return { items, resourceVersion };
 }
 
-async function actionable(object: unknown, machineName: string, labels: NodeLabels, yielded: Set<string>): Promise<AgentUpgradeRequest | null> {
+async function actionable(
+  object: unknown,
+  machineName: string,
+  labels: NodeLabels,
+  yielded: Set<string>,
+): Promise<AgentUpgradeRequest | null> {
   const operation = readMachineOperation(object);
   if (operation === null || operation.operationKind !== AGENT_UPGRADE || yielded.has(operation.uid)) return null;
   if (operation.phase !== null && operation.phase !== 'Pending') return null;
-  if (!targetsMachine(operation.target, machineName, operation.target.kind === 'selector' ? await labels.get() : null)) return null;
+  if (!targetsMachine(operation.target, machineName, operation.target.kind === 'selector' ? await labels.get() : null))
+    return null;
   yielded.add(operation.uid);
   return requestOf(operation);
 }
 
 function requestOf(operation: MachineOperationView): AgentUpgradeRequest {
-  return { operation: { name: operation.name, uid: operation.uid }, phase: operation.phase, parameters: operation.parameters };
+  return {
+    operation: { name: operation.name, uid: operation.uid },
+    phase: operation.phase,
+    parameters: operation.parameters,
+  };
 }
 
 /** The local Node's labels for machineSelector operations, read at most once per TTL. */
@@ -164,7 +207,10 @@ class NodeLabels {
     try {
       labels = await this.client.nodeLabels(this.settings.machineName);
     } catch (error) {
-      this.logger.warn({}, `The Node ${this.settings.machineName} cannot be read (${(error as Error).message}); machineSelector operations are not matched.`);
+      this.logger.warn(
+        {},
+        `The Node ${this.settings.machineName} cannot be read (${(error as Error).message}); machineSelector operations are not matched.`,
+      );
     }
     this.cached = { labels, atMs: nowMs };
     return labels;

@@ -27,11 +27,32 @@ export function terminalPatch(operation: MachineOperationView, status: TerminalS
       message: status.message,
       startedAt: operation.startedAt ?? nowIso,
       completedAt: nowIso,
-      conditions: [completedCondition(operation, status.phase === 'Complete' ? 'True' : 'False', status.reason, status.message, nowIso)],
+      conditions: [
+        completedCondition(
+          operation,
+          status.phase === 'Complete' ? 'True' : 'False',
+          status.reason,
+          status.message,
+          nowIso,
+        ),
+      ],
     },
   };
 }
 
-function completedCondition(operation: MachineOperationView, status: 'True' | 'False', reason: string, message: string, nowIso: string): object {
-  return { type: 'Completed', status, reason, message, observedGeneration: operation.generation, lastTransitionTime: nowIso };
+function completedCondition(
+  operation: MachineOperationView,
+  status: 'True' | 'False',
+  reason: string,
+  message: string,
+  nowIso: string,
+): object {
+  return {
+    type: 'Completed',
+    status,
+    reason,
+    message,
+    observedGeneration: operation.generation,
+    lastTransitionTime: nowIso,
+  };
 }

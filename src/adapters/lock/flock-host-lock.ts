@@ -63,10 +63,19 @@ export class FlockHostLock implements HostLock {
       if (outcome === 'busy') return { kind: 'busy', holder: await holderOf(file, true) };
       const lease = new FlockLease(child);
       try {
-        await writeNote(file, { pid: process.pid, command: this.command, sinceMs: Date.now(), lockPid: child.pid ?? 0, lockStartTicks: await startTicksOf(child) });
+        await writeNote(file, {
+          pid: process.pid,
+          command: this.command,
+          sinceMs: Date.now(),
+          lockPid: child.pid ?? 0,
+          lockStartTicks: await startTicksOf(child),
+        });
       } catch (error) {
         await lease.release();
-        throw new LockError('unavailable', `the holder of the host lock ${this.path} cannot be recorded (${errnoOf(error)})`);
+        throw new LockError(
+          'unavailable',
+          `the holder of the host lock ${this.path} cannot be recorded (${errnoOf(error)})`,
+        );
       }
       return { kind: 'acquired', lease };
     } finally {
@@ -94,7 +103,17 @@ export class FlockHostLock implements HostLock {
 export function flockCommand(flockBinary = 'flock'): { readonly command: string; readonly args: readonly string[] } {
   return {
     command: flockBinary,
-    args: ['--nonblock', '--exclusive', '--close', '--conflict-exit-code', String(BUSY_EXIT_CODE), `/proc/self/fd/${LOCK_FD}`, 'sh', '-c', `exec ${LOCK_FD}<&-; echo locked; exec cat >/dev/null`],
+    args: [
+      '--nonblock',
+      '--exclusive',
+      '--close',
+      '--conflict-exit-code',
+      String(BUSY_EXIT_CODE),
+      `/proc/self/fd/${LOCK_FD}`,
+      'sh',
+      '-c',
+      `exec ${LOCK_FD}<&-; echo locked; exec cat >/dev/null`,
+    ],
   };
 }
 
@@ -113,8 +132,11 @@ async function holderOf(file: LockFile, knownHeld: boolean): Promise<LockHolder 
   if (!kernel.held) return null;
   if (kernel.pid === null) return { kind: 'unknown', pid: null };
   const note = await readNote(file);
-  const confirmed = note !== null && note.lockPid === kernel.pid && note.lockStartTicks === (await processStartTicks(kernel.pid));
-  return confirmed ? { kind: 'known', pid: note.pid, command: note.command, sinceMs: note.sinceMs } : { kind: 'unknown', pid: kernel.pid };
+  const confirmed =
+    note !== null && note.lockPid === kernel.pid && note.lockStartTicks === (await processStartTicks(kernel.pid));
+  return confirmed
+    ? { kind: 'known', pid: note.pid, command: note.command, sinceMs: note.sinceMs }
+    : { kind: 'unknown', pid: kernel.pid };
 }
 
 async function startTicksOf(child: ChildProcess): Promise<string> {
@@ -132,7 +154,13 @@ async function readNote(file: LockFile): Promise<HolderNote | null> {
   const { bytesRead } = await file.handle.read(buffer, 0, buffer.length, 0).catch(() => ({ bytesRead: 0 }));
   try {
     const value = JSON.parse(buffer.subarray(0, bytesRead).toString('utf8')) as Partial<HolderNote>;
-    const fields = [typeof value.pid, typeof value.command, typeof value.sinceMs, typeof value.lockPid, typeof value.lockStartTicks];
+    const fields = [
+      typeof value.pid,
+      typeof value.command,
+      typeof value.sinceMs,
+      typeof value.lockPid,
+      typeof value.lockStartTicks,
+    ];
     if (fields.join() === 'number,string,number,number,string') return value as HolderNote;
   } catch {
     // A holder that is not this tool leaves no note, or not one of this shape.
@@ -178,7 +206,8 @@ function waitForLock(child: ChildProcess, path: string): Promise<'acquired' | 'b
     child.once('exit', (code) => {
       clearTimeout(timer);
       if (code === BUSY_EXIT_CODE) resolve('busy');
-      else reject(new LockError('unavailable', `flock exited with status ${String(code)} before taking the lock ${path}`));
+      else
+        reject(new LockError('unavailable', `flock exited with status ${String(code)} before taking the lock ${path}`));
     });
   });
 }

@@ -58,7 +58,12 @@ async function openRoot(root: string, path: string): Promise<FileHandle> {
   }
 }
 
-async function openChildDirectory(parent: FileHandle, name: string, create: boolean, path: string): Promise<FileHandle | null> {
+async function openChildDirectory(
+  parent: FileHandle,
+  name: string,
+  create: boolean,
+  path: string,
+): Promise<FileHandle | null> {
   const at = childPath(parent, name);
   const flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
   try {
@@ -81,7 +86,12 @@ async function openChildDirectory(parent: FileHandle, name: string, create: bool
   }
 }
 
-async function openChildFile(parent: FileHandle, name: string, create: boolean, path: string): Promise<LockFile | null> {
+async function openChildFile(
+  parent: FileHandle,
+  name: string,
+  create: boolean,
+  path: string,
+): Promise<LockFile | null> {
   const at = childPath(parent, name);
   // Looking first keeps a FIFO or a device from ever being opened; the fstat below is what
   // counts, since the entry may be swapped between the two.
@@ -101,7 +111,13 @@ async function openChildFile(parent: FileHandle, name: string, create: boolean, 
   }
   try {
     const stat = await handle.stat({ bigint: true });
-    const problem = !stat.isFile() ? 'it is not a regular file' : stat.nlink !== 1n ? 'it has other hard links' : stat.uid !== BigInt(euid()) ? `it is not owned by uid ${euid()}` : null;
+    const problem = !stat.isFile()
+      ? 'it is not a regular file'
+      : stat.nlink !== 1n
+        ? 'it has other hard links'
+        : stat.uid !== BigInt(euid())
+          ? `it is not owned by uid ${euid()}`
+          : null;
     if (problem !== null) throw refused(path, problem);
     return { handle, device: stat.dev, inode: stat.ino };
   } catch (error) {
@@ -124,7 +140,8 @@ function euid(): number {
  */
 function refused(path: string, reason: string, cause?: unknown): LockError {
   const errno = cause === undefined ? null : errnoOf(cause);
-  if (errno === 'EACCES' || errno === 'EPERM') return new LockError('permission', `the host lock ${path} cannot be used: ${reason}; run as root`);
+  if (errno === 'EACCES' || errno === 'EPERM')
+    return new LockError('permission', `the host lock ${path} cannot be used: ${reason}; run as root`);
   return new LockError('unavailable', `the host lock ${path} is unusable: ${reason}`);
 }
 

@@ -39,10 +39,16 @@ export function isJournalStream(fd: number, env: NodeJS.ProcessEnv = process.env
  * line with its priority. pino tells a stream that asks for metadata the level of the line it
  * is about to write (`lastLevel`), so the JSON is never parsed again.
  */
-export function journalPriorityDestination(destination: DestinationStream, env: NodeJS.ProcessEnv = process.env): DestinationStream {
+export function journalPriorityDestination(
+  destination: DestinationStream,
+  env: NodeJS.ProcessEnv = process.env,
+): DestinationStream {
   const fd = (destination as { fd?: unknown }).fd;
   if (typeof fd !== 'number' || !isJournalStream(fd, env)) return destination;
-  const inner = destination as DestinationStream & { flush?: (callback: (error?: Error) => void) => void; flushSync?: () => void };
+  const inner = destination as DestinationStream & {
+    flush?: (callback: (error?: Error) => void) => void;
+    flushSync?: () => void;
+  };
   const prefixed = {
     [symbols.needsMetadataGsym]: true,
     lastLevel: 30,

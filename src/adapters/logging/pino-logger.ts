@@ -19,7 +19,15 @@ export function createPinoLogger(level: LogLevel, destination: DestinationStream
       // string that slipped in under the same key.
       serializers: { url: (value: unknown) => redactUrlsInText(String(value)) },
       redact: {
-        paths: ['downloadURL', '*.downloadURL', 'parameters.downloadURL', 'headers.authorization', 'token', '*.token', 'kubeconfig'],
+        paths: [
+          'downloadURL',
+          '*.downloadURL',
+          'parameters.downloadURL',
+          'headers.authorization',
+          'token',
+          '*.token',
+          'kubeconfig',
+        ],
         censor: '[REDACTED]',
       },
     },

@@ -1,7 +1,14 @@
 import type { DestinationStream } from 'pino';
 
 /** pino's numeric levels, as a person reads them. */
-const LEVEL_WORDS: Readonly<Record<number, string>> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warning', 50: 'error', 60: 'fatal' };
+const LEVEL_WORDS: Readonly<Record<number, string>> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warning',
+  50: 'error',
+  60: 'fatal',
+};
 /** What every entry carries and a reader at a terminal does not need repeated. */
 const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['level', 'time', 'name', 'msg', 'pid', 'hostname']);
 /** C0, DEL and C1 controls: a logged value (a server's reason phrase) must not drive the terminal. */

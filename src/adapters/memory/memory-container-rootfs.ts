@@ -30,7 +30,8 @@ export class MemoryContainerRootfs implements ContainerRootfs {
 
   constructor(private readonly options: MemoryContainerRootfsOptions) {
     if (!isCleanAbsolutePath(options.machinesDir)) throw new TypeError('machinesDir must be a clean absolute path');
-    if (!isCleanAbsolutePath(options.binaryPath) || options.binaryPath === '/') throw new TypeError('binaryPath must name a file');
+    if (!isCleanAbsolutePath(options.binaryPath) || options.binaryPath === '/')
+      throw new TypeError('binaryPath must name a file');
   }
 
   /** Makes the next call of `method` fail with ContainerError 'io'. */
@@ -47,7 +48,9 @@ export class MemoryContainerRootfs implements ContainerRootfs {
     const path = await this.walk(machine, true);
     if (path === null) throw new ContainerError('io', `cannot prepare the binary's directory in ${machine}`);
     await this.sweepTemps(path);
-    const digest = await translated(() => this.options.fs.copyFileAtomic(sourcePath, path, { mode: 0o755, maxBytes: this.options.maxBytes }));
+    const digest = await translated(() =>
+      this.options.fs.copyFileAtomic(sourcePath, path, { mode: 0o755, maxBytes: this.options.maxBytes }),
+    );
     this.installs.push({ machine, sha256: digest.sha256 });
     return digest;
   }
@@ -80,17 +83,20 @@ export class MemoryContainerRootfs implements ContainerRootfs {
    * Returns the binary's path, or null when it cannot exist yet.
    */
   private async walk(machine: string, create: boolean): Promise<string | null> {
-    if (!isMachineName(machine)) throw new ContainerError('invalid-machine', 'the machine name is not a safe path component');
+    if (!isMachineName(machine))
+      throw new ContainerError('invalid-machine', 'the machine name is not a safe path component');
     const root = joinPath(this.options.machinesDir, machine);
     const below = this.options.binaryPath.split('/').filter((name) => name !== '');
     const components = [root, ...below.map((_, index) => joinPath(root, ...below.slice(0, index + 1)))];
     const target = components[components.length - 1] ?? root;
     for (const path of components) {
       const stat = await translated(() => this.options.fs.lstat(path));
-      if (stat?.kind === 'symlink') throw new ContainerError('symlink-refused', `a symlink inside the rootfs of ${machine} was refused`);
+      if (stat?.kind === 'symlink')
+        throw new ContainerError('symlink-refused', `a symlink inside the rootfs of ${machine} was refused`);
       if (path === target) {
         if (stat === null && !create) return null;
-        if (stat !== null && stat.kind !== 'file') throw new ContainerError('io', `the binary's path in ${machine} is not a regular file`);
+        if (stat !== null && stat.kind !== 'file')
+          throw new ContainerError('io', `the binary's path in ${machine} is not a regular file`);
         continue;
       }
       if (stat === null) {
@@ -119,7 +125,9 @@ async function translated<T>(body: () => Promise<T>): Promise<T> {
 
 function asContainerError(error: unknown): unknown {
   if (!(error instanceof FileSystemError)) return error; // programming errors and simulated crashes pass through
-  if (error.code === 'ETOOBIG') return new ContainerError('too-large', 'the binary is larger than the container copy allows');
-  if (error.code === 'ELOOP') return new ContainerError('symlink-refused', 'a symlink loop inside the rootfs was refused');
+  if (error.code === 'ETOOBIG')
+    return new ContainerError('too-large', 'the binary is larger than the container copy allows');
+  if (error.code === 'ELOOP')
+    return new ContainerError('symlink-refused', 'a symlink loop inside the rootfs was refused');
   return new ContainerError('io', `the container copy failed: ${error.code}`);
 }

@@ -1,7 +1,14 @@
 import { basenamePath, dirnamePath } from '../../domain/posix-path.js';
 import { FileSystemError } from '../../domain/port-errors.js';
 import type { Sha256 } from '../../domain/digest.js';
-import type { EntryStat, FileDigest, FileSystem, ReadFileOptions, Resolution, StagedFile } from '../../ports/file-system.js';
+import type {
+  EntryStat,
+  FileDigest,
+  FileSystem,
+  ReadFileOptions,
+  Resolution,
+  StagedFile,
+} from '../../ports/file-system.js';
 import { asFileSystemError, componentsOf, PARENT_DIRECTORY_MODE, tooBigError } from '../file-system-shared.js';
 import { DurableLayer } from './durable-layer.js';
 import { MemoryStagedFile } from './memory-staged-file.js';
@@ -159,7 +166,8 @@ export class MemoryFileSystem implements FileSystem {
   async readFile(path: string, maxBytes: number, options: ReadFileOptions = {}): Promise<Uint8Array | null> {
     return this.read('readFile', path, () => {
       // The model holds no FIFOs or devices (memfs has none), so only the link rule applies here.
-      if (options.followLinks === false && this.visible.lstat(path)?.kind === 'symlink') throw new FileSystemError('ELOOP', 'readFile', path, 'a symlink, not followed');
+      if (options.followLinks === false && this.visible.lstat(path)?.kind === 'symlink')
+        throw new FileSystemError('ELOOP', 'readFile', path, 'a symlink, not followed');
       const data = this.visible.readFile(path);
       if (data !== null && data.length > maxBytes) throw tooBigError('readFile', path, maxBytes);
       return data;
@@ -191,12 +199,18 @@ export class MemoryFileSystem implements FileSystem {
     options: { readonly mode: number; readonly maxBytes: number },
   ): Promise<FileDigest> {
     // Read first: past maxBytes nothing at all is created.
-    const data = this.read('copyFileAtomic', source, () => this.readExisting('copyFileAtomic', source, options.maxBytes));
+    const data = this.read('copyFileAtomic', source, () =>
+      this.readExisting('copyFileAtomic', source, options.maxBytes),
+    );
     this.replaceFile(target, data, options.mode);
     return digestOf(data);
   }
 
-  async moveFileAtomic(source: string, target: string, options: { readonly mode: number; readonly maxBytes: number; readonly sha256: Sha256 }): Promise<FileDigest> {
+  async moveFileAtomic(
+    source: string,
+    target: string,
+    options: { readonly mode: number; readonly maxBytes: number; readonly sha256: Sha256 },
+  ): Promise<FileDigest> {
     return this.read('moveFileAtomic', source, () => moveInModel(this.moveSteps(), source, target, options));
   }
 
@@ -221,7 +235,9 @@ export class MemoryFileSystem implements FileSystem {
         writeTemp: (path, data, mode) => {
           const temp = this.tempPathFor(path);
           this.withTempCleanup(temp, () => {
-            this.step('create-temp', temp, `${data.length} bytes`, () => this.visible.createExclusive(temp, data, mode));
+            this.step('create-temp', temp, `${data.length} bytes`, () =>
+              this.visible.createExclusive(temp, data, mode),
+            );
             this.step('fsync-file', temp, undefined, () => this.syncFile(temp));
           });
           return temp;

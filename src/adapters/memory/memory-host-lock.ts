@@ -17,7 +17,9 @@ export class MemoryHostLock implements HostLock {
 
   constructor(private readonly nowMs: () => number = () => 0) {}
 
-  async tryAcquire(holder: { readonly pid: number; readonly command: string } = { pid: 1, command: 'memory' }): Promise<LockAttempt> {
+  async tryAcquire(
+    holder: { readonly pid: number; readonly command: string } = { pid: 1, command: 'memory' },
+  ): Promise<LockAttempt> {
     this.refuseIfFaulty();
     if (this.held !== null) return { kind: 'busy', holder: this.held };
     const mine: KnownLockHolder = { kind: 'known', ...holder, sinceMs: this.nowMs() };
@@ -48,6 +50,7 @@ export class MemoryHostLock implements HostLock {
   }
 
   private refuseIfFaulty(): void {
-    if (this.fault !== null) throw new LockError('unavailable', `the host lock is unusable: the lock path is a ${this.fault}`);
+    if (this.fault !== null)
+      throw new LockError('unavailable', `the host lock is unusable: the lock path is a ${this.fault}`);
   }
 }

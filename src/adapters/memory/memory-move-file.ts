@@ -40,7 +40,8 @@ export function moveInModel(
   const data = steps.content(source) ?? new Uint8Array(0);
   if (data.length > options.maxBytes) throw tooBigError('moveFileAtomic', source, options.maxBytes);
   const digest = digestOf(data);
-  if (digest.sha256 !== options.sha256) throw new FileSystemError('ECHANGED', 'moveFileAtomic', source, 'content differs from the expected digest');
+  if (digest.sha256 !== options.sha256)
+    throw new FileSystemError('ECHANGED', 'moveFileAtomic', source, 'content differs from the expected digest');
   if (steps.lstat(target)?.kind === 'directory') throw new FileSystemError('EISDIR', 'moveFileAtomic', target);
   steps.chmodAndSync(source, options.mode);
   steps.renameOver(source, target);
@@ -50,7 +51,12 @@ export function moveInModel(
 }
 
 /** A repeat of a completed move (perhaps crashed before its fsync-dir) succeeds, syncing again. */
-function alreadyMoved(steps: MoveSteps, source: string, target: string, options: { readonly mode: number; readonly maxBytes: number; readonly sha256: Sha256 }): FileDigest {
+function alreadyMoved(
+  steps: MoveSteps,
+  source: string,
+  target: string,
+  options: { readonly mode: number; readonly maxBytes: number; readonly sha256: Sha256 },
+): FileDigest {
   const existing = steps.lstat(target);
   const data = existing?.kind === 'file' && existing.mode === options.mode ? steps.content(target) : null;
   if (data === null || data.length > options.maxBytes || digestOf(data).sha256 !== options.sha256) {

@@ -58,7 +58,11 @@ export interface StatusEntry {
 export interface PublishViolation {
   readonly name: string;
   /** Reason and message are null only for an object created already terminal. */
-  readonly existing: { readonly phase: TerminalStatus['phase']; readonly reason: ConditionReason | null; readonly message: string | null };
+  readonly existing: {
+    readonly phase: TerminalStatus['phase'];
+    readonly reason: ConditionReason | null;
+    readonly message: string | null;
+  };
   readonly attempted: TerminalStatus;
 }
 
@@ -147,24 +151,43 @@ export class MemoryOperationStore implements OperationStore {
   // ---- the port ----
 
   async markInProgress(ref: OperationRef, message: string): Promise<StatusWrite> {
-    return this.request('markInProgress', (operation) => {
-      if (isTerminal(operation.phase)) return; // the contract: a no-op once terminal
-      this.apply(operation, { phase: 'InProgress', reason: 'InProgress', message }, {
-        startedAt: operation.startedAt ?? this.timestamp(),
-      });
-    }, ref);
+    return this.request(
+      'markInProgress',
+      (operation) => {
+        if (isTerminal(operation.phase)) return; // the contract: a no-op once terminal
+        this.apply(
+          operation,
+          { phase: 'InProgress', reason: 'InProgress', message },
+          {
+            startedAt: operation.startedAt ?? this.timestamp(),
+          },
+        );
+      },
+      ref,
+    );
   }
 
   async publish(ref: OperationRef, status: TerminalStatus): Promise<StatusWrite> {
-    return this.request('publish', (operation) => {
-      if (isTerminal(operation.phase)) {
-        const same = operation.phase === status.phase && operation.reason === status.reason && operation.message === status.message;
-        const existing = { phase: operation.phase, reason: operation.reason, message: operation.message };
-        if (!same) this.violations.push({ name: operation.name, existing, attempted: status });
-        return;
-      }
-      this.apply(operation, { phase: status.phase, reason: status.reason, message: status.message }, { completedAt: this.timestamp() });
-    }, ref);
+    return this.request(
+      'publish',
+      (operation) => {
+        if (isTerminal(operation.phase)) {
+          const same =
+            operation.phase === status.phase &&
+            operation.reason === status.reason &&
+            operation.message === status.message;
+          const existing = { phase: operation.phase, reason: operation.reason, message: operation.message };
+          if (!same) this.violations.push({ name: operation.name, existing, attempted: status });
+          return;
+        }
+        this.apply(
+          operation,
+          { phase: status.phase, reason: status.reason, message: status.message },
+          { completedAt: this.timestamp() },
+        );
+      },
+      ref,
+    );
   }
 
   async *watch(signal: AbortSignal): AsyncGenerator<AgentUpgradeRequest> {
@@ -179,7 +202,11 @@ export class MemoryOperationStore implements OperationStore {
         const operation = entry === undefined ? undefined : this.operations.get(entry.name);
         if (operation === undefined || operation.uid !== entry?.uid || operation.kind !== AGENT_UPGRADE_KIND) continue;
         if (operation.phase !== null && operation.phase !== 'Pending') continue;
-        yield { operation: { name: operation.name, uid: operation.uid }, phase: operation.phase, parameters: operation.parameters };
+        yield {
+          operation: { name: operation.name, uid: operation.uid },
+          phase: operation.phase,
+          parameters: operation.parameters,
+        };
       }
       if (!signal.aborted) await this.nextCreation(signal);
     }
@@ -188,7 +215,11 @@ export class MemoryOperationStore implements OperationStore {
   // ---- internals ----
 
   /** Counts the call, throws an injected fault (before or after `write`), and resolves the ref. */
-  private request(method: OperationStoreMethod, write: (operation: MemoryOperation) => void, ref: OperationRef): StatusWrite {
+  private request(
+    method: OperationStoreMethod,
+    write: (operation: MemoryOperation) => void,
+    ref: OperationRef,
+  ): StatusWrite {
     const fault = this.takeFault(method);
     if (fault !== undefined && fault.afterWrite !== true) throw clusterError(method, fault);
     const operation = this.operations.get(ref.name);
@@ -204,7 +235,11 @@ export class MemoryOperationStore implements OperationStore {
     return this.faults.get(method)?.shift();
   }
 
-  private apply(operation: MemoryOperation, entry: StatusEntry, times: Partial<Pick<MemoryOperation, 'startedAt' | 'completedAt'>>): void {
+  private apply(
+    operation: MemoryOperation,
+    entry: StatusEntry,
+    times: Partial<Pick<MemoryOperation, 'startedAt' | 'completedAt'>>,
+  ): void {
     this.operations.set(operation.name, { ...operation, ...entry, ...times });
     const history = this.histories.get(operation.name) ?? [];
     history.push(entry);

@@ -33,7 +33,9 @@ export class SimulatedCrash extends Error {
   readonly op: JournalEntry | null;
 
   constructor(op: JournalEntry | null) {
-    super(op === null ? 'the simulated process has crashed' : `simulated crash at op ${op.index} (${op.op} ${op.path})`);
+    super(
+      op === null ? 'the simulated process has crashed' : `simulated crash at op ${op.index} (${op.op} ${op.path})`,
+    );
     this.name = 'SimulatedCrash';
     this.op = op;
   }
@@ -90,7 +92,8 @@ export class OpRunner {
   /** Runs one op. Its effect must be synchronous, so the op is atomic at the model level. */
   run(op: OpKind, path: string, detail: string | undefined, effect: () => void): void {
     this.assertAlive();
-    const entry: JournalEntry = detail === undefined ? { index: this.nextIndex, op, path } : { index: this.nextIndex, op, path, detail };
+    const entry: JournalEntry =
+      detail === undefined ? { index: this.nextIndex, op, path } : { index: this.nextIndex, op, path, detail };
     this.nextIndex += 1;
     if (entry.index === this.crashIndex) {
       this.dead = true;

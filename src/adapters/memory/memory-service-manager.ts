@@ -152,7 +152,8 @@ export class MemoryServiceManager implements ServiceManager {
       this.state = 'failed';
       return;
     }
-    const digest = (await this.options.fs.hashFile(resolution.path, this.options.binaryMaxBytes ?? 256 * 1024 * 1024)).sha256;
+    const digest = (await this.options.fs.hashFile(resolution.path, this.options.binaryMaxBytes ?? 256 * 1024 * 1024))
+      .sha256;
     const record: StartRecord = { path: resolution.path, digest, behaviour: this.options.behaviourOf(digest) };
     this.starts.push(record);
     if (record.behaviour === 'crash-on-start') {

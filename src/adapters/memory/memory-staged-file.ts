@@ -58,7 +58,8 @@ export class MemoryStagedFile implements StagedFile {
   }
 
   async commit(): Promise<void> {
-    if (this.phase !== 'sealed' || this.temp === null) throw new FileSystemError('EINVAL', 'stageFile', this.target, 'commit before seal');
+    if (this.phase !== 'sealed' || this.temp === null)
+      throw new FileSystemError('EINVAL', 'stageFile', this.target, 'commit before seal');
     this.phase = 'done';
     this.steps.renameIntoPlace(this.temp, this.target);
   }

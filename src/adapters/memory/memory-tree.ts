@@ -13,12 +13,24 @@ export type TreeSpec = Readonly<Record<string, TreeNodeSpec>>;
 
 /** One entry of a whole tree, parents listed before children (sorted by path). */
 export type TreeEntry =
-  | { readonly path: string; readonly kind: 'file'; readonly data: Uint8Array; readonly mode: number; readonly uid: number }
+  | {
+      readonly path: string;
+      readonly kind: 'file';
+      readonly data: Uint8Array;
+      readonly mode: number;
+      readonly uid: number;
+    }
   | { readonly path: string; readonly kind: 'symlink'; readonly target: string; readonly uid: number }
   | { readonly path: string; readonly kind: 'directory'; readonly mode: number; readonly uid: number };
 
 export type SnapshotEntry =
-  | { readonly kind: 'file'; readonly mode: number; readonly uid: number; readonly size: number; readonly sha256: Sha256 }
+  | {
+      readonly kind: 'file';
+      readonly mode: number;
+      readonly uid: number;
+      readonly size: number;
+      readonly sha256: Sha256;
+    }
   | { readonly kind: 'symlink'; readonly uid: number; readonly target: string }
   | { readonly kind: 'directory'; readonly mode: number; readonly uid: number };
 
@@ -34,7 +46,8 @@ export function entriesFromSpec(tree: TreeSpec, defaultUid: number): TreeEntry[]
   return Object.keys(tree)
     .sort()
     .map((path): TreeEntry => {
-      if (!isCleanAbsolutePath(path) || path === '/') throw new TypeError(`tree paths must be clean and absolute: ${path}`);
+      if (!isCleanAbsolutePath(path) || path === '/')
+        throw new TypeError(`tree paths must be clean and absolute: ${path}`);
       const spec = tree[path];
       if (spec === undefined) throw new TypeError(`no spec for ${path}`);
       const uid = spec.uid ?? defaultUid;
@@ -60,7 +73,13 @@ export function snapshotOf(entries: readonly TreeEntry[]): Snapshot {
   for (const entry of [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
     switch (entry.kind) {
       case 'file':
-        snapshot[entry.path] = { kind: 'file', mode: entry.mode, uid: entry.uid, size: entry.data.length, sha256: sha256Of(entry.data) };
+        snapshot[entry.path] = {
+          kind: 'file',
+          mode: entry.mode,
+          uid: entry.uid,
+          size: entry.data.length,
+          sha256: sha256Of(entry.data),
+        };
         break;
       case 'symlink':
         snapshot[entry.path] = { kind: 'symlink', uid: entry.uid, target: entry.target };

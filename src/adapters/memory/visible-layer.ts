@@ -64,7 +64,13 @@ export class VisibleLayer {
   raw(path: string): RawEntry | null {
     try {
       const stats = this.vol.lstatSync(path);
-      const kind: EntryKind = stats.isFile() ? 'file' : stats.isDirectory() ? 'directory' : stats.isSymbolicLink() ? 'symlink' : 'other';
+      const kind: EntryKind = stats.isFile()
+        ? 'file'
+        : stats.isDirectory()
+          ? 'directory'
+          : stats.isSymbolicLink()
+            ? 'symlink'
+            : 'other';
       return { kind, ino: stats.ino };
     } catch (error) {
       if (isNoEntry(error)) return null;
@@ -139,8 +145,10 @@ export class VisibleLayer {
       const child = childPath(realPath, name);
       const entry = this.raw(child);
       if (entry === null) continue;
-      if (entry.kind === 'symlink') entries.set(name, { kind: 'symlink', ino: entry.ino, target: this.readLink(child) });
-      else if (entry.kind === 'directory') entries.set(name, { kind: 'directory', ino: entry.ino, mode: this.modeOf(entry.ino) });
+      if (entry.kind === 'symlink')
+        entries.set(name, { kind: 'symlink', ino: entry.ino, target: this.readLink(child) });
+      else if (entry.kind === 'directory')
+        entries.set(name, { kind: 'directory', ino: entry.ino, mode: this.modeOf(entry.ino) });
       else entries.set(name, { kind: 'file', ino: entry.ino });
     }
     return { realPath, entries };
@@ -161,7 +169,13 @@ export class VisibleLayer {
           entries.push({ path, kind: 'directory', mode: this.modeOf(entry.ino), uid });
           visit(path);
         } else {
-          entries.push({ path, kind: 'file', data: this.readFile(path) ?? new Uint8Array(0), mode: this.modeOf(entry.ino), uid });
+          entries.push({
+            path,
+            kind: 'file',
+            data: this.readFile(path) ?? new Uint8Array(0),
+            mode: this.modeOf(entry.ino),
+            uid,
+          });
         }
       }
     };

@@ -1,15 +1,42 @@
 import { createHash } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { chmod, lstat, mkdir, open, readdir, readlink, realpath, rename, stat, symlink, unlink, type FileHandle } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readlink,
+  realpath,
+  rename,
+  stat,
+  symlink,
+  unlink,
+  type FileHandle,
+} from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { sha256FromHex } from '../../domain/digest.js';
 import { FileSystemError } from '../../domain/port-errors.js';
-import type { EntryKind, EntryStat, FileDigest, FileSystem, ReadFileOptions, Resolution, StagedFile } from '../../ports/file-system.js';
+import type {
+  EntryKind,
+  EntryStat,
+  FileDigest,
+  FileSystem,
+  ReadFileOptions,
+  Resolution,
+  StagedFile,
+} from '../../ports/file-system.js';
 import { fsyncDirectory, TEMP_MODE, tempPathFor, writeAll } from './node-fs-primitives.js';
 import { readRegularFile } from './node-read-file.js';
 import { NodeStagedFile } from './node-staged-file.js';
 import { moveFileAtomic, type MoveOptions } from './node-move-file.js';
-import { asFileSystemError, componentsOf, errnoCode, PARENT_DIRECTORY_MODE, tooBigError } from '../file-system-shared.js';
+import {
+  asFileSystemError,
+  componentsOf,
+  errnoCode,
+  PARENT_DIRECTORY_MODE,
+  tooBigError,
+} from '../file-system-shared.js';
 
 const COPY_CHUNK_BYTES = 1024 * 1024;
 
@@ -144,9 +171,15 @@ export class NodeFileSystem implements FileSystem {
       try {
         if (size > maxBytes) throw tooBigError('hashFile', path, maxBytes);
         const hash = createHash('sha256');
-        const bytes = await readChunks(handle, COPY_CHUNK_BYTES, maxBytes, () => tooBigError('hashFile', path, maxBytes), (chunk) => {
-          hash.update(chunk);
-        });
+        const bytes = await readChunks(
+          handle,
+          COPY_CHUNK_BYTES,
+          maxBytes,
+          () => tooBigError('hashFile', path, maxBytes),
+          (chunk) => {
+            hash.update(chunk);
+          },
+        );
         return { sha256: sha256FromHex(hash.digest('hex')), bytes };
       } finally {
         await handle.close();
@@ -179,10 +212,16 @@ export class NodeFileSystem implements FileSystem {
       return await this.replaceFile(target, options.mode, 'copyFileAtomic', async (output) => {
         const hash = createHash('sha256');
         // The source may grow while we copy: the bound is enforced on the bytes read too.
-        const bytes = await readChunks(input, COPY_CHUNK_BYTES, maxBytes, () => tooBigError('copyFileAtomic', source, maxBytes), async (chunk) => {
-          hash.update(chunk);
-          await writeAll(output, chunk);
-        });
+        const bytes = await readChunks(
+          input,
+          COPY_CHUNK_BYTES,
+          maxBytes,
+          () => tooBigError('copyFileAtomic', source, maxBytes),
+          async (chunk) => {
+            hash.update(chunk);
+            await writeAll(output, chunk);
+          },
+        );
         return { sha256: sha256FromHex(hash.digest('hex')), bytes };
       });
     } catch (error) {
@@ -239,7 +278,8 @@ export class NodeFileSystem implements FileSystem {
         const stats = await statOrNull(component);
         if (stats === null) {
           // A dangling symlink stats as absent but mkdir would fail on it: it is not a directory.
-          if ((await lstatOrNull(component)) !== null) throw new FileSystemError('ENOTDIR', 'ensureDirectory', component);
+          if ((await lstatOrNull(component)) !== null)
+            throw new FileSystemError('ENOTDIR', 'ensureDirectory', component);
           await mkdirExact(component, component === path ? mode : PARENT_DIRECTORY_MODE);
         } else if (!stats.isDirectory()) {
           throw new FileSystemError('ENOTDIR', 'ensureDirectory', component);
@@ -266,7 +306,12 @@ export class NodeFileSystem implements FileSystem {
    * the final mode, fsync, close, rename over `path`, fsync the directory. The temp is unlinked
    * on any failure before the rename; an fsync failure is final (never retried).
    */
-  private async replaceFile<T>(path: string, mode: number, operation: string, fill: (temp: FileHandle) => Promise<T>): Promise<T> {
+  private async replaceFile<T>(
+    path: string,
+    mode: number,
+    operation: string,
+    fill: (temp: FileHandle) => Promise<T>,
+  ): Promise<T> {
     const temp = tempPathFor(path);
     let handle: FileHandle | null = null;
     let tempExists = false;

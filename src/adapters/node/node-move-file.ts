@@ -34,13 +34,16 @@ export async function moveFileAtomic(source: string, target: string, options: Mo
     const opened = await handle.stat();
     if (!opened.isFile()) throw new FileSystemError('EINVAL', 'moveFileAtomic', source, 'not a regular file');
     const digest = await hashOpen(handle, source, options.maxBytes);
-    if (digest.sha256 !== options.sha256) throw new FileSystemError('ECHANGED', 'moveFileAtomic', source, 'content differs from the expected digest');
+    if (digest.sha256 !== options.sha256)
+      throw new FileSystemError('ECHANGED', 'moveFileAtomic', source, 'content differs from the expected digest');
     // rename(2) refuses a directory too, but only after the mode changed: refuse it first.
-    if ((await lstatOrNull(target))?.isDirectory() === true) throw new FileSystemError('EISDIR', 'moveFileAtomic', target);
+    if ((await lstatOrNull(target))?.isDirectory() === true)
+      throw new FileSystemError('EISDIR', 'moveFileAtomic', target);
     await handle.chmod(options.mode);
     await handle.sync();
     const named = await lstat(source);
-    if (named.ino !== opened.ino || named.dev !== opened.dev) throw new FileSystemError('ECHANGED', 'moveFileAtomic', source, 'replaced while it was verified');
+    if (named.ino !== opened.ino || named.dev !== opened.dev)
+      throw new FileSystemError('ECHANGED', 'moveFileAtomic', source, 'replaced while it was verified');
     await rename(source, target);
     await fsyncDirectory(dirname(target));
     if (dirname(source) !== dirname(target)) await fsyncDirectory(dirname(source));

@@ -66,7 +66,12 @@ export class NodeProcessRunner implements ProcessRunner {
 }
 
 /** Collects output and settles once: exit (+ grace), deadline, abort or spawn error. */
-function supervise(child: Child, request: RunRequest, tracker: DescendantTracker | null, stop: () => Promise<void>): Promise<RunOutcome> {
+function supervise(
+  child: Child,
+  request: RunRequest,
+  tracker: DescendantTracker | null,
+  stop: () => Promise<void>,
+): Promise<RunOutcome> {
   return new Promise((resolve) => {
     let settled = false;
     const stdout = new BoundedText(request.outputMaxBytes);
@@ -91,7 +96,9 @@ function supervise(child: Child, request: RunRequest, tracker: DescendantTracker
     request.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdout.on('data', (chunk: Buffer) => stdout.add(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.add(chunk));
-    child.once('error', (error: NodeJS.ErrnoException) => finish({ kind: 'spawn-failed', code: error.code ?? 'UNKNOWN' }));
+    child.once('error', (error: NodeJS.ErrnoException) =>
+      finish({ kind: 'spawn-failed', code: error.code ?? 'UNKNOWN' }),
+    );
     child.once('exit', (code, signal) => {
       const outcome = (): RunOutcome =>
         signal !== null
@@ -105,7 +112,12 @@ function supervise(child: Child, request: RunRequest, tracker: DescendantTracker
 }
 
 /** Kills the run's whole tree: its cgroup when it has one, else what /proc showed of it. */
-async function stopTree(child: Child, contained: RunCgroup | null, tracker: DescendantTracker | null, tag: string): Promise<void> {
+async function stopTree(
+  child: Child,
+  contained: RunCgroup | null,
+  tracker: DescendantTracker | null,
+  tag: string,
+): Promise<void> {
   if (child.pid !== undefined) signal(-child.pid);
   if (contained !== null) return contained.stop(TREE_STOP_MS);
   tracker?.killAll();

@@ -14,7 +14,11 @@ const READ_CHUNK_BYTES = 64 * 1024;
  * not to be followed; fstat of the descriptor decides. Reads stop one byte past the bound: a
  * file that grows, or lies about its size (procfs), is never read whole.
  */
-export async function readRegularFile(path: string, maxBytes: number, followLinks: boolean): Promise<Uint8Array | null> {
+export async function readRegularFile(
+  path: string,
+  maxBytes: number,
+  followLinks: boolean,
+): Promise<Uint8Array | null> {
   let handle: FileHandle;
   try {
     const before = await (followLinks ? stat(path) : lstat(path));
@@ -40,7 +44,8 @@ export async function readRegularFile(path: string, maxBytes: number, followLink
 function refuseUnlessRegular(stats: Stats, path: string, followLinks: boolean): void {
   if (stats.isFile()) return;
   if (stats.isDirectory()) throw new FileSystemError('EISDIR', 'readFile', path);
-  if (stats.isSymbolicLink() && !followLinks) throw new FileSystemError('ELOOP', 'readFile', path, 'a symlink, not followed');
+  if (stats.isSymbolicLink() && !followLinks)
+    throw new FileSystemError('ELOOP', 'readFile', path, 'a symlink, not followed');
   throw new FileSystemError('ENOTREG', 'readFile', path, 'not a regular file');
 }
 

@@ -103,7 +103,8 @@ export class NodeStagedFile implements StagedFile {
   }
 
   private expect(phase: 'writing'): FileHandle {
-    if (this.phase !== phase || this.handle === null) throw new FileSystemError('EINVAL', 'stageFile', this.target, `not ${phase}`);
+    if (this.phase !== phase || this.handle === null)
+      throw new FileSystemError('EINVAL', 'stageFile', this.target, `not ${phase}`);
     return this.handle;
   }
 }

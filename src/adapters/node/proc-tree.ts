@@ -28,7 +28,7 @@ export class DescendantTracker {
     const current = new Map(table.map((entry) => [entry.pid, entry.start]));
     this.rootStart ??= current.get(this.rootPid) ?? null;
     const ours = (pid: number): boolean => this.known.has(pid) && this.known.get(pid) === current.get(pid);
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
       for (const entry of table) {
         if (ours(entry.pid)) continue;

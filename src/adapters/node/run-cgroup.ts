@@ -150,10 +150,24 @@ function ownCgroupDirectory(): string | null {
     const [left, right] = line.split(' - ');
     if (right?.split(' ')[0] !== 'cgroup2' || left === undefined) continue;
     const fields = left.split(' ');
-    const [mountRoot, mountPoint, options] = [fields[3], fields[4], fields[5]].map((field) => unescapeMountField(field ?? ''));
-    if (mountRoot === undefined || mountPoint === undefined || options === undefined || options.split(',').includes('ro')) continue;
-    const below = mountRoot === '/' ? own : own === mountRoot || own.startsWith(`${mountRoot}/`) ? own.slice(mountRoot.length) : null;
-    if (below !== null) return below === '/' || below === '' ? mountPoint : `${mountPoint === '/' ? '' : mountPoint}${below}`;
+    const [mountRoot, mountPoint, options] = [fields[3], fields[4], fields[5]].map((field) =>
+      unescapeMountField(field ?? ''),
+    );
+    if (
+      mountRoot === undefined ||
+      mountPoint === undefined ||
+      options === undefined ||
+      options.split(',').includes('ro')
+    )
+      continue;
+    const below =
+      mountRoot === '/'
+        ? own
+        : own === mountRoot || own.startsWith(`${mountRoot}/`)
+          ? own.slice(mountRoot.length)
+          : null;
+    if (below !== null)
+      return below === '/' || below === '' ? mountPoint : `${mountPoint === '/' ? '' : mountPoint}${below}`;
   }
   return null;
 }

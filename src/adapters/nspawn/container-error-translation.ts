@@ -10,7 +10,8 @@ export function asContainerError(error: unknown, operation: string): unknown {
   if (error instanceof ContainerError) return error;
   const code = errnoCode(error);
   if (code === null) return error;
-  if (code === 'ELOOP') return new ContainerError('symlink-refused', `${operation}: a symlink inside the rootfs was refused (ELOOP)`);
+  if (code === 'ELOOP')
+    return new ContainerError('symlink-refused', `${operation}: a symlink inside the rootfs was refused (ELOOP)`);
   return new ContainerError('io', `${operation} failed: ${code}`);
 }
 

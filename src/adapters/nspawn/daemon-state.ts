@@ -27,7 +27,8 @@ export async function readActiveMachine(path: string, machines: readonly string[
   if (value === undefined || value === null || value === '') return null;
   if (typeof value !== 'string') throw invalid('has an activeMachine that is not a string');
   if (!isMachineName(value)) throw invalid('has an activeMachine that is not a valid machine name');
-  if (!machines.includes(value)) throw invalid(`names machine "${value}", which is not one of the configured machines (${machines.join(', ')})`);
+  if (!machines.includes(value))
+    throw invalid(`names machine "${value}", which is not one of the configured machines (${machines.join(', ')})`);
   return value;
 }
 

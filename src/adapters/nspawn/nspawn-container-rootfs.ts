@@ -5,7 +5,15 @@ import type { ContainerRootfs } from '../../ports/container-rootfs.js';
 import type { FileDigest } from '../../ports/file-system.js';
 import { translated } from './container-error-translation.js';
 import { readActiveMachine } from './daemon-state.js';
-import { checkReplaceableTarget, hashBounded, openRegularFileAt, openRegularSource, replaceFileIn, sweepTemps, tooLargeError } from './rootfs-file.js';
+import {
+  checkReplaceableTarget,
+  hashBounded,
+  openRegularFileAt,
+  openRegularSource,
+  replaceFileIn,
+  sweepTemps,
+  tooLargeError,
+} from './rootfs-file.js';
 import { openBinaryDirectory, type RootfsWalk } from './rootfs-walk.js';
 
 export interface NspawnContainerRootfsOptions {
@@ -38,10 +46,14 @@ export class NspawnContainerRootfs implements ContainerRootfs {
 
   constructor(private readonly options: NspawnContainerRootfsOptions) {
     if (!isCleanAbsolutePath(options.machinesDir)) throw new TypeError('machinesDir must be a clean absolute path');
-    if (!isCleanAbsolutePath(options.daemonStatePath)) throw new TypeError('daemonStatePath must be a clean absolute path');
-    if (!isCleanAbsolutePath(options.binaryPath) || options.binaryPath === '/') throw new TypeError('binaryPath must name a file');
-    if (!options.machines.every(isMachineName)) throw new TypeError('every configured machine must be a valid machine name');
-    if (!Number.isSafeInteger(options.maxBytes) || options.maxBytes < 0) throw new TypeError('maxBytes must be a non-negative integer');
+    if (!isCleanAbsolutePath(options.daemonStatePath))
+      throw new TypeError('daemonStatePath must be a clean absolute path');
+    if (!isCleanAbsolutePath(options.binaryPath) || options.binaryPath === '/')
+      throw new TypeError('binaryPath must name a file');
+    if (!options.machines.every(isMachineName))
+      throw new TypeError('every configured machine must be a valid machine name');
+    if (!Number.isSafeInteger(options.maxBytes) || options.maxBytes < 0)
+      throw new TypeError('maxBytes must be a non-negative integer');
     const names = options.binaryPath.split('/').filter((name) => name !== '');
     const binaryName = names.pop();
     if (binaryName === undefined) throw new TypeError('binaryPath must name a file');
@@ -50,7 +62,9 @@ export class NspawnContainerRootfs implements ContainerRootfs {
   }
 
   async activeMachine(): Promise<string | null> {
-    return await translated('reading the daemon state file', () => readActiveMachine(this.options.daemonStatePath, this.options.machines));
+    return await translated('reading the daemon state file', () =>
+      readActiveMachine(this.options.daemonStatePath, this.options.machines),
+    );
   }
 
   async install(machine: string, sourcePath: string): Promise<FileDigest> {
@@ -64,7 +78,10 @@ export class NspawnContainerRootfs implements ContainerRootfs {
         try {
           await checkReplaceableTarget(directory, this.binaryName, machine);
           await sweepTemps(directory, this.binaryName);
-          return await replaceFileIn(directory, this.binaryName, source.handle, { mode: BINARY_MODE, maxBytes: this.options.maxBytes });
+          return await replaceFileIn(directory, this.binaryName, source.handle, {
+            mode: BINARY_MODE,
+            maxBytes: this.options.maxBytes,
+          });
         } finally {
           await directory.close();
         }
@@ -96,9 +113,13 @@ export class NspawnContainerRootfs implements ContainerRootfs {
 
   /** Checked before any disk access: the name becomes a path component under machinesDir. */
   private walkFor(machine: string): RootfsWalk {
-    if (!isMachineName(machine)) throw new ContainerError('invalid-machine', 'the machine name is not a safe path component');
+    if (!isMachineName(machine))
+      throw new ContainerError('invalid-machine', 'the machine name is not a safe path component');
     if (!this.options.machines.includes(machine)) {
-      throw new ContainerError('invalid-machine', `machine "${machine}" is not one of the configured machines (${this.options.machines.join(', ')})`);
+      throw new ContainerError(
+        'invalid-machine',
+        `machine "${machine}" is not one of the configured machines (${this.options.machines.join(', ')})`,
+      );
     }
     return { machinesDir: this.options.machinesDir, machine, below: this.below };
   }

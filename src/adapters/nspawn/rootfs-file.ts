@@ -96,7 +96,11 @@ export async function replaceFileIn(
  * Opens `name` in `directory` for reading without following it; `null` when absent. Anything
  * but a regular file is refused (a symlink as 'symlink-refused').
  */
-export async function openRegularFileAt(directory: FileHandle, name: string, machine: string): Promise<FileHandle | null> {
+export async function openRegularFileAt(
+  directory: FileHandle,
+  name: string,
+  machine: string,
+): Promise<FileHandle | null> {
   let handle: FileHandle;
   try {
     handle = await open(procPath(directory, name), READ_FILE_FLAGS);
@@ -146,7 +150,11 @@ export function tooLargeError(maxBytes: number): ContainerError {
  * Reads to the end in chunks, refusing once more than `maxBytes` arrive: the size seen by
  * fstat is only a first check, since a file may grow while it is read.
  */
-async function readBounded(handle: FileHandle, maxBytes: number, onChunk: (chunk: Uint8Array) => Promise<void> | void): Promise<number> {
+async function readBounded(
+  handle: FileHandle,
+  maxBytes: number,
+  onChunk: (chunk: Uint8Array) => Promise<void> | void,
+): Promise<number> {
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   let total = 0;
   for (;;) {

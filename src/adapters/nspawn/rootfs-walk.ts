@@ -71,12 +71,26 @@ export async function lstatAt(directory: FileHandle, name: string): Promise<Stat
 }
 
 /** Refused entries are classified for the caller; the refusal itself came from the kernel. */
-export function refusedEntryError(stats: Stats | null, machine: string, name: string, expected: string): ContainerError {
-  if (stats?.isSymbolicLink()) return new ContainerError('symlink-refused', `the rootfs of ${machine} has a symlink at "${name}"; it is never followed`);
+export function refusedEntryError(
+  stats: Stats | null,
+  machine: string,
+  name: string,
+  expected: string,
+): ContainerError {
+  if (stats?.isSymbolicLink())
+    return new ContainerError(
+      'symlink-refused',
+      `the rootfs of ${machine} has a symlink at "${name}"; it is never followed`,
+    );
   return new ContainerError('io', `the rootfs of ${machine} has something other than ${expected} at "${name}"`);
 }
 
-async function openChildDirectory(parent: FileHandle, name: string, create: boolean, machine: string): Promise<FileHandle | null> {
+async function openChildDirectory(
+  parent: FileHandle,
+  name: string,
+  create: boolean,
+  machine: string,
+): Promise<FileHandle | null> {
   const path = procPath(parent, name);
   try {
     return await open(path, DIRECTORY_FLAGS);
@@ -85,7 +99,8 @@ async function openChildDirectory(parent: FileHandle, name: string, create: bool
     if (code === 'ENOENT') return create ? await createChildDirectory(parent, name, machine) : null;
     // O_DIRECTORY|O_NOFOLLOW on a symlink fails with ENOTDIR or ELOOP; so does a plain file.
     // Which one it was only shapes the error: nothing was followed either way.
-    if (code === 'ENOTDIR' || code === 'ELOOP') throw refusedEntryError(await lstatAt(parent, name), machine, name, 'a directory');
+    if (code === 'ENOTDIR' || code === 'ELOOP')
+      throw refusedEntryError(await lstatAt(parent, name), machine, name, 'a directory');
     throw error;
   }
 }
@@ -104,7 +119,8 @@ async function createChildDirectory(parent: FileHandle, name: string, machine: s
     child = await open(procPath(parent, name), DIRECTORY_FLAGS);
   } catch (error) {
     const code = errnoCode(error);
-    if (code === 'ENOTDIR' || code === 'ELOOP') throw refusedEntryError(await lstatAt(parent, name), machine, name, 'a directory');
+    if (code === 'ENOTDIR' || code === 'ELOOP')
+      throw refusedEntryError(await lstatAt(parent, name), machine, name, 'a directory');
     throw error;
   }
   try {

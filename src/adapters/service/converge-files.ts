@@ -28,7 +28,8 @@ export async function convergeFiles(fs: FileSystem, files: readonly OwnedFile[])
 
 async function fileCurrent(fs: FileSystem, file: OwnedFile): Promise<boolean> {
   const stat = await fs.lstat(file.path);
-  if (stat === null || stat.kind !== 'file' || stat.mode !== file.mode || stat.size > OWNED_FILE_MAX_BYTES) return false;
+  if (stat === null || stat.kind !== 'file' || stat.mode !== file.mode || stat.size > OWNED_FILE_MAX_BYTES)
+    return false;
   const bytes = await fs.readFile(file.path, OWNED_FILE_MAX_BYTES);
   return bytes !== null && new TextDecoder().decode(bytes) === file.text;
 }

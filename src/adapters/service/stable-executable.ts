@@ -34,7 +34,8 @@ export async function waitForStableExecutable(
     const nowMs = clock.nowMs();
     if (seen !== null) lastSeen = seen;
     if (seen !== null && seen.executable === expectedPath) {
-      const since: { readonly pid: number; readonly sinceMs: number } = stable?.pid === seen.pid ? stable : { pid: seen.pid, sinceMs: nowMs };
+      const since: { readonly pid: number; readonly sinceMs: number } =
+        stable?.pid === seen.pid ? stable : { pid: seen.pid, sinceMs: nowMs };
       stable = since;
       if (nowMs - since.sinceMs >= limits.stableMs) return { kind: 'healthy' };
     } else {
@@ -46,9 +47,13 @@ export async function waitForStableExecutable(
 }
 
 function verdictAtDeadline(seen: MainProcessSample | null, lastSeen: MainProcessSample | null): HealthVerdict {
-  if (seen === null) return lastSeen === null ? { kind: 'not-running' } : { kind: 'unhealthy', reason: 'the agent stopped running' };
-  if (seen.executable === null) return { kind: 'unhealthy', reason: 'the agent\'s executable could not be read' };
-  return { kind: 'unhealthy', reason: `the agent was not running the expected binary stably (it runs ${seen.executable})` };
+  if (seen === null)
+    return lastSeen === null ? { kind: 'not-running' } : { kind: 'unhealthy', reason: 'the agent stopped running' };
+  if (seen.executable === null) return { kind: 'unhealthy', reason: "the agent's executable could not be read" };
+  return {
+    kind: 'unhealthy',
+    reason: `the agent was not running the expected binary stably (it runs ${seen.executable})`,
+  };
 }
 
 /** The real path of `pid`'s executable under `procRoot`, or `null` when the process is gone. */

@@ -1,4 +1,14 @@
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { bootId, isLive, readProcStat } from './proc-stat.js';
 
 /**

@@ -27,7 +27,8 @@ export type AgentStart =
  * so no path that starts the agent (a restart, the hook's recovery) can skip it.
  */
 export async function startAgent(settings: AgentStartSettings): Promise<AgentStart> {
-  if ((await stopOrphan(settings.recordPath, settings.stopTimeoutMs, settings.logger)) === 'survived') return { kind: 'orphan-survived' };
+  if ((await stopOrphan(settings.recordPath, settings.stopTimeoutMs, settings.logger)) === 'survived')
+    return { kind: 'orphan-survived' };
   // Through the launcher a missing or non-executable agent would be setpriv's exit 127; checked
   // first so it stays a failed start with its errno, as without it (the exec may still fail later).
   if (settings.launcher !== null) {
@@ -51,7 +52,10 @@ function recordAgent(settings: AgentStartSettings, pid: number): void {
     writeAgentRecord(settings.recordPath, record);
   } catch (error) {
     // The agent runs; only a later supervisor's protection against it is lost, so it keeps running.
-    settings.logger.warn({ path: settings.recordPath, code: (error as NodeJS.ErrnoException).code }, 'Could not record the agent; a supervisor started after a crash of this one may not find it.');
+    settings.logger.warn(
+      { path: settings.recordPath, code: (error as NodeJS.ErrnoException).code },
+      'Could not record the agent; a supervisor started after a crash of this one may not find it.',
+    );
   }
 }
 

@@ -1,5 +1,13 @@
 import { createConnection } from 'node:net';
-import { decodeReply, encodeLine, REPLY_MAX_BYTES, type ControlFailure, type ControlOp, type ControlRequest, type ReplyFor } from './control-protocol.js';
+import {
+  decodeReply,
+  encodeLine,
+  REPLY_MAX_BYTES,
+  type ControlFailure,
+  type ControlOp,
+  type ControlRequest,
+  type ReplyFor,
+} from './control-protocol.js';
 
 export type ControlClientErrorKind =
   /** No supervisor listens: the socket file is missing, or nobody accepts on it (ECONNREFUSED). */
@@ -42,8 +50,12 @@ export function requestSupervisor<Op extends ControlOp>(
       socket.destroy();
       outcome();
     };
-    const fail = (kind: ControlClientErrorKind, message: string): void => settle(() => reject(new ControlClientError(kind, message)));
-    const timer = setTimeout(() => fail('timeout', `the supervisor at ${socketPath} did not answer ${request.op} within ${timeoutMs} ms`), timeoutMs);
+    const fail = (kind: ControlClientErrorKind, message: string): void =>
+      settle(() => reject(new ControlClientError(kind, message)));
+    const timer = setTimeout(
+      () => fail('timeout', `the supervisor at ${socketPath} did not answer ${request.op} within ${timeoutMs} ms`),
+      timeoutMs,
+    );
     socket.once('connect', () => socket.write(encodeLine(request)));
     socket.on('data', (chunk: Buffer) => {
       const newline = chunk.indexOf(0x0a);
@@ -56,13 +68,19 @@ export function requestSupervisor<Op extends ControlOp>(
       }
       if (newline === -1) return;
       const reply = decodeReply<Op>(request.op, Buffer.concat(chunks).toString('utf8'));
-      if (reply === null) fail('bad-reply', `${socketPath} sent a reply that is not a supervisor's answer to ${request.op}`);
+      if (reply === null)
+        fail('bad-reply', `${socketPath} sent a reply that is not a supervisor's answer to ${request.op}`);
       else settle(() => resolve(reply));
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       const unreachable = error.code === 'ENOENT' || error.code === 'ECONNREFUSED';
-      fail(unreachable ? 'unreachable' : 'io', `cannot talk to the supervisor at ${socketPath}: ${error.code ?? error.message}`);
+      fail(
+        unreachable ? 'unreachable' : 'io',
+        `cannot talk to the supervisor at ${socketPath}: ${error.code ?? error.message}`,
+      );
     });
-    socket.once('close', () => fail('bad-reply', `the supervisor at ${socketPath} closed the connection without a reply to ${request.op}`));
+    socket.once('close', () =>
+      fail('bad-reply', `the supervisor at ${socketPath} closed the connection without a reply to ${request.op}`),
+    );
   });
 }

@@ -27,13 +27,7 @@ export type ControlRequest =
 export type ControlOp = ControlRequest['op'];
 
 export type ControlErrorCode =
-  | 'bad-request'
-  | 'unknown-op'
-  | 'request-too-large'
-  | 'start-limit-hit'
-  | 'stop-failed'
-  | 'shutting-down'
-  | 'internal';
+  'bad-request' | 'unknown-op' | 'request-too-large' | 'start-limit-hit' | 'stop-failed' | 'shutting-down' | 'internal';
 
 export interface ControlFailure {
   readonly ok: false;
@@ -110,7 +104,12 @@ export function decodeRequest(line: string): { readonly ok: true; readonly reque
     case 'try-restart': {
       if (!onlyFields(value, ['op', 'delayMs'])) return unexpectedFields(op);
       const delayMs = value['delayMs'];
-      if (typeof delayMs !== 'number' || !Number.isInteger(delayMs) || delayMs < 0 || delayMs > TRY_RESTART_MAX_DELAY_MS) {
+      if (
+        typeof delayMs !== 'number' ||
+        !Number.isInteger(delayMs) ||
+        delayMs < 0 ||
+        delayMs > TRY_RESTART_MAX_DELAY_MS
+      ) {
         return controlFailure('bad-request', `"delayMs" must be an integer from 0 to ${TRY_RESTART_MAX_DELAY_MS}`);
       }
       return { ok: true, request: { op, delayMs } };
@@ -137,7 +136,10 @@ function isReplyShape(op: ControlOp, value: Readonly<Record<string, unknown>>): 
   switch (op) {
     case 'status': {
       const mainPid = value['mainPid'];
-      return isState(value['state']) && (mainPid === null || (typeof mainPid === 'number' && Number.isInteger(mainPid) && mainPid > 0));
+      return (
+        isState(value['state']) &&
+        (mainPid === null || (typeof mainPid === 'number' && Number.isInteger(mainPid) && mainPid > 0))
+      );
     }
     case 'restart':
       return typeof value['restarted'] === 'boolean';

@@ -1,7 +1,14 @@
 import { chmodSync, lstatSync, mkdirSync, unlinkSync, type Stats } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { controlFailure, decodeRequest, encodeLine, REQUEST_MAX_BYTES, type ControlReply, type ControlRequest } from './control-protocol.js';
+import {
+  controlFailure,
+  decodeRequest,
+  encodeLine,
+  REQUEST_MAX_BYTES,
+  type ControlReply,
+  type ControlRequest,
+} from './control-protocol.js';
 import { SupervisorError } from './supervisor-error.js';
 
 /** How long a client may take to send its request line. */
@@ -121,11 +128,19 @@ async function clearStaleSocket(socketPath: string): Promise<void> {
     stat = lstatSync(socketPath);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw new SupervisorError('socket-failed', `cannot inspect ${socketPath}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new SupervisorError(
+      'socket-failed',
+      `cannot inspect ${socketPath}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
-  if (!stat.isSocket()) throw new SupervisorError('socket-path-occupied', `${socketPath} exists and is not a socket; refusing to replace it`);
+  if (!stat.isSocket())
+    throw new SupervisorError(
+      'socket-path-occupied',
+      `${socketPath} exists and is not a socket; refusing to replace it`,
+    );
   const probe = await probeSocket(socketPath);
-  if (probe === 'live') throw new SupervisorError('already-running', `another supervisor is listening on ${socketPath}`);
+  if (probe === 'live')
+    throw new SupervisorError('already-running', `another supervisor is listening on ${socketPath}`);
   if (probe === 'stale') unlinkSync(socketPath);
 }
 
@@ -173,7 +188,9 @@ function serveConnection(socket: Socket, handler: ControlHandler, readTimeoutMs:
       answer(decoded);
       return;
     }
-    handler(decoded.request).then(answer, (error: unknown) => answer(controlFailure('internal', error instanceof Error ? error.message : String(error))));
+    handler(decoded.request).then(answer, (error: unknown) =>
+      answer(controlFailure('internal', error instanceof Error ? error.message : String(error))),
+    );
   };
   socket.on('data', (chunk: Buffer) => {
     if (received) return;

@@ -31,7 +31,10 @@ export async function runFailureHook(
   onSpawned(group);
   logger.info({ path: hook.command, pid: group.pid }, 'The on-failure hook started.');
   if (!(await group.exitsWithin(hook.timeoutMs))) {
-    logger.error({ path: hook.command, pid: group.pid, timeoutMs: hook.timeoutMs }, 'The on-failure hook ran too long; killing it.');
+    logger.error(
+      { path: hook.command, pid: group.pid, timeoutMs: hook.timeoutMs },
+      'The on-failure hook ran too long; killing it.',
+    );
     if (!(await group.kill())) logger.error({ pid: group.pid }, 'The on-failure hook did not exit even after SIGKILL.');
     return;
   }

@@ -17,14 +17,22 @@ export type OrphanOutcome = 'none' | 'stopped' | 'survived';
  * 'survived' (still there after SIGKILL, e.g. stuck in uninterruptible sleep) keeps the record,
  * and the caller must not start another agent.
  */
-export async function stopOrphan(recordPath: string, stopTimeoutMs: number, logger: Logger, procRoot = '/proc'): Promise<OrphanOutcome> {
+export async function stopOrphan(
+  recordPath: string,
+  stopTimeoutMs: number,
+  logger: Logger,
+  procRoot = '/proc',
+): Promise<OrphanOutcome> {
   const record = readAgentRecord(recordPath);
   if (record === null) return 'none';
   if (orphanMembers(record, procRoot).length === 0) {
     removeAgentRecord(recordPath, record.pid);
     return 'none';
   }
-  logger.warn({ pid: record.pid, path: record.executable }, 'The agent of a supervisor that died still runs; stopping it before starting a new one.');
+  logger.warn(
+    { pid: record.pid, path: record.executable },
+    'The agent of a supervisor that died still runs; stopping it before starting a new one.',
+  );
   signalGroup(record.pid, 'SIGTERM');
   if (!(await goneWithin(record, stopTimeoutMs, procRoot))) {
     signalGroup(record.pid, 'SIGKILL');

@@ -60,7 +60,8 @@ export function liveGroupMembers(processGroup: number, notBeforeTicks: number, p
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = readProcStat(Number(entry), procRoot);
-    if (isLive(stat) && stat.processGroup === processGroup && stat.startTime >= notBeforeTicks) members.push(Number(entry));
+    if (isLive(stat) && stat.processGroup === processGroup && stat.startTime >= notBeforeTicks)
+      members.push(Number(entry));
   }
   return members;
 }

@@ -9,8 +9,7 @@ export interface ExitStatus {
 }
 
 export type SpawnOutcome =
-  | { readonly kind: 'spawned'; readonly group: ProcessGroup }
-  | { readonly kind: 'failed'; readonly code: string };
+  { readonly kind: 'spawned'; readonly group: ProcessGroup } | { readonly kind: 'failed'; readonly code: string };
 
 /**
  * One program started without a shell as the leader of its own session and process group, so
@@ -37,9 +36,18 @@ export class ProcessGroup {
    * Starts `command` (resolved by the kernel at this moment, so a link switched since the last
    * start takes effect) and resolves once it runs or failed to start (ENOENT, EACCES, ...).
    */
-  static spawn(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env, stdoutTo: 'stdout' | 'stderr' = 'stdout'): Promise<SpawnOutcome> {
+  static spawn(
+    command: string,
+    args: readonly string[],
+    env: NodeJS.ProcessEnv = process.env,
+    stdoutTo: 'stdout' | 'stderr' = 'stdout',
+  ): Promise<SpawnOutcome> {
     return new Promise((resolve) => {
-      const child = spawn(command, [...args], { detached: true, stdio: ['ignore', stdoutTo === 'stdout' ? 'inherit' : 2, 'inherit'], env });
+      const child = spawn(command, [...args], {
+        detached: true,
+        stdio: ['ignore', stdoutTo === 'stdout' ? 'inherit' : 2, 'inherit'],
+        env,
+      });
       const exited = new Promise<ExitStatus>((resolveExit) => {
         child.once('exit', (code, signal) => {
           // The leader is gone; whatever it left in its group belongs to the dead instance and

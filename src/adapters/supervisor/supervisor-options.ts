@@ -36,7 +36,8 @@ export function validateOptions(options: SupervisorOptions): void {
     ...(options.onFailure === null ? {} : { 'onFailure.timeoutMs': options.onFailure.timeoutMs }),
   };
   for (const [name, value] of Object.entries(durations)) {
-    if (!Number.isInteger(value) || value < 0) throw new SupervisorError('invalid-options', `${name} must be a non-negative integer`);
+    if (!Number.isInteger(value) || value < 0)
+      throw new SupervisorError('invalid-options', `${name} must be a non-negative integer`);
   }
   if (!Number.isInteger(options.startLimitBurst) || options.startLimitBurst < 1) {
     throw new SupervisorError('invalid-options', 'startLimitBurst must be a positive integer');
@@ -45,7 +46,10 @@ export function validateOptions(options: SupervisorOptions): void {
 }
 
 export function startLimitHit(): ControlFailure {
-  return controlFailure('start-limit-hit', 'the agent was started too often; restart with resetFailed to clear the start limit');
+  return controlFailure(
+    'start-limit-hit',
+    'the agent was started too often; restart with resetFailed to clear the start limit',
+  );
 }
 
 export function stopFailed(pid: number): ControlFailure {

@@ -90,7 +90,11 @@ export class SupervisorServiceManager implements ServiceManager {
     return sample === null || sample === 'gave-up' ? null : sample.executable;
   }
 
-  async waitHealthy(expectedPath: string, limits: HealthLimits, options: { readonly signal?: AbortSignal } = {}): Promise<HealthVerdict> {
+  async waitHealthy(
+    expectedPath: string,
+    limits: HealthLimits,
+    options: { readonly signal?: AbortSignal } = {},
+  ): Promise<HealthVerdict> {
     return waitForStableExecutable(() => this.sample(), expectedPath, limits, this.options.clock, options.signal);
   }
 
@@ -123,7 +127,10 @@ export class SupervisorServiceManager implements ServiceManager {
   }
 
   /** One request; 'absent' when no supervisor listens, ServiceError for every other failure. */
-  private async call<Op extends ControlOp>(request: ControlRequest & { readonly op: Op }, timeoutMs: number): Promise<ReplyFor[Op] | 'absent'> {
+  private async call<Op extends ControlOp>(
+    request: ControlRequest & { readonly op: Op },
+    timeoutMs: number,
+  ): Promise<ReplyFor[Op] | 'absent'> {
     let reply: ReplyFor[Op] | ControlFailure;
     try {
       reply = await requestSupervisor<Op>(this.options.controlSocket, request, timeoutMs);
@@ -132,7 +139,11 @@ export class SupervisorServiceManager implements ServiceManager {
       if (error.kind === 'unreachable') return 'absent';
       throw new ServiceError(error.kind === 'timeout' ? 'timeout' : 'command-failed', error.message);
     }
-    if (!reply.ok) throw new ServiceError('command-failed', `the supervisor refused ${request.op}: ${reply.error.code}: ${reply.error.message}`);
+    if (!reply.ok)
+      throw new ServiceError(
+        'command-failed',
+        `the supervisor refused ${request.op}: ${reply.error.code}: ${reply.error.message}`,
+      );
     return reply;
   }
 }
@@ -143,5 +154,8 @@ interface Orphan {
 }
 
 function unsupervised(pid: number, action: string): ServiceError {
-  return new ServiceError('command-failed', `cannot ${action} the agent: its supervisor is not running, but the agent it started (pid ${pid}) still does; start the supervisor, which stops it and starts the agent afresh`);
+  return new ServiceError(
+    'command-failed',
+    `cannot ${action} the agent: its supervisor is not running, but the agent it started (pid ${pid}) still does; start the supervisor, which stops it and starts the agent afresh`,
+  );
 }

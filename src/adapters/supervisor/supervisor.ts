@@ -3,13 +3,28 @@ import type { Logger } from '../../ports/logger.js';
 import { agentRecordPath, removeAgentRecord } from './agent-record.js';
 import { startAgent } from './agent-start.js';
 import { ControlServer } from './control-server.js';
-import type { ControlFailure, ControlReply, ControlRequest, RestartReply, StartReply, StopReply, SupervisorState } from './control-protocol.js';
+import type {
+  ControlFailure,
+  ControlReply,
+  ControlRequest,
+  RestartReply,
+  StartReply,
+  StopReply,
+  SupervisorState,
+} from './control-protocol.js';
 import { findDeathSignalLauncher } from './death-signal.js';
 import { ProcessGroup, type ExitStatus } from './process-group.js';
 import { StartLimit } from './start-limit.js';
 import { SupervisorError } from './supervisor-error.js';
 import { FailureHookSlot } from './failure-hook.js';
-import { shuttingDown, SILENT_LOGGER, startLimitHit, stopFailed, validateOptions, type SupervisorOptions } from './supervisor-options.js';
+import {
+  shuttingDown,
+  SILENT_LOGGER,
+  startLimitHit,
+  stopFailed,
+  validateOptions,
+  type SupervisorOptions,
+} from './supervisor-options.js';
 
 export type { SupervisorOptions } from './supervisor-options.js';
 
@@ -70,14 +85,20 @@ export class Supervisor {
     // Before listening: a start request may arrive as soon as the socket exists.
     if (this.options.parentDeathSignal !== false) {
       this.launcher = await findDeathSignalLauncher();
-      if (this.launcher === null) this.logger.warn({}, 'setpriv with --pdeathsig is not available: an agent outlives a supervisor killed by SIGKILL until the next supervisor stops it.');
+      if (this.launcher === null)
+        this.logger.warn(
+          {},
+          'setpriv with --pdeathsig is not available: an agent outlives a supervisor killed by SIGKILL until the next supervisor stops it.',
+        );
     }
     let server: ControlServer;
     try {
       server = await ControlServer.listen({
         socketPath: this.options.controlSocket,
         handler: (request) => this.handle(request),
-        ...(this.options.controlReadTimeoutMs === undefined ? {} : { readTimeoutMs: this.options.controlReadTimeoutMs }),
+        ...(this.options.controlReadTimeoutMs === undefined
+          ? {}
+          : { readTimeoutMs: this.options.controlReadTimeoutMs }),
       });
     } catch (error) {
       this.lifecycle = 'closing';
@@ -195,11 +216,21 @@ export class Supervisor {
     }
     this.state = 'activating';
     const { execStart, args, stopTimeoutMs } = this.options;
-    const outcome = await startAgent({ execStart, args, stopTimeoutMs, recordPath: this.recordPath, launcher: this.launcher, logger: this.logger });
+    const outcome = await startAgent({
+      execStart,
+      args,
+      stopTimeoutMs,
+      recordPath: this.recordPath,
+      launcher: this.launcher,
+      logger: this.logger,
+    });
     if (outcome.kind !== 'spawned') {
       // Like systemd's exit status 203/EXEC: a failed start, restarted and counted like a crash.
       // An orphan that survived SIGKILL fails the start the same way: two agents would be worse.
-      this.logger.warn({ path: execStart, code: outcome.kind === 'spawn-failed' ? outcome.code : 'ORPHAN_SURVIVED' }, 'The agent could not be started.');
+      this.logger.warn(
+        { path: execStart, code: outcome.kind === 'spawn-failed' ? outcome.code : 'ORPHAN_SURVIVED' },
+        'The agent could not be started.',
+      );
       this.scheduleAutoRestart();
       return 'spawn-failed';
     }
@@ -270,7 +301,10 @@ export class Supervisor {
   private enterFailed(): void {
     this.cancelAutoRestart();
     this.state = 'failed';
-    this.logger.error({ burst: this.options.startLimitBurst, intervalMs: this.options.startLimitIntervalMs }, 'The agent failed too often; the supervisor stopped restarting it.');
+    this.logger.error(
+      { burst: this.options.startLimitBurst, intervalMs: this.options.startLimitIntervalMs },
+      'The agent failed too often; the supervisor stopped restarting it.',
+    );
     const hook = this.options.onFailure;
     if (hook === null || this.lifecycle !== 'running') return;
     // Not on the queue: the hook is expected to call back (restart), which is queued.
@@ -280,7 +314,9 @@ export class Supervisor {
   /** Queues `task` unless the supervisor is shutting down. */
   private serial<T>(task: () => Promise<T>): Promise<T | 'shutting-down'> {
     if (this.lifecycle !== 'running') return Promise.resolve('shutting-down');
-    return this.enqueue<T | 'shutting-down'>(() => (this.lifecycle === 'running' ? task() : Promise.resolve('shutting-down' as const)));
+    return this.enqueue<T | 'shutting-down'>(() =>
+      this.lifecycle === 'running' ? task() : Promise.resolve('shutting-down' as const),
+    );
   }
 
   private async serialReply(task: () => Promise<ControlReply>): Promise<ControlReply> {

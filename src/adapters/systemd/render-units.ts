@@ -14,23 +14,28 @@ import type { OwnedFile } from '../service/converge-files.js';
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
 function assertRenderable(field: string, value: string): string {
-  if (CONTROL_CHARACTER.test(value)) throw new InvariantViolation(`${field} contains a control character and cannot be rendered into a unit or script`);
+  if (CONTROL_CHARACTER.test(value))
+    throw new InvariantViolation(`${field} contains a control character and cannot be rendered into a unit or script`);
   return value;
 }
 
 /** Every text a unit or the script is rendered from, named for the refusal. */
 function assertUnitSettings(settings: UnitSettings): void {
   const { description, unit, recoveryUnit, currentLink, recoveryScript } = settings;
-  for (const [field, value] of Object.entries({ description, unit, recoveryUnit, currentLink, recoveryScript })) assertRenderable(field, value);
+  for (const [field, value] of Object.entries({ description, unit, recoveryUnit, currentLink, recoveryScript }))
+    assertRenderable(field, value);
   settings.args.forEach((argument, index) => assertRenderable(`args[${index}]`, argument));
   const { agentName, healthTimeoutMs } = settings;
-  if (agentName !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(agentName)) throw new InvariantViolation('agentName must be 1-64 letters, digits, ".", "_" or "-" to be a journal tag');
-  if (healthTimeoutMs !== undefined && !(Number.isFinite(healthTimeoutMs) && healthTimeoutMs > 0)) throw new InvariantViolation('healthTimeoutMs must be a positive number of milliseconds');
+  if (agentName !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(agentName))
+    throw new InvariantViolation('agentName must be 1-64 letters, digits, ".", "_" or "-" to be a journal tag');
+  if (healthTimeoutMs !== undefined && !(Number.isFinite(healthTimeoutMs) && healthTimeoutMs > 0))
+    throw new InvariantViolation('healthTimeoutMs must be a positive number of milliseconds');
 }
 
 function assertScriptSettings(settings: RecoveryScriptSettings): void {
   const { unit, record, lastGoodLink, recoverWith, message } = settings;
-  for (const [field, value] of Object.entries({ unit, record, lastGoodLink, recoverWith, message })) assertRenderable(field, value);
+  for (const [field, value] of Object.entries({ unit, record, lastGoodLink, recoverWith, message }))
+    assertRenderable(field, value);
   settings.recoverOptions.forEach((option, index) => assertRenderable(`recoverOptions[${index}]`, option));
 }
 
@@ -131,7 +136,9 @@ export function renderRecoveryUnit(settings: UnitSettings): string {
     '[Service]',
     'Type=oneshot',
     `ExecStart=${quoteExecArgument(settings.recoveryScript)}`,
-    ...(settings.healthTimeoutMs === undefined ? [] : [`TimeoutStartSec=${recoveryTimeoutSec(settings.healthTimeoutMs)}`]),
+    ...(settings.healthTimeoutMs === undefined
+      ? []
+      : [`TimeoutStartSec=${recoveryTimeoutSec(settings.healthTimeoutMs)}`]),
     '',
   ].join('\n');
 }
@@ -145,7 +152,9 @@ export function renderRecoveryUnit(settings: UnitSettings): string {
  */
 export function renderRecoveryScript(settings: RecoveryScriptSettings): string {
   assertScriptSettings(settings);
-  const recoverArguments = ['recover', '--message', settings.message, ...settings.recoverOptions].map(shellQuote).join(' ');
+  const recoverArguments = ['recover', '--message', settings.message, ...settings.recoverOptions]
+    .map(shellQuote)
+    .join(' ');
   const recoverLine =
     settings.recoverWith === 'last-good'
       ? [
@@ -191,7 +200,12 @@ export function shellQuote(text: string): string {
 export const UNIT_FILE_MODE = 0o644;
 
 /** Every file the systemd platform owns, rendered from configuration. */
-export function renderServiceAssets(unit: UnitSettings, recovery: RecoveryScriptSettings, unitDir: string, scriptMode: number): readonly OwnedFile[] {
+export function renderServiceAssets(
+  unit: UnitSettings,
+  recovery: RecoveryScriptSettings,
+  unitDir: string,
+  scriptMode: number,
+): readonly OwnedFile[] {
   assertRenderable('unitDir', unitDir);
   return [
     { path: `${unitDir}/${unit.unit}`, text: renderAgentUnit(unit), mode: UNIT_FILE_MODE },

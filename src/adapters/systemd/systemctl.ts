@@ -46,10 +46,16 @@ export class Systemctl {
   }
 
   private async run(command: string, args: readonly string[]): Promise<string> {
-    const outcome = await this.runner.run({ command, args, timeoutMs: SYSTEMCTL_TIMEOUT_MS, outputMaxBytes: OUTPUT_MAX_BYTES });
+    const outcome = await this.runner.run({
+      command,
+      args,
+      timeoutMs: SYSTEMCTL_TIMEOUT_MS,
+      outputMaxBytes: OUTPUT_MAX_BYTES,
+    });
     if (outcome.kind === 'exited' && outcome.exitCode === 0) return outcome.stdout;
     const what = `${command} ${args.filter((arg) => arg !== '--').join(' ')}`;
-    if (outcome.kind === 'timed-out') throw new ServiceError('timeout', `${what} did not finish within ${SYSTEMCTL_TIMEOUT_MS} ms`);
+    if (outcome.kind === 'timed-out')
+      throw new ServiceError('timeout', `${what} did not finish within ${SYSTEMCTL_TIMEOUT_MS} ms`);
     throw new ServiceError('command-failed', `${what} ${describe(outcome)}`);
   }
 }

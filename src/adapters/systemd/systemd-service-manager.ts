@@ -71,7 +71,8 @@ export class SystemdServiceManager implements ServiceManager {
     const activity = await this.activity();
     // A reset or rejoined host stopped the agent on purpose: it stays stopped.
     if (activity === 'inactive' || activity === 'absent') return { restarted: false };
-    if (options.resetFailed === true || activity === 'failed') await this.systemctl.systemctl(['reset-failed', '--', this.options.unit]);
+    if (options.resetFailed === true || activity === 'failed')
+      await this.systemctl.systemctl(['reset-failed', '--', this.options.unit]);
     try {
       await this.systemctl.systemctl(['restart', '--', this.options.unit]);
     } catch (error) {
@@ -106,7 +107,11 @@ export class SystemdServiceManager implements ServiceManager {
     return sample === null || sample === 'gave-up' ? null : sample.executable;
   }
 
-  async waitHealthy(expectedPath: string, limits: HealthLimits, options: { readonly signal?: AbortSignal } = {}): Promise<HealthVerdict> {
+  async waitHealthy(
+    expectedPath: string,
+    limits: HealthLimits,
+    options: { readonly signal?: AbortSignal } = {},
+  ): Promise<HealthVerdict> {
     return waitForStableExecutable(() => this.sample(), expectedPath, limits, this.options.clock, options.signal);
   }
 

@@ -13,7 +13,8 @@ export async function activeBinary(
   deps: { readonly fs: FileSystem; readonly engine: LayoutEngine; readonly config: UpgraderConfig },
   facts: LayoutFacts,
 ): Promise<{ readonly path: string; readonly digest: Sha256 } | null> {
-  const current = facts.current.kind === 'symlink' && facts.current.resolved.kind === 'file' ? facts.current.resolved.path : null;
+  const current =
+    facts.current.kind === 'symlink' && facts.current.resolved.kind === 'file' ? facts.current.resolved.path : null;
   const path = current ?? (facts.entry.kind === 'file' ? deps.engine.layout.entry : null);
   if (path === null) return null;
   return { path, digest: (await deps.fs.hashFile(path, deps.config.artifact.maxBinaryBytes)).sha256 };
@@ -21,7 +22,9 @@ export async function activeBinary(
 
 export function parseRequestedVersion(text: string): Result<Version> {
   const parsed = parseVersion(text);
-  return parsed.ok ? parsed : { ok: false, failure: failure('E_USAGE', '--version must be of the form [v]MAJOR.MINOR.PATCH') };
+  return parsed.ok
+    ? parsed
+    : { ok: false, failure: failure('E_USAGE', '--version must be of the form [v]MAJOR.MINOR.PATCH') };
 }
 
 /** Whether the agent service runs (or is failing and restarting); `unknown` is refused. */

@@ -87,8 +87,17 @@ export class Activation {
     const facts = await this.deps.engine.inspect();
     const candidate = await this.deps.fs.hashFile(request.candidatePath, this.deps.config.artifact.maxBinaryBytes);
     const active = await activeBinary(this.deps, facts);
-    const plan = await this.plan(facts, candidate.sha256, active?.digest ?? candidate.sha256, await serviceIsActive(this.deps.services), await this.deps.services.assetsCurrent());
-    const interrupted = unwrap(await this.markers.read()) === null ? [] : ['resolve the interrupted activation first (roll back unless its candidate proves healthy)'];
+    const plan = await this.plan(
+      facts,
+      candidate.sha256,
+      active?.digest ?? candidate.sha256,
+      await serviceIsActive(this.deps.services),
+      await this.deps.services.assetsCurrent(),
+    );
+    const interrupted =
+      unwrap(await this.markers.read()) === null
+        ? []
+        : ['resolve the interrupted activation first (roll back unless its candidate proves healthy)'];
     return {
       candidate: request.candidatePath,
       candidateSha256: candidate.sha256,
@@ -98,7 +107,11 @@ export class Activation {
       lastGoodLink: layout.lastGood,
       initializeLayout: plan.initializeLayout,
       candidateChanged: plan.candidateChanged,
-      actions: [...interrupted, ...plan.steps.map((step) => describeStep(layout, step)), `roll back to ${slotPath(layout, plan.rollbackSlot)} if activation fails`],
+      actions: [
+        ...interrupted,
+        ...plan.steps.map((step) => describeStep(layout, step)),
+        `roll back to ${slotPath(layout, plan.rollbackSlot)} if activation fails`,
+      ],
     };
   }
 
@@ -121,7 +134,9 @@ export class Activation {
       const facts = { ...observed, staleTemps: observed.staleTemps.filter((path) => path !== snapshot) };
       const activeSlot = linkedSlot(facts, 'current');
       if (activeSlot === null) raise(failure('E_LAYOUT', 'the current link does not name a slot after migration'));
-      const activeDigest = (await this.deps.fs.hashFile(slotPath(engine.layout, activeSlot), this.deps.config.artifact.maxBinaryBytes)).sha256;
+      const activeDigest = (
+        await this.deps.fs.hashFile(slotPath(engine.layout, activeSlot), this.deps.config.artifact.maxBinaryBytes)
+      ).sha256;
       const plan = await this.plan(facts, checked.digest, activeDigest, serviceActive, true);
       return await this.execute(plan, { snapshot, checked, state, facts, serviceActive, signal: request.signal });
     } finally {
@@ -145,7 +160,8 @@ export class Activation {
         if (step.kind === 'switch-current') switched = true;
       } catch (error) {
         const cause = asFailure(error);
-        const serviceStep = step.kind === 'restart-service' || step.kind === 'wait-healthy' || step.kind === 'sync-container';
+        const serviceStep =
+          step.kind === 'restart-service' || step.kind === 'wait-healthy' || step.kind === 'sync-container';
         // Before the switch and the service steps nothing runs the candidate; with nowhere else
         // to go (an identical candidate and last-good on the same slot) there is nothing to undo.
         if ((!switched && !serviceStep) || plan.rollbackSlot === plan.targetSlot) {
@@ -191,8 +207,16 @@ export class Activation {
    * the activation), then go back. The marker goes only once the host is back; when going back
    * fails it stays, so the next lock holder tries again, and the report says where the node is.
    */
-  private async undo(plan: ActivationPlan, run: ActivationRun, report: ReportBase, cause: Failure): Promise<ActivationReport> {
-    this.deps.logger.error({ [LogKeys.code]: cause.code, [LogKeys.slot]: plan.targetSlot }, `Activation failed after the switch; rolling back to ${plan.rollbackSlot}.`);
+  private async undo(
+    plan: ActivationPlan,
+    run: ActivationRun,
+    report: ReportBase,
+    cause: Failure,
+  ): Promise<ActivationReport> {
+    this.deps.logger.error(
+      { [LogKeys.code]: cause.code, [LogKeys.slot]: plan.targetSlot },
+      `Activation failed after the switch; rolling back to ${plan.rollbackSlot}.`,
+    );
     let quarantined = false;
     if (cause.code !== 'E_INTERRUPTED') {
       quarantined = await this.states.write(withQuarantined(run.state, run.checked.digest)).then(
@@ -207,8 +231,18 @@ export class Activation {
       await this.effects.switchBackTo(plan.rollbackSlot, run.facts, report.restarted);
     } catch (error) {
       const rollbackFailure = asFailure(error);
-      this.deps.logger.error({ [LogKeys.code]: rollbackFailure.code }, 'Rolling back failed; the node needs attention.');
-      return { ...report, outcome: 'degraded', failure: cause, quarantined, rollbackFailure, node: await this.effects.condition() };
+      this.deps.logger.error(
+        { [LogKeys.code]: rollbackFailure.code },
+        'Rolling back failed; the node needs attention.',
+      );
+      return {
+        ...report,
+        outcome: 'degraded',
+        failure: cause,
+        quarantined,
+        rollbackFailure,
+        node: await this.effects.condition(),
+      };
     }
     if (plan.candidateChanged) await this.markers.delete();
     return { ...report, outcome: 'rolled-back', failure: cause, quarantined, rollbackFailure: null, node: null };
@@ -225,10 +259,25 @@ export class Activation {
     );
     if (plan.candidateChanged) await this.markers.delete();
     if (stateFailure !== null) {
-      raise(failure(stateFailure.code, `activated ${plan.targetSlot} (version ${version}), but the upgrade state could not be recorded: ${stateFailure.message}`));
+      raise(
+        failure(
+          stateFailure.code,
+          `activated ${plan.targetSlot} (version ${version}), but the upgrade state could not be recorded: ${stateFailure.message}`,
+        ),
+      );
     }
-    this.deps.logger.info({ [LogKeys.from]: plan.activeSlot, [LogKeys.to]: plan.targetSlot }, 'Activated the candidate.');
-    return { ...report, outcome: plan.candidateChanged ? 'activated' : 'unchanged', failure: null, quarantined: false, rollbackFailure: null, node: null };
+    this.deps.logger.info(
+      { [LogKeys.from]: plan.activeSlot, [LogKeys.to]: plan.targetSlot },
+      'Activated the candidate.',
+    );
+    return {
+      ...report,
+      outcome: plan.candidateChanged ? 'activated' : 'unchanged',
+      failure: null,
+      quarantined: false,
+      rollbackFailure: null,
+      node: null,
+    };
   }
 
   private async check(request: ActivateRequest, state: UpgradeState, facts: LayoutFacts): Promise<CheckedCandidate> {
@@ -239,15 +288,27 @@ export class Activation {
       arch: this.deps.arch,
       allowScripts: config.agent.allowScripts,
       maxBinaryBytes: config.artifact.maxBinaryBytes,
-      requestedVersion: request.requestedVersion === undefined ? null : unwrap(parseRequestedVersion(request.requestedVersion)),
-      currentVersion: await activeVersion(this.deps, { state, slot: linkedSlot(facts, 'current'), path: active?.path ?? null, maxBinaryBytes: config.artifact.maxBinaryBytes }),
+      requestedVersion:
+        request.requestedVersion === undefined ? null : unwrap(parseRequestedVersion(request.requestedVersion)),
+      currentVersion: await activeVersion(this.deps, {
+        state,
+        slot: linkedSlot(facts, 'current'),
+        path: active?.path ?? null,
+        maxBinaryBytes: config.artifact.maxBinaryBytes,
+      }),
       allowDowngrade: request.allowDowngrade === true,
       state,
       force: request.force === true,
     });
   }
 
-  private async plan(facts: LayoutFacts, candidateDigest: Sha256, activeDigest: Sha256, serviceActive: boolean, serviceAssetsCurrent: boolean): Promise<ActivationPlan> {
+  private async plan(
+    facts: LayoutFacts,
+    candidateDigest: Sha256,
+    activeDigest: Sha256,
+    serviceActive: boolean,
+    serviceAssetsCurrent: boolean,
+  ): Promise<ActivationPlan> {
     return unwrap(
       planActivation({
         layout: this.deps.engine.layout,
@@ -273,7 +334,10 @@ export class Activation {
 
   private async snapshot(candidatePath: string, checkedDigest: Sha256): Promise<string> {
     const path = this.snapshotPath();
-    const copied = await this.deps.fs.copyFileAtomic(candidatePath, path, { mode: 0o700, maxBytes: this.deps.config.artifact.maxBinaryBytes });
+    const copied = await this.deps.fs.copyFileAtomic(candidatePath, path, {
+      mode: 0o700,
+      maxBytes: this.deps.config.artifact.maxBinaryBytes,
+    });
     if (copied.sha256 !== checkedDigest) {
       await this.deps.fs.remove(path);
       raise(failure('E_CANDIDATE_INVALID', `the candidate ${candidatePath} changed while it was being checked`));
@@ -283,7 +347,13 @@ export class Activation {
 
   async refuseWhilePending(): Promise<void> {
     const record = unwrap(await this.records.read());
-    if (record !== null) raise(failure('E_UPGRADE_PENDING', `a managed upgrade (${record.operation.name}) is in progress; the direct path waits for the daemon to finish it`));
+    if (record !== null)
+      raise(
+        failure(
+          'E_UPGRADE_PENDING',
+          `a managed upgrade (${record.operation.name}) is in progress; the direct path waits for the daemon to finish it`,
+        ),
+      );
   }
 }
 

@@ -64,8 +64,15 @@ export async function previewInstall(deps: InstallDependencies, request: Install
   // state (a stopped agent stays stopped; the none manager restarts nothing).
   const followUp = [
     ...((await deps.services.assetsCurrent()) ? [] : [describeStep(layout, { kind: 'update-service-assets' })]),
-    ...((await serviceIsActive(deps.services)) ? [describeStep(layout, { kind: 'restart-service' }), describeStep(layout, { kind: 'wait-healthy', slot: target })] : []),
-    ...((await deps.container.activeMachine()) === null ? [] : [describeStep(layout, { kind: 'sync-container', slot: target })]),
+    ...((await serviceIsActive(deps.services))
+      ? [
+          describeStep(layout, { kind: 'restart-service' }),
+          describeStep(layout, { kind: 'wait-healthy', slot: target }),
+        ]
+      : []),
+    ...((await deps.container.activeMachine()) === null
+      ? []
+      : [describeStep(layout, { kind: 'sync-container', slot: target })]),
   ];
   return {
     candidate: source.url.toString(),

@@ -1,4 +1,8 @@
-import { decideInterruptedActivation, type ActivationMarker, type MarkerHealth } from '../../domain/activation-marker.js';
+import {
+  decideInterruptedActivation,
+  type ActivationMarker,
+  type MarkerHealth,
+} from '../../domain/activation-marker.js';
 import type { Sha256 } from '../../domain/digest.js';
 import { failure } from '../../domain/failure.js';
 import { linkedSlot } from '../../domain/host-facts.js';
@@ -73,7 +77,10 @@ export class InterruptedActivation {
         candidateSlotDigest: await this.digestOf(marker.candidate),
         health,
       });
-      this.deps.logger.warn({ [LogKeys.action]: decision.kind, [LogKeys.slot]: marker.candidate }, `An interrupted direct activation is resolved: ${decision.kind}.`);
+      this.deps.logger.warn(
+        { [LogKeys.action]: decision.kind, [LogKeys.slot]: marker.candidate },
+        `An interrupted direct activation is resolved: ${decision.kind}.`,
+      );
       switch (decision.kind) {
         case 'discard': {
           // A rollback interrupted after current moved may not have reached the container yet,
@@ -108,14 +115,22 @@ export class InterruptedActivation {
 
   private async commit(marker: ActivationMarker): Promise<void> {
     const state = unwrap(await this.deps.states.read());
-    let next = withSlotInfo(state, marker.candidate, { digest: marker.candidateDigest, version: marker.candidateVersion });
+    let next = withSlotInfo(state, marker.candidate, {
+      digest: marker.candidateDigest,
+      version: marker.candidateVersion,
+    });
     if (marker.candidateVersion !== null) next = withCommittedVersion(next, marker.candidateVersion);
     await this.deps.states.write(next);
     await this.deps.markers.delete();
   }
 
   /** Quarantine first (the evidence), then current, the container, the agent, and the marker last. */
-  private async rollBack(marker: ActivationMarker, to: SlotName, quarantine: boolean, restart: ResolveOptions['restart']): Promise<void> {
+  private async rollBack(
+    marker: ActivationMarker,
+    to: SlotName,
+    quarantine: boolean,
+    restart: ResolveOptions['restart'],
+  ): Promise<void> {
     const { engine, services, states } = this.deps;
     if (quarantine) await states.write(withQuarantined(unwrap(await states.read()), marker.candidateDigest));
     await engine.pointCurrentAt(to);
@@ -136,7 +151,13 @@ export class InterruptedActivation {
 }
 
 /** The resolver over the layout's own marker and state files. */
-export function interruptedActivationFor(deps: Omit<InterruptedActivationDependencies, 'markers' | 'states'>): InterruptedActivation {
+export function interruptedActivationFor(
+  deps: Omit<InterruptedActivationDependencies, 'markers' | 'states'>,
+): InterruptedActivation {
   const { layout } = deps.engine;
-  return new InterruptedActivation({ ...deps, markers: new MarkerStore(deps.fs, layout.activation), states: new StateStore(deps.fs, layout.state) });
+  return new InterruptedActivation({
+    ...deps,
+    markers: new MarkerStore(deps.fs, layout.activation),
+    states: new StateStore(deps.fs, layout.state),
+  });
 }

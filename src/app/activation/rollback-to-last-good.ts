@@ -30,13 +30,23 @@ export interface RollbackOutcome {
  * that ran before is restored, so an operator's rollback never leaves the agent down when going
  * back is possible.
  */
-export async function rollbackToLastGood(deps: ActivationDependencies, activation: Activation): Promise<RollbackOutcome> {
+export async function rollbackToLastGood(
+  deps: ActivationDependencies,
+  activation: Activation,
+): Promise<RollbackOutcome> {
   await activation.refuseWhilePending();
   await activation.interrupted.resolve({ restart: 'sync' });
   const serviceActive = await serviceIsActive(deps.services);
   const facts = await deps.engine.inspect();
   const report = await deps.engine.rollback();
-  const base = { changed: report.changed, from: report.from, to: report.to, restarted: report.changed && serviceActive, quarantined: false, node: null };
+  const base = {
+    changed: report.changed,
+    from: report.from,
+    to: report.to,
+    restarted: report.changed && serviceActive,
+    quarantined: false,
+    node: null,
+  };
   if (!report.changed) return { ...base, outcome: 'unchanged', failure: null };
   const effects = new SlotEffects(deps);
   try {
@@ -48,7 +58,10 @@ export async function rollbackToLastGood(deps: ActivationDependencies, activatio
     return { ...base, outcome: 'rolled-back', failure: null };
   } catch (error) {
     const cause = asFailure(error);
-    deps.logger.error({ [LogKeys.code]: cause.code, [LogKeys.slot]: report.to }, `Last-good (${report.to}) did not come up; going back to ${report.from}.`);
+    deps.logger.error(
+      { [LogKeys.code]: cause.code, [LogKeys.slot]: report.to },
+      `Last-good (${report.to}) did not come up; going back to ${report.from}.`,
+    );
     const quarantined = await quarantineSlot(deps, report.to);
     try {
       await effects.switchBackTo(report.from, facts, serviceActive);
@@ -64,7 +77,8 @@ export async function rollbackToLastGood(deps: ActivationDependencies, activatio
 async function quarantineSlot(deps: ActivationDependencies, slot: SlotName): Promise<boolean> {
   try {
     const states = new StateStore(deps.fs, deps.engine.layout.state);
-    const digest = (await deps.fs.hashFile(slotPath(deps.engine.layout, slot), deps.config.artifact.maxBinaryBytes)).sha256;
+    const digest = (await deps.fs.hashFile(slotPath(deps.engine.layout, slot), deps.config.artifact.maxBinaryBytes))
+      .sha256;
     await states.write(withQuarantined(unwrap(await states.read()), digest));
     return true;
   } catch (error) {

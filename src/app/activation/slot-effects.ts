@@ -35,17 +35,29 @@ export class SlotEffects {
       await this.deps.services.restart({ resetFailed: true });
       await this.expectHealthy(realSlotPath(facts, slot));
     }
-    if ((await this.deps.container.activeMachine()) !== null) await this.syncContainer(slotPath(this.deps.engine.layout, slot));
+    if ((await this.deps.container.activeMachine()) !== null)
+      await this.syncContainer(slotPath(this.deps.engine.layout, slot));
   }
 
   async expectHealthy(expectedPath: string, signal?: AbortSignal): Promise<void> {
     // The adapter ends its wait at its next poll once the signal aborts.
-    const verdict = await this.deps.services.waitHealthy(expectedPath, this.deps.config.health, signal === undefined ? {} : { signal });
+    const verdict = await this.deps.services.waitHealthy(
+      expectedPath,
+      this.deps.config.health,
+      signal === undefined ? {} : { signal },
+    );
     if (verdict.kind !== 'healthy' && signal?.aborted === true) {
       raise(failure('E_INTERRUPTED', 'interrupted by a signal while waiting for the agent to become healthy'));
     }
     if (verdict.kind === 'healthy') return;
-    raise(failure('E_UNHEALTHY', verdict.kind === 'unhealthy' ? `the agent did not become healthy: ${verdict.reason}` : 'the agent is not running'));
+    raise(
+      failure(
+        'E_UNHEALTHY',
+        verdict.kind === 'unhealthy'
+          ? `the agent did not become healthy: ${verdict.reason}`
+          : 'the agent is not running',
+      ),
+    );
   }
 
   async syncContainer(sourcePath: string): Promise<void> {
@@ -53,7 +65,8 @@ export class SlotEffects {
     if (machine === null) return;
     const written = await this.deps.container.install(machine, sourcePath);
     const copy = await this.deps.container.digest(machine);
-    if (copy === null || copy.sha256 !== written.sha256) raise(failure('E_DIGEST_MISMATCH', `the copy in machine ${machine} does not match the host binary`));
+    if (copy === null || copy.sha256 !== written.sha256)
+      raise(failure('E_DIGEST_MISMATCH', `the copy in machine ${machine} does not match the host binary`));
   }
 
   /** Observed, never remembered: what current names and what the service manager says. */

@@ -1,5 +1,11 @@
 import type { HostArchitecture } from '../../domain/archive-rules.js';
-import { checkCandidateVersion, checkNotQuarantined, VERSION_OUTPUT_MAX_BYTES, VERSION_TIMEOUT_MS, versionFromOutput } from '../../domain/candidate-policy.js';
+import {
+  checkCandidateVersion,
+  checkNotQuarantined,
+  VERSION_OUTPUT_MAX_BYTES,
+  VERSION_TIMEOUT_MS,
+  versionFromOutput,
+} from '../../domain/candidate-policy.js';
 import type { Sha256 } from '../../domain/digest.js';
 import { checkExecutableFormat, ELF_PROBE_BYTES, identifyExecutable, programHeadersBeyond } from '../../domain/elf.js';
 import { failure } from '../../domain/failure.js';
@@ -46,7 +52,10 @@ export interface CandidateCheckDependencies {
  * version` within 30 s, whose output is parsed for the version and otherwise dropped, so nothing
  * the candidate prints can reach logs or status.
  */
-export async function checkCandidate(deps: CandidateCheckDependencies, check: CandidateCheck): Promise<CheckedCandidate> {
+export async function checkCandidate(
+  deps: CandidateCheckDependencies,
+  check: CandidateCheck,
+): Promise<CheckedCandidate> {
   const resolved = await deps.fs.resolve(check.path);
   if (resolved.kind !== 'resolved' || resolved.stat.kind !== 'file' || (resolved.stat.mode & 0o111) === 0) {
     raise(failure('E_CANDIDATE_INVALID', `the candidate ${check.path} is not a regular executable file`));
@@ -55,14 +64,21 @@ export async function checkCandidate(deps: CandidateCheckDependencies, check: Ca
   unwrap(checkNotQuarantined(check.state, digest.sha256, check.force));
   const head = (await deps.fs.readRange(check.path, 0, ELF_PROBE_BYTES)) ?? new Uint8Array();
   const table = programHeadersBeyond(head);
-  const programHeaders = table === null ? undefined : ((await deps.fs.readRange(check.path, table.offset, table.bytes)) ?? undefined);
+  const programHeaders =
+    table === null ? undefined : ((await deps.fs.readRange(check.path, table.offset, table.bytes)) ?? undefined);
   unwrap(checkExecutableFormat(identifyExecutable(head, digest.bytes, programHeaders), check.arch, check.allowScripts));
   const timeoutMs = check.versionTimeoutMs ?? VERSION_TIMEOUT_MS;
   const outcome = await runVersion(deps, check.path, timeoutMs);
-  if (outcome.kind !== 'exited' || outcome.exitCode !== 0) raise(failure('E_CANDIDATE_INVALID', `the candidate's version command ${describe(outcome, timeoutMs)}`));
+  if (outcome.kind !== 'exited' || outcome.exitCode !== 0)
+    raise(failure('E_CANDIDATE_INVALID', `the candidate's version command ${describe(outcome, timeoutMs)}`));
   const printed = unwrap(versionFromOutput(outcome.stdout));
   const version = unwrap(
-    checkCandidateVersion({ printed, requested: check.requestedVersion, current: check.currentVersion, allowDowngrade: check.allowDowngrade }),
+    checkCandidateVersion({
+      printed,
+      requested: check.requestedVersion,
+      current: check.currentVersion,
+      allowDowngrade: check.allowDowngrade,
+    }),
   );
   return { digest: digest.sha256, bytes: digest.bytes, version };
 }
@@ -71,7 +87,11 @@ export async function checkCandidate(deps: CandidateCheckDependencies, check: Ca
  * The version a binary reports, or null when it does not say (fails, times out, prints none):
  * how the running binary's version is learnt when the state file does not know it.
  */
-export async function probeVersion(deps: CandidateCheckDependencies, path: string, timeoutMs: number = VERSION_TIMEOUT_MS): Promise<Version | null> {
+export async function probeVersion(
+  deps: CandidateCheckDependencies,
+  path: string,
+  timeoutMs: number = VERSION_TIMEOUT_MS,
+): Promise<Version | null> {
   const outcome = await runVersion(deps, path, timeoutMs);
   if (outcome.kind !== 'exited' || outcome.exitCode !== 0) return null;
   const printed = versionFromOutput(outcome.stdout);
@@ -84,7 +104,12 @@ async function runVersion(deps: CandidateCheckDependencies, path: string, timeou
   for (;;) {
     const remainingMs = deadlineMs - deps.clock.nowMs();
     if (remainingMs <= 0) return { kind: 'timed-out' };
-    const outcome = await deps.runner.run({ command: path, args: ['version'], timeoutMs: remainingMs, outputMaxBytes: VERSION_OUTPUT_MAX_BYTES });
+    const outcome = await deps.runner.run({
+      command: path,
+      args: ['version'],
+      timeoutMs: remainingMs,
+      outputMaxBytes: VERSION_OUTPUT_MAX_BYTES,
+    });
     if (outcome.kind !== 'spawn-failed' || outcome.code !== 'ETXTBSY') return outcome;
     await deps.clock.sleep(TEXT_BUSY_RETRY_MS);
   }

@@ -48,7 +48,10 @@ export async function fetchMember(deps: FetchDependencies, request: FetchMemberR
     idleTimeoutMs: request.idleTimeoutMs,
     ...(request.signal === undefined ? {} : { signal: request.signal }),
   });
-  const staged = await deps.fs.stageFile(request.target, { mode: request.mode, maxBytes: request.limits.maxBinaryBytes });
+  const staged = await deps.fs.stageFile(request.target, {
+    mode: request.mode,
+    maxBytes: request.limits.maxBinaryBytes,
+  });
   try {
     const extracted = await deps.extractor.extract({
       body: stream.body,
@@ -58,12 +61,18 @@ export async function fetchMember(deps: FetchDependencies, request: FetchMemberR
       onProgress: (bytes) => request.onProgress?.(bytes, stream.contentLength),
     });
     if (request.expectedDigest !== null && extracted.archive.sha256 !== request.expectedDigest) {
-      raise(failure('E_DIGEST_MISMATCH', `the archive's SHA-256 is ${extracted.archive.sha256}, but ${request.expectedDigest} was expected`));
+      raise(
+        failure(
+          'E_DIGEST_MISMATCH',
+          `the archive's SHA-256 is ${extracted.archive.sha256}, but ${request.expectedDigest} was expected`,
+        ),
+      );
     }
     const { bytes } = await staged.seal();
     await request.beforeCommit?.();
     // An interrupt that arrived after the last byte still means "stop": nothing new appears.
-    if (request.signal?.aborted === true) raise(failure('E_INTERRUPTED', 'interrupted by a signal before the file was put in place'));
+    if (request.signal?.aborted === true)
+      raise(failure('E_INTERRUPTED', 'interrupted by a signal before the file was put in place'));
     await staged.commit();
     return { archive: extracted.archive, binaryBytes: bytes };
   } catch (error) {

@@ -39,24 +39,35 @@ export interface FetchReport {
  * output that is or reaches a file of that layout is refused with E_USAGE.
  */
 export async function fetchToFile(
-  deps: FetchDependencies & { readonly logger: Logger; readonly config: UpgraderConfig; readonly arch: HostArchitecture; readonly refuseOutputsIn?: SlotLayout },
+  deps: FetchDependencies & {
+    readonly logger: Logger;
+    readonly config: UpgraderConfig;
+    readonly arch: HostArchitecture;
+    readonly refuseOutputsIn?: SlotLayout;
+  },
   request: FetchToFileRequest,
 ): Promise<FetchReport> {
   const { config } = deps;
   const expectedDigest = unwrap(parseOptionalSha256(request.sha256));
   const source = unwrap(parseDownloadUrl(request.url, config.artifact, expectedDigest !== null));
-  const member = unwrap(request.member === undefined ? memberNameFor(config.agent.member, deps.arch) : checkMemberName(request.member));
-  if (!isCleanAbsolutePath(request.output)) raise(failure('E_USAGE', '--output must name a file by an absolute, clean path'));
+  const member = unwrap(
+    request.member === undefined ? memberNameFor(config.agent.member, deps.arch) : checkMemberName(request.member),
+  );
+  if (!isCleanAbsolutePath(request.output))
+    raise(failure('E_USAGE', '--output must name a file by an absolute, clean path'));
   const layout = deps.refuseOutputsIn;
   // Checked again just before the rename: a directory swapped for a link during the download.
   const guard = layout === undefined ? undefined : () => refuseManagedOutput(deps.fs, layout, request.output);
   await guard?.();
   const existing = await deps.fs.lstat(request.output);
-  if (existing !== null && existing.kind !== 'file') raise(failure('E_USAGE', `--output ${request.output} exists and is not a regular file`));
+  if (existing !== null && existing.kind !== 'file')
+    raise(failure('E_USAGE', `--output ${request.output} exists and is not a regular file`));
   for (const weakness of source.weaknesses) {
     deps.logger.warn(
       { [LogKeys.url]: source.url, weakness },
-      weakness === 'plain-http' ? 'Downloading over plain HTTP: only the digest, if any, protects the binary.' : 'No SHA-256 digest was given: only the transport protects the binary.',
+      weakness === 'plain-http'
+        ? 'Downloading over plain HTTP: only the digest, if any, protects the binary.'
+        : 'No SHA-256 digest was given: only the transport protects the binary.',
     );
   }
   const fetched = await fetchMember(deps, {
@@ -72,6 +83,16 @@ export async function fetchToFile(
     ...(request.signal === undefined ? {} : { signal: request.signal }),
     ...(guard === undefined ? {} : { beforeCommit: guard }),
   });
-  deps.logger.info({ [LogKeys.url]: source.url, [LogKeys.digest]: fetched.archive.sha256, [LogKeys.path]: request.output }, 'Fetched and verified the release archive.');
-  return { output: request.output, url: source.url.toString(), member, archive: fetched.archive, binaryBytes: fetched.binaryBytes, digestVerified: expectedDigest !== null };
+  deps.logger.info(
+    { [LogKeys.url]: source.url, [LogKeys.digest]: fetched.archive.sha256, [LogKeys.path]: request.output },
+    'Fetched and verified the release archive.',
+  );
+  return {
+    output: request.output,
+    url: source.url.toString(),
+    member,
+    archive: fetched.archive,
+    binaryBytes: fetched.binaryBytes,
+    digestVerified: expectedDigest !== null,
+  };
 }

@@ -24,6 +24,9 @@ export async function activeVersion(
   if (path === null) return committedVersion(input.state);
   // Hash only when the state has a version to vouch for.
   const { slot } = input;
-  const recorded = slot === null || input.state.slots[slot]?.version == null ? null : recordedVersion(input.state, slot, (await deps.fs.hashFile(path, input.maxBinaryBytes)).sha256);
+  const recorded =
+    slot === null || input.state.slots[slot]?.version == null
+      ? null
+      : recordedVersion(input.state, slot, (await deps.fs.hashFile(path, input.maxBinaryBytes)).sha256);
   return recorded ?? (await probeVersion(deps, path)) ?? committedVersion(input.state);
 }

@@ -10,7 +10,9 @@ import { renderActivation, renderPreflight } from './render-activation.js';
 export abstract class ActivationCommandBase extends BaseCommand {
   preflight = Option.Boolean('--preflight', false, { description: 'Print the plan and change nothing' });
   version = Option.String('--version', { description: 'The version the candidate must report' });
-  allowDowngrade = Option.Boolean('--allow-downgrade', false, { description: 'Accept a version older than the current one' });
+  allowDowngrade = Option.Boolean('--allow-downgrade', false, {
+    description: 'Accept a version older than the current one',
+  });
   force = Option.Boolean('--force', false, { description: 'Accept a candidate that failed before (quarantined)' });
 
   /** A rolled-back activation is a failure with exit code 3; one that could not go back, 5. */
@@ -20,7 +22,11 @@ export abstract class ActivationCommandBase extends BaseCommand {
     if ((report.outcome === 'rolled-back' || report.outcome === 'degraded') && report.failure !== null) {
       const rolledBack = report.outcome === 'rolled-back';
       if (this.json) {
-        const error = { code: report.failure.code, message: report.failure.message, ...(rolledBack ? {} : { hostChanged: true }) };
+        const error = {
+          code: report.failure.code,
+          message: report.failure.message,
+          ...(rolledBack ? {} : { hostChanged: true }),
+        };
         this.context.stdout.write(`${JSON.stringify({ ok: false, error, rolledBack, activation: report })}\n`);
       } else {
         this.context.stderr.write(`agent-upgrade: ${report.failure.code}: ${renderActivation(report).join('\n')}\n`);
@@ -64,10 +70,17 @@ export class ActivateCommand extends ActivationCommandBase {
   override async execute(): Promise<number> {
     const upgrader = await this.openUpgrader();
     if (!upgrader.ok) return this.failWith(upgrader.failure);
-    const request = { candidatePath: resolve(this.candidate), requestedVersion: this.version, allowDowngrade: this.allowDowngrade, force: this.force };
+    const request = {
+      candidatePath: resolve(this.candidate),
+      requestedVersion: this.version,
+      allowDowngrade: this.allowDowngrade,
+      force: this.force,
+    };
     if (this.preflight) {
       const plan = await upgrader.value.preflight(request);
-      return plan.ok ? this.succeed({ preflight: plan.value }, renderPreflight(plan.value)) : this.failWith(plan.failure);
+      return plan.ok
+        ? this.succeed({ preflight: plan.value }, renderPreflight(plan.value))
+        : this.failWith(plan.failure);
     }
     return this.reportActivation(await this.interruptible((signal) => upgrader.value.activate({ ...request, signal })));
   }

@@ -28,7 +28,10 @@ export class AgentUpgradeCli extends Cli<CliContext> {
   // them all; the option table is padded after this, so its columns stay aligned.
   protected override getUsageByIndex(n: number, opts?: UsageOptions): Usage {
     const { usage, options } = super.getUsageByIndex(n, opts);
-    return { usage: withPlaceholders(usage), options: options.map((option) => ({ ...option, definition: withPlaceholders(option.definition) })) };
+    return {
+      usage: withPlaceholders(usage),
+      options: options.map((option) => ({ ...option, definition: withPlaceholders(option.definition) })),
+    };
   }
 
   /** Every registered command's paths, options and positionals, in registration order. */
@@ -36,7 +39,11 @@ export class AgentUpgradeCli extends Cli<CliContext> {
     return [...this.registrations.values()].map(({ builder }) => ({
       paths: builder.paths.map((path) => [...path]),
       usage: builder.paths.length === 0 ? null : withPlaceholders(builder.usage({ detailed: true }).usage),
-      options: builder.options.map((option) => ({ names: [...option.names], arity: option.arity, required: option.required })),
+      options: builder.options.map((option) => ({
+        names: [...option.names],
+        arity: option.arity,
+        required: option.required,
+      })),
       positionals: {
         required: [...builder.arity.leading, ...builder.arity.trailing],
         optional: Array.isArray(builder.arity.extra) ? [...builder.arity.extra] : [],

@@ -11,7 +11,9 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
  * `--json` prints exactly one JSON document, failures as {"ok":false,"error":{code,message}}.
  */
 export abstract class BaseCommand extends Command<CliContext> {
-  config = Option.String('--config', { description: 'Configuration file (default: /etc/aks-flex-node/agent-upgrade.json when present)' });
+  config = Option.String('--config', {
+    description: 'Configuration file (default: /etc/aks-flex-node/agent-upgrade.json when present)',
+  });
   root = Option.String('--root', { description: 'Re-root every host path under DIR (sandboxes, demos, tests)' });
   json = Option.Boolean('--json', false, { description: 'Print one JSON document instead of text' });
   // Checked by hand rather than with a typanion validator: loading typanion costs every start
@@ -27,7 +29,10 @@ export abstract class BaseCommand extends Command<CliContext> {
   /** A usage failure when `--log-level` names no level. */
   protected invalidLogLevel(): Failure | null {
     if ((LOG_LEVELS as readonly string[]).includes(this.logLevel)) return null;
-    return { code: 'E_USAGE', message: `--log-level must be one of ${LOG_LEVELS.join(', ')} (got "${this.logLevel.slice(0, 40)}")` };
+    return {
+      code: 'E_USAGE',
+      message: `--log-level must be one of ${LOG_LEVELS.join(', ')} (got "${this.logLevel.slice(0, 40)}")`,
+    };
   }
 
   /** Prints a success: `data` as JSON with `"ok": true`, or the text lines. */
@@ -44,9 +49,13 @@ export abstract class BaseCommand extends Command<CliContext> {
   protected failWith(problem: Failure, exitCode: ExitCode = defaultExitCode(problem)): number {
     const changed = problem.hostChanged === true;
     if (this.json) {
-      this.context.stdout.write(`${JSON.stringify({ ok: false, error: { code: problem.code, message: problem.message, ...(changed ? { hostChanged: true } : {}) } })}\n`);
+      this.context.stdout.write(
+        `${JSON.stringify({ ok: false, error: { code: problem.code, message: problem.message, ...(changed ? { hostChanged: true } : {}) } })}\n`,
+      );
     } else {
-      this.context.stderr.write(`agent-upgrade: ${problem.code}: ${problem.message}${changed ? ' (the host was changed before this failure; run `agent-upgrade status`)' : ''}\n`);
+      this.context.stderr.write(
+        `agent-upgrade: ${problem.code}: ${problem.message}${changed ? ' (the host was changed before this failure; run `agent-upgrade status`)' : ''}\n`,
+      );
     }
     return exitCode;
   }

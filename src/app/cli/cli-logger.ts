@@ -8,13 +8,23 @@ import { terminalLineFor } from './terminal-line.js';
  * printed above the progress bar. Anything else (journald, a file, a pipe) gets pino's JSON
  * lines, written synchronously so none is lost when the process exits.
  */
-export async function createCliLogger(level: string, stderr: Writable & { readonly isTTY?: boolean; readonly fd?: number }): Promise<Logger> {
+export async function createCliLogger(
+  level: string,
+  stderr: Writable & { readonly isTTY?: boolean; readonly fd?: number },
+): Promise<Logger> {
   const [{ pino }, { createPinoLogger }, { ttyLogDestination }] = await Promise.all([
     import('pino'),
     import('../../adapters/logging/pino-logger.js'),
     import('../../adapters/logging/tty-log-destination.js'),
   ]);
-  if (stderr.isTTY === true) return createPinoLogger(level as LogLevel, ttyLogDestination((line) => terminalLineFor(stderr).printAbove(line)));
-  const destination = typeof stderr.fd === 'number' ? pino.destination({ dest: stderr.fd, sync: true }) : { write: (line: string) => void stderr.write(line) };
+  if (stderr.isTTY === true)
+    return createPinoLogger(
+      level as LogLevel,
+      ttyLogDestination((line) => terminalLineFor(stderr).printAbove(line)),
+    );
+  const destination =
+    typeof stderr.fd === 'number'
+      ? pino.destination({ dest: stderr.fd, sync: true })
+      : { write: (line: string) => void stderr.write(line) };
   return createPinoLogger(level as LogLevel, destination);
 }

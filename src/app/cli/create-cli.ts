@@ -64,7 +64,10 @@ function reportUsageError(cli: AgentUpgradeCli, argv: readonly string[], context
   };
   if (argv.includes('--json')) {
     const { message, suggestion, missing } = problem;
-    const detail = { ...(suggestion === undefined ? {} : { suggestion }), ...(missing === undefined ? {} : { missing }) };
+    const detail = {
+      ...(suggestion === undefined ? {} : { suggestion }),
+      ...(missing === undefined ? {} : { missing }),
+    };
     context.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'E_USAGE', message, ...detail } })}\n`);
     return;
   }
@@ -74,7 +77,9 @@ function reportUsageError(cli: AgentUpgradeCli, argv: readonly string[], context
     [
       `agent-upgrade: E_USAGE: ${problem.message}`,
       ...(usage === null ? [] : [`Usage: ${usage}`]),
-      usage === null ? 'Run "agent-upgrade --help" for the commands.' : `Run "agent-upgrade ${name} --help" for details and examples.`,
+      usage === null
+        ? 'Run "agent-upgrade --help" for the commands.'
+        : `Run "agent-upgrade ${name} --help" for details and examples.`,
     ].join('\n') + '\n',
   );
 }

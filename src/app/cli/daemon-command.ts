@@ -36,18 +36,28 @@ export class DaemonCommand extends BaseCommand {
   });
 
   // A service's log is read after the fact: its default level says what it did, not just what went wrong.
-  override logLevel = Option.String('--log-level', 'info', { description: `Log level for stderr (default info): ${LOG_LEVELS.join(', ')}` });
+  override logLevel = Option.String('--log-level', 'info', {
+    description: `Log level for stderr (default info): ${LOG_LEVELS.join(', ')}`,
+  });
 
   override async execute(): Promise<number> {
     const upgrader = await this.openUpgrader();
     if (!upgrader.ok) return this.failWith(upgrader.failure);
     const self = processExecutable();
     const { layout, config } = upgrader.value;
-    if (config.agent.mode === 'self-hosted' && (self === null || ![layout.blue, layout.green, layout.entry].some((path) => sameFile(path, self)))) {
+    if (
+      config.agent.mode === 'self-hosted' &&
+      (self === null || ![layout.blue, layout.green, layout.entry].some((path) => sameFile(path, self)))
+    ) {
       // Self-hosted means this process is the agent, started from a slot (or the legacy file).
       // Run from anywhere else, its own executable would never be the candidate, and every
       // upgrade would be judged a failure and rolled back.
-      return this.failWith(failure('E_CONFIG', 'agent.mode is "self-hosted" but this process does not run from the agent\'s slots: set agent.mode to "sidecar" to run the daemon beside the agent'));
+      return this.failWith(
+        failure(
+          'E_CONFIG',
+          'agent.mode is "self-hosted" but this process does not run from the agent\'s slots: set agent.mode to "sidecar" to run the daemon beside the agent',
+        ),
+      );
     }
     const stop = new AbortController();
     const onSignal = () => stop.abort();

@@ -33,19 +33,28 @@ export class DemoCommand extends BaseCommand {
   });
 
   keep = Option.Boolean('--keep', false, { description: 'Keep the sandbox directory (nothing keeps running)' });
-  systemd = Option.Boolean('--systemd', false, { description: "Run the agent under this host's systemd (root; a runtime unit, removed afterwards)" });
+  systemd = Option.Boolean('--systemd', false, {
+    description: "Run the agent under this host's systemd (root; a runtime unit, removed afterwards)",
+  });
 
   override async execute(): Promise<number> {
     const invalid = this.invalidLogLevel();
     if (invalid !== null) return this.failWith(invalid);
     // The timeline is the demo's output: its expected warnings and errors (plain-HTTP downloads,
     // the broken release's crash loop) would only interleave with it, unless detail is asked for.
-    const { identity, logger } = await this.context.host(['info', 'debug', 'trace'].includes(this.logLevel) ? this.logLevel : 'fatal');
+    const { identity, logger } = await this.context.host(
+      ['info', 'debug', 'trace'].includes(this.logLevel) ? this.logLevel : 'fatal',
+    );
     // Loaded on use: `--help` and the other commands start without the upgrader's modules.
-    const [{ runDemo }, { runUseCase }] = await Promise.all([import('../demo/run-demo.js'), import('../failure-signal.js')]);
+    const [{ runDemo }, { runUseCase }] = await Promise.all([
+      import('../demo/run-demo.js'),
+      import('../failure-signal.js'),
+    ]);
     const print = (line: string): void => void (this.json ? undefined : this.context.stdout.write(`${line}\n`));
     const { result, signal } = await this.interruptible(async (signal) => ({
-      result: await runUseCase(() => runDemo({ keep: this.keep, systemd: this.systemd, identity, logger, print, signal })),
+      result: await runUseCase(() =>
+        runDemo({ keep: this.keep, systemd: this.systemd, identity, logger, print, signal }),
+      ),
       signal,
     }));
     if (!result.ok) {

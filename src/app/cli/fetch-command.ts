@@ -28,14 +28,24 @@ export class FetchCommand extends BaseCommand {
       signal stopped it (130 SIGINT, 143 SIGTERM, 129 SIGHUP), with nothing written.
     `,
     examples: [
-      ['Fetch and verify a release', '$0 fetch --url https://example.com/aks-flex-node-linux-amd64.tar.gz --sha256 0123…cdef --output /tmp/candidate'],
-      ['Name the member explicitly and print JSON', '$0 fetch --url https://example.com/agent.tar.gz --member my-agent --output /tmp/my-agent --json'],
+      [
+        'Fetch and verify a release',
+        '$0 fetch --url https://example.com/aks-flex-node-linux-amd64.tar.gz --sha256 0123…cdef --output /tmp/candidate',
+      ],
+      [
+        'Name the member explicitly and print JSON',
+        '$0 fetch --url https://example.com/agent.tar.gz --member my-agent --output /tmp/my-agent --json',
+      ],
     ],
   });
 
   url = Option.String('--url', { required: true, description: 'Release archive URL (http or https)' });
-  sha256 = Option.String('--sha256', { description: 'Expected SHA-256 of the compressed archive (64 hex characters, optional sha256: prefix)' });
-  member = Option.String('--member', { description: 'Archive member to extract (default: from agent.member for this architecture)' });
+  sha256 = Option.String('--sha256', {
+    description: 'Expected SHA-256 of the compressed archive (64 hex characters, optional sha256: prefix)',
+  });
+  member = Option.String('--member', {
+    description: 'Archive member to extract (default: from agent.member for this architecture)',
+  });
   output = Option.String('--output', { required: true, description: 'File to write the binary to' });
 
   override async execute(): Promise<number> {
@@ -51,7 +61,9 @@ export class FetchCommand extends BaseCommand {
           member: this.member,
           output: resolve(this.output),
           ...(signal === undefined ? {} : { signal }),
-          ...(progress === null ? {} : { onProgress: (bytes: number, total: number | null) => progress.update(bytes, total) }),
+          ...(progress === null
+            ? {}
+            : { onProgress: (bytes: number, total: number | null) => progress.update(bytes, total) }),
         });
         return { report: fetched, signal };
       } finally {

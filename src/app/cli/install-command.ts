@@ -21,7 +21,10 @@ export class InstallCommand extends ActivationCommandBase {
       upgrade pending), 5 changed and then failed.
     `,
     examples: [
-      ['Install a release', 'sudo $0 install --url https://example.com/aks-flex-node-linux-amd64.tar.gz --sha256 0123…cdef --version 1.4.2'],
+      [
+        'Install a release',
+        'sudo $0 install --url https://example.com/aks-flex-node-linux-amd64.tar.gz --sha256 0123…cdef --version 1.4.2',
+      ],
       ['Show the plan first', 'sudo $0 install --url https://example.com/aks-flex-node-linux-amd64.tar.gz --preflight'],
     ],
   });
@@ -32,10 +35,18 @@ export class InstallCommand extends ActivationCommandBase {
   override async execute(): Promise<number> {
     const upgrader = await this.openUpgrader();
     if (!upgrader.ok) return this.failWith(upgrader.failure);
-    const request = { url: this.url, sha256: this.sha256, requestedVersion: this.version, allowDowngrade: this.allowDowngrade, force: this.force };
+    const request = {
+      url: this.url,
+      sha256: this.sha256,
+      requestedVersion: this.version,
+      allowDowngrade: this.allowDowngrade,
+      force: this.force,
+    };
     if (this.preflight) {
       const plan = await upgrader.value.previewInstall(request);
-      return plan.ok ? this.succeed({ preflight: plan.value }, renderPreflight(plan.value)) : this.failWith(plan.failure);
+      return plan.ok
+        ? this.succeed({ preflight: plan.value }, renderPreflight(plan.value))
+        : this.failWith(plan.failure);
     }
     const stderr = this.context.stderr as NodeJS.WriteStream;
     const result = await this.interruptible(async (signal) => {
@@ -45,7 +56,9 @@ export class InstallCommand extends ActivationCommandBase {
         return await upgrader.value.install({
           ...request,
           signal,
-          ...(progress === null ? {} : { onProgress: (bytes: number, total: number | null) => progress.update(bytes, total) }),
+          ...(progress === null
+            ? {}
+            : { onProgress: (bytes: number, total: number | null) => progress.update(bytes, total) }),
         });
       } finally {
         progress?.finish();

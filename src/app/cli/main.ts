@@ -37,7 +37,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       const fs = new NodeFileSystem();
       const config = await loadConfig(fs, { path: options.configPath, root: options.root });
       if (!config.ok) return config;
-      return createUpgrader({ config: config.value, identity: identity(options.configPath ?? null), logger: await logger(options.logLevel), overrides: { fileSystem: fs } });
+      return createUpgrader({
+        config: config.value,
+        identity: identity(options.configPath ?? null),
+        logger: await logger(options.logLevel),
+        overrides: { fileSystem: fs },
+      });
     },
     host: async (logLevel: string) => ({ identity: identity(null), logger: await logger(logLevel) }),
     interrupts,

@@ -28,8 +28,13 @@ export class MigrateCommand extends BaseCommand {
     if (!report.ok) return this.failWith(report.failure);
     const { value } = report;
     const lines = value.changed
-      ? [`Migrated to the managed layout: current -> ${value.currentSlot}, last-good -> ${value.lastGoodSlot}.`, ...value.actions.map((action) => `  - ${action}`)]
-      : [`The managed layout is already in place: current -> ${value.currentSlot}, last-good -> ${value.lastGoodSlot}. No changes.`];
+      ? [
+          `Migrated to the managed layout: current -> ${value.currentSlot}, last-good -> ${value.lastGoodSlot}.`,
+          ...value.actions.map((action) => `  - ${action}`),
+        ]
+      : [
+          `The managed layout is already in place: current -> ${value.currentSlot}, last-good -> ${value.lastGoodSlot}. No changes.`,
+        ];
     return this.succeed({ migration: value }, lines);
   }
 }

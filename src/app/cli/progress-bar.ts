@@ -52,8 +52,14 @@ export class ProgressBar {
  * terminals wrap, and every redraw would then stack a new line. As the width shrinks, the rate
  * goes first, then the byte counts, then the label, and the bar last.
  */
-export function renderProgress(bytes: number, totalBytes: number | null, elapsedMs: number, columns: number | undefined = DEFAULT_COLUMNS): string {
-  const usable = typeof columns === 'number' && Number.isFinite(columns) && columns >= 1 ? Math.floor(columns) : DEFAULT_COLUMNS;
+export function renderProgress(
+  bytes: number,
+  totalBytes: number | null,
+  elapsedMs: number,
+  columns: number | undefined = DEFAULT_COLUMNS,
+): string {
+  const usable =
+    typeof columns === 'number' && Number.isFinite(columns) && columns >= 1 ? Math.floor(columns) : DEFAULT_COLUMNS;
   const room = Math.max(1, usable - 1);
   const rate = elapsedMs > 0 ? `${(bytes / MIB / (elapsedMs / 1000)).toFixed(1)} MiB/s` : '';
   if (totalBytes === null || totalBytes <= 0) return fitWords([LABEL, `${(bytes / MIB).toFixed(1)} MiB`, rate], room);

@@ -15,10 +15,17 @@ export class RecoverCommand extends BaseCommand {
       Failed. Running it twice equals running it once. If a live upgrader holds the host lock,
       it waits at most twice the health timeout, then exits 4 without changes.
     `,
-    examples: [['As the recovery script runs it', '/usr/local/lib/aks-flex-node/aks-flex-node-last-good recover --message "upgraded daemon failed repeatedly"']],
+    examples: [
+      [
+        'As the recovery script runs it',
+        '/usr/local/lib/aks-flex-node/aks-flex-node-last-good recover --message "upgraded daemon failed repeatedly"',
+      ],
+    ],
   });
 
-  message = Option.String('--message', '', { description: 'Why recovery ran (recorded as the failure, URLs redacted)' });
+  message = Option.String('--message', '', {
+    description: 'Why recovery ran (recorded as the failure, URLs redacted)',
+  });
 
   override async execute(): Promise<number> {
     const upgrader = await this.openUpgrader();
@@ -26,9 +33,10 @@ export class RecoverCommand extends BaseCommand {
     const result = await upgrader.value.recover(this.message);
     if (!result.ok) return this.failWith(result.failure);
     const { value } = result;
-    return this.succeed(
-      { recover: value },
-      [value.recovered ? `Recovered the pending upgrade${value.rolledBackTo === null ? '' : `; current -> ${value.rolledBackTo}`}. The agent was restarted.` : 'No pending upgrade; nothing to recover.'],
-    );
+    return this.succeed({ recover: value }, [
+      value.recovered
+        ? `Recovered the pending upgrade${value.rolledBackTo === null ? '' : `; current -> ${value.rolledBackTo}`}. The agent was restarted.`
+        : 'No pending upgrade; nothing to recover.',
+    ]);
   }
 }

@@ -19,9 +19,13 @@ export function renderActivation(report: ActivationReport): string[] {
   const version = report.candidateVersion === '' ? '' : ` (version ${report.candidateVersion})`;
   switch (report.outcome) {
     case 'activated':
-      return [`Activated ${report.to}${version}: ${report.from} -> ${report.to}.${report.restarted ? ' The agent restarted and is healthy.' : ' The agent service was not running and stays stopped.'}`];
+      return [
+        `Activated ${report.to}${version}: ${report.from} -> ${report.to}.${report.restarted ? ' The agent restarted and is healthy.' : ' The agent service was not running and stays stopped.'}`,
+      ];
     case 'unchanged':
-      return [`The candidate is identical to the ${report.to} slot${version}; nothing was installed.${report.restarted ? ' The agent was restarted.' : ''}`];
+      return [
+        `The candidate is identical to the ${report.to} slot${version}; nothing was installed.${report.restarted ? ' The agent was restarted.' : ''}`,
+      ];
     case 'rolled-back':
       return [
         `Activation of ${report.to}${version} failed (${report.failure?.code ?? ''}: ${report.failure?.message ?? ''}); rolled back to ${report.from}.${report.quarantined ? ' Its digest is quarantined.' : ''}`,

@@ -8,21 +8,30 @@ export function renderStatus(status: StatusReport): string[] {
   lines.push(`Entry:       ${describeLink(status.links.entry)}`);
   lines.push(`Blue slot:   ${describeSlot(status.slots.blue)}`);
   lines.push(`Green slot:  ${describeSlot(status.slots.green)}`);
-  if (status.state.problem !== undefined) lines.push(`State:       unreadable: ${status.state.problem.code} ${status.state.problem.message}`);
+  if (status.state.problem !== undefined)
+    lines.push(`State:       unreadable: ${status.state.problem.code} ${status.state.problem.message}`);
   else {
-    lines.push(`Quarantine:  ${status.quarantine.length === 0 ? 'none' : status.quarantine.map((digest) => `sha256:${digest}`).join(', ')}`);
-    lines.push(`Committed:   ${status.highestCommittedVersion === null ? 'no version yet' : `highest version ${status.highestCommittedVersion}`}`);
+    lines.push(
+      `Quarantine:  ${status.quarantine.length === 0 ? 'none' : status.quarantine.map((digest) => `sha256:${digest}`).join(', ')}`,
+    );
+    lines.push(
+      `Committed:   ${status.highestCommittedVersion === null ? 'no version yet' : `highest version ${status.highestCommittedVersion}`}`,
+    );
   }
   lines.push(`Record:      ${describeRecord(status)}`);
   lines.push(`Lock:        ${describeLock(status.lock)}`);
-  lines.push(`Service:     ${status.service.manager}, ${status.service.activity}${status.service.mainExecutable === null ? '' : `, running ${status.service.mainExecutable}`}`);
+  lines.push(
+    `Service:     ${status.service.manager}, ${status.service.activity}${status.service.mainExecutable === null ? '' : `, running ${status.service.mainExecutable}`}`,
+  );
   return lines;
 }
 
 function describeLayout(status: StatusReport): string {
   const { layout } = status;
-  if (layout.condition === 'invalid') return `invalid: ${layout.problem?.code ?? ''} ${layout.problem?.message ?? ''}`.trim();
-  if (layout.condition === 'needs-migration') return `needs migration (${layout.pendingChanges} change${layout.pendingChanges === 1 ? '' : 's'}; run migrate)`;
+  if (layout.condition === 'invalid')
+    return `invalid: ${layout.problem?.code ?? ''} ${layout.problem?.message ?? ''}`.trim();
+  if (layout.condition === 'needs-migration')
+    return `needs migration (${layout.pendingChanges} change${layout.pendingChanges === 1 ? '' : 's'}; run migrate)`;
   return 'managed';
 }
 
@@ -36,13 +45,15 @@ function describeLock(lock: StatusReport['lock']): string {
   if (lock.problem !== undefined) return `unreadable: ${lock.problem.code} ${lock.problem.message}`;
   const { holder } = lock;
   if (holder === null) return 'free';
-  if (holder.kind === 'unknown') return `held by ${holder.pid === null ? 'a process not visible from here' : `pid ${holder.pid}`} (not described)`;
+  if (holder.kind === 'unknown')
+    return `held by ${holder.pid === null ? 'a process not visible from here' : `pid ${holder.pid}`} (not described)`;
   return `held by pid ${holder.pid} (${holder.command}) since ${new Date(holder.sinceMs).toISOString()}`;
 }
 
 function describeSlot(slot: SlotStatus): string {
   if (!slot.present) return `${slot.path} (absent)`;
-  if (slot.problem !== undefined) return `${slot.path} (cannot be digested: ${slot.problem.code} ${slot.problem.message})`;
+  if (slot.problem !== undefined)
+    return `${slot.path} (cannot be digested: ${slot.problem.code} ${slot.problem.message})`;
   if (slot.sha256 === null) return `${slot.path} (not a regular file)`;
   const version = slot.version === null ? '' : `, version ${slot.version}`;
   return `${slot.path} sha256:${slot.sha256} ${slot.bytes ?? 0} bytes${version}${slot.executable ? '' : ' (not executable)'}`;

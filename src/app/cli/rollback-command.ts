@@ -30,14 +30,19 @@ export class RollbackCommand extends BaseCommand {
       const text = reverted
         ? `Last-good (${value.to}) did not come up healthy${value.quarantined ? ' and is quarantined' : ''}; current is back on ${value.from}, which runs again.`
         : `Last-good (${value.to}) did not come up healthy, and going back to ${value.from} failed too. ${describeNode(value.node)}`;
-      const error = { code: value.failure.code, message: value.failure.message, ...(reverted ? {} : { hostChanged: true }) };
+      const error = {
+        code: value.failure.code,
+        message: value.failure.message,
+        ...(reverted ? {} : { hostChanged: true }),
+      };
       if (this.json) this.context.stdout.write(`${JSON.stringify({ ok: false, error, rollback: value })}\n`);
       else this.context.stderr.write(`agent-upgrade: ${value.failure.code}: ${text}\n`);
       return reverted ? ExitCode.rolledBack : ExitCode.changedThenFailed;
     }
-    return this.succeed(
-      { rollback: value },
-      [value.changed ? `Rolled back: current ${value.from} -> ${value.to}.${value.restarted ? ' The agent restarted and is healthy.' : ''}` : `Current already names last-good (${value.to}); nothing to do.`],
-    );
+    return this.succeed({ rollback: value }, [
+      value.changed
+        ? `Rolled back: current ${value.from} -> ${value.to}.${value.restarted ? ' The agent restarted and is healthy.' : ''}`
+        : `Current already names last-good (${value.to}); nothing to do.`,
+    ]);
   }
 }

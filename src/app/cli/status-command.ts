@@ -38,7 +38,9 @@ export class StatusCommand extends BaseCommand {
     if (invalid === null) return this.succeed({ status: report }, renderStatus(report));
     // A host that needs an operator is not a success, but the operator needs the whole report.
     if (this.json) {
-      this.context.stdout.write(`${JSON.stringify({ ok: false, error: { code: invalid.code, message: invalid.message }, status: report })}\n`);
+      this.context.stdout.write(
+        `${JSON.stringify({ ok: false, error: { code: invalid.code, message: invalid.message }, status: report })}\n`,
+      );
       return exitCodeFor(invalid.code);
     }
     for (const line of renderStatus(report)) this.context.stdout.write(`${line}\n`);
@@ -52,7 +54,8 @@ export class StatusCommand extends BaseCommand {
  * the report is then incomplete). A lock or a slot that cannot be read is reported only.
  */
 function blockingProblem(report: StatusReport): Failure | null {
-  if (report.layout.condition === 'invalid') return report.layout.problem ?? failure('E_LAYOUT', 'the layout is invalid');
+  if (report.layout.condition === 'invalid')
+    return report.layout.problem ?? failure('E_LAYOUT', 'the layout is invalid');
   if (report.record.present && !report.record.valid) return report.record.problem;
   return report.state.problem ?? null;
 }

@@ -13,7 +13,11 @@ export interface CommandSyntax {
   /** The one-line usage with placeholders; null for the default command. */
   readonly usage: string | null;
   readonly options: readonly OptionSyntax[];
-  readonly positionals: { readonly required: readonly string[]; readonly optional: readonly string[]; readonly unlimited: boolean };
+  readonly positionals: {
+    readonly required: readonly string[];
+    readonly optional: readonly string[];
+    readonly unlimited: boolean;
+  };
 }
 
 /** Why a command line does not parse, said the way an operator fixes it. */
@@ -41,30 +45,52 @@ const QUOTED_CHARS_MAX = 40;
  */
 export function diagnoseUsage(commands: readonly CommandSyntax[], argv: readonly string[]): UsageProblem | null {
   // Builtin paths such as `--version` look like flags; a command's own option of that name wins.
-  const dashedPaths = commands.flatMap((command) => command.paths.filter((path) => path.length === 1 && path[0]?.startsWith('-') === true));
-  const everyOption = [...dashedPaths.map((path) => ({ names: path, arity: 0, required: false })), ...HELP_OPTIONS, ...commands.flatMap((command) => command.options)];
+  const dashedPaths = commands.flatMap((command) =>
+    command.paths.filter((path) => path.length === 1 && path[0]?.startsWith('-') === true),
+  );
+  const everyOption = [
+    ...dashedPaths.map((path) => ({ names: path, arity: 0, required: false })),
+    ...HELP_OPTIONS,
+    ...commands.flatMap((command) => command.options),
+  ];
   const first = scanLine(argv, everyOption);
   const command = findCommand(commands, first.words);
   if (command === null) {
     const word = first.words[0];
-    if (word === undefined) return first.problem === null ? { message: 'a command is required', command: null } : { ...first.problem, command: null };
-    const names = commands.flatMap((candidate) => candidate.paths.map((path) => path.join(' '))).filter((name) => name !== '');
+    if (word === undefined)
+      return first.problem === null
+        ? { message: 'a command is required', command: null }
+        : { ...first.problem, command: null };
+    const names = commands
+      .flatMap((candidate) => candidate.paths.map((path) => path.join(' ')))
+      .filter((name) => name !== '');
     return withSuggestion(`unknown command ${quote(word)}`, word, names, null);
   }
   const scan = scanLine(argv, [...HELP_OPTIONS, ...command.command.options]);
   if (scan.problem !== null) return { ...scan.problem, command: command.command };
-  const missingOptions = command.command.options.filter((option) => option.required && !option.names.some((name) => scan.seen.has(name))).map(longName);
+  const missingOptions = command.command.options
+    .filter((option) => option.required && !option.names.some((name) => scan.seen.has(name)))
+    .map(longName);
   if (missingOptions.length > 0) {
-    return { message: `required option${missingOptions.length === 1 ? '' : 's'} ${missingOptions.join(', ')}`, missing: missingOptions, command: command.command };
+    return {
+      message: `required option${missingOptions.length === 1 ? '' : 's'} ${missingOptions.join(', ')}`,
+      missing: missingOptions,
+      command: command.command,
+    };
   }
   const { required, optional, unlimited } = command.command.positionals;
   const given = scan.words.slice(command.pathLength);
   if (given.length < required.length) {
     const missing = required.slice(given.length);
-    return { message: `missing argument${missing.length === 1 ? '' : 's'} ${missing.join(', ')}`, missing, command: command.command };
+    return {
+      message: `missing argument${missing.length === 1 ? '' : 's'} ${missing.join(', ')}`,
+      missing,
+      command: command.command,
+    };
   }
   const extra = given[required.length + optional.length];
-  if (!unlimited && extra !== undefined) return { message: `unexpected argument ${quote(extra)}`, command: command.command };
+  if (!unlimited && extra !== undefined)
+    return { message: `unexpected argument ${quote(extra)}`, command: command.command };
   return null;
 }
 
@@ -97,7 +123,8 @@ function scanLine(argv: readonly string[], options: readonly OptionSyntax[]): Sc
       return { words, seen, problem: withSuggestion(`unknown option ${quote(name)}`, name, longNames, null) };
     }
     for (const known of option.names) seen.add(known);
-    if (option.arity === 0 && equals !== -1) return { words, seen, problem: { message: `option ${longName(option)} takes no value` } };
+    if (option.arity === 0 && equals !== -1)
+      return { words, seen, problem: { message: `option ${longName(option)} takes no value` } };
     if (option.arity > 0 && equals === -1) {
       const values = argv.slice(index + 1, index + 1 + option.arity);
       // The parser never takes a value that looks like an option (`--url --output x`).
@@ -117,7 +144,10 @@ function negated(byName: ReadonlyMap<string, OptionSyntax>, name: string): Optio
   return flag?.arity === 0 ? flag : undefined;
 }
 
-function findCommand(commands: readonly CommandSyntax[], words: readonly string[]): { command: CommandSyntax; pathLength: number } | null {
+function findCommand(
+  commands: readonly CommandSyntax[],
+  words: readonly string[],
+): { command: CommandSyntax; pathLength: number } | null {
   let best: { command: CommandSyntax; pathLength: number } | null = null;
   for (const command of commands) {
     for (const path of command.paths) {
@@ -128,9 +158,16 @@ function findCommand(commands: readonly CommandSyntax[], words: readonly string[
   return best;
 }
 
-function withSuggestion(message: string, word: string, candidates: readonly string[], command: CommandSyntax | null): UsageProblem {
+function withSuggestion(
+  message: string,
+  word: string,
+  candidates: readonly string[],
+  command: CommandSyntax | null,
+): UsageProblem {
   const suggestion = closest(word, candidates);
-  return suggestion === null ? { message, command } : { message: `${message}; did you mean ${quote(suggestion)}?`, suggestion, command };
+  return suggestion === null
+    ? { message, command }
+    : { message: `${message}; did you mean ${quote(suggestion)}?`, suggestion, command };
 }
 
 /** The candidate nearest to `word`, if it is close enough to be a misspelling of it. */
@@ -139,7 +176,8 @@ export function closest(word: string, candidates: readonly string[]): string | n
   for (const name of candidates) {
     const distance = editDistance(word.toLowerCase(), name.toLowerCase());
     if (distance > SUGGESTION_DISTANCE_MAX || distance >= word.length) continue;
-    if (best === null || distance < best.distance || (distance === best.distance && name < best.name)) best = { name, distance };
+    if (best === null || distance < best.distance || (distance === best.distance && name < best.name))
+      best = { name, distance };
   }
   return best?.name ?? null;
 }
@@ -149,13 +187,16 @@ export function closest(word: string, candidates: readonly string[]): string | n
  * of neighbours each cost 1, so `stauts` is 1 from `status`.
  */
 export function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   const at = (i: number, j: number): number => rows[i]?.[j] ?? Number.POSITIVE_INFINITY;
   for (let i = 1; i <= a.length; i += 1) {
     for (let j = 1; j <= b.length; j += 1) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let distance = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) distance = Math.min(distance, at(i - 2, j - 2) + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        distance = Math.min(distance, at(i - 2, j - 2) + 1);
       (rows[i] as number[])[j] = distance;
     }
   }

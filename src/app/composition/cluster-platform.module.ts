@@ -26,7 +26,12 @@ export function clusterPlatformModule(override: OperationStore | undefined): Con
             if (config.cluster.manager === 'none') return new NoOperationStore();
             const client = await KubeClient.connect(config.cluster.kubeconfig);
             const machineName = config.cluster.machineName ?? hostname();
-            return new KubernetesOperationStore({ client, machineName, clock, logger: logger.child({ component: 'machine-operations' }) });
+            return new KubernetesOperationStore({
+              client,
+              machineName,
+              clock,
+              logger: logger.child({ component: 'machine-operations' }),
+            });
           },
         [Tokens.Config, Tokens.Clock, Tokens.Logger],
       )

@@ -15,14 +15,32 @@ import { Tokens } from '../tokens.js';
 export const coreModule = new ContainerModule(({ bind }) => {
   bind(Tokens.LayoutEngine)
     .toResolvedValue(
-      (fs: FileSystem, services: ServiceManager, logger: Logger, layout: SlotLayout, config: UpgraderConfig, identity: HostIdentity, runner: ProcessRunner, clock: Clock) =>
+      (
+        fs: FileSystem,
+        services: ServiceManager,
+        logger: Logger,
+        layout: SlotLayout,
+        config: UpgraderConfig,
+        identity: HostIdentity,
+        runner: ProcessRunner,
+        clock: Clock,
+      ) =>
         new LayoutEngine(fs, services, logger.child({ component: 'layout' }), {
           layout,
           binaryMaxBytes: config.artifact.maxBinaryBytes,
           euid: identity.euid,
           probeVersion: (path) => probeVersion({ fs, runner, clock }, path),
         }),
-      [Tokens.FileSystem, Tokens.ServiceManager, Tokens.Logger, Tokens.Layout, Tokens.Config, Tokens.HostIdentity, Tokens.ProcessRunner, Tokens.Clock],
+      [
+        Tokens.FileSystem,
+        Tokens.ServiceManager,
+        Tokens.Logger,
+        Tokens.Layout,
+        Tokens.Config,
+        Tokens.HostIdentity,
+        Tokens.ProcessRunner,
+        Tokens.Clock,
+      ],
     )
     .inSingletonScope();
 });

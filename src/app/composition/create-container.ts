@@ -60,7 +60,9 @@ function servicePlatformModule(input: ContainerInput): ContainerModule {
 }
 
 function containerPlatformModule(input: ContainerInput): ContainerModule {
-  const container = input.overrides.containerRootfs ?? (input.config.container.manager === 'none' ? new NoContainerRootfs() : nspawnRootfs(input));
+  const container =
+    input.overrides.containerRootfs ??
+    (input.config.container.manager === 'none' ? new NoContainerRootfs() : nspawnRootfs(input));
   return new ContainerModule(({ bind }) => void bind(Tokens.ContainerRootfs).toConstantValue(container));
 }
 

@@ -25,7 +25,11 @@ export function hostModule(overrides: PortOverrides): ContainerModule {
     if (lock !== undefined) bind(Tokens.HostLock).toConstantValue(lock);
     else {
       bind(Tokens.HostLock)
-        .toResolvedValue((layout: SlotLayout, identity: HostIdentity) => new FlockHostLock(layout.lock, identity.command, { root: layout.root }), [Tokens.Layout, Tokens.HostIdentity])
+        .toResolvedValue(
+          (layout: SlotLayout, identity: HostIdentity) =>
+            new FlockHostLock(layout.lock, identity.command, { root: layout.root }),
+          [Tokens.Layout, Tokens.HostIdentity],
+        )
         .inSingletonScope();
     }
   });

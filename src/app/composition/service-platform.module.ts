@@ -21,7 +21,8 @@ export const noneServiceModule = new ContainerModule(({ bind }) => {
 export const supervisorServiceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.ServiceManager)
     .toResolvedValue(
-      (clock: Clock, config: UpgraderConfig) => new SupervisorServiceManager({ controlSocket: supervisorSocketPath(config), clock }),
+      (clock: Clock, config: UpgraderConfig) =>
+        new SupervisorServiceManager({ controlSocket: supervisorSocketPath(config), clock }),
       [Tokens.Clock, Tokens.Config],
     )
     .inSingletonScope();
@@ -31,8 +32,23 @@ export const supervisorServiceModule = new ContainerModule(({ bind }) => {
 export const systemdServiceModule = new ContainerModule(({ bind }) => {
   bind(Tokens.ServiceManager)
     .toResolvedValue(
-      (fs: FileSystem, runner: ProcessRunner, clock: Clock, config: UpgraderConfig, layout: SlotLayout, identity: HostIdentity) =>
-        new SystemdServiceManager({ fs, runner, clock, unit: config.service.unit, reloadWatched: [config.service.unit, config.service.recoveryUnit], unitDir: layout.unitDir, assets: systemdAssets(config, layout, identity) }),
+      (
+        fs: FileSystem,
+        runner: ProcessRunner,
+        clock: Clock,
+        config: UpgraderConfig,
+        layout: SlotLayout,
+        identity: HostIdentity,
+      ) =>
+        new SystemdServiceManager({
+          fs,
+          runner,
+          clock,
+          unit: config.service.unit,
+          reloadWatched: [config.service.unit, config.service.recoveryUnit],
+          unitDir: layout.unitDir,
+          assets: systemdAssets(config, layout, identity),
+        }),
       [Tokens.FileSystem, Tokens.ProcessRunner, Tokens.Clock, Tokens.Config, Tokens.Layout, Tokens.HostIdentity],
     )
     .inSingletonScope();

@@ -20,7 +20,10 @@ export function findRuleProblem(config: UpgraderConfig): ConfigProblem | null {
 function healthProblem({ health }: UpgraderConfig): ConfigProblem | null {
   // Stability is judged at poll samples: a poll interval longer than it measures nothing.
   if (health.pollMs > health.stableMs) {
-    return { keys: ['health.pollMs', 'health.stableMs'], problem: `the poll interval (${health.pollMs} ms) must not exceed the stable interval (${health.stableMs} ms)` };
+    return {
+      keys: ['health.pollMs', 'health.stableMs'],
+      problem: `the poll interval (${health.pollMs} ms) must not exceed the stable interval (${health.stableMs} ms)`,
+    };
   }
   // The agent needs at least one poll interval to appear before the stable interval can start.
   if (health.stableMs + health.pollMs > health.timeoutMs) {
@@ -68,18 +71,27 @@ function pathProblem(config: UpgraderConfig): ConfigProblem | null {
     for (const second of all.slice(index + 1)) {
       const keys = [first.key, second.key];
       if (first.path === second.path) return { keys, problem: `both name ${first.path}` };
-      const [outer, inner] = isPathInside(first.path, second.path) ? [first, second] : isPathInside(second.path, first.path) ? [second, first] : [null, null];
+      const [outer, inner] = isPathInside(first.path, second.path)
+        ? [first, second]
+        : isPathInside(second.path, first.path)
+          ? [second, first]
+          : [null, null];
       if (outer === null || inner === null) continue;
-      if (outer.kind === 'file') return { keys, problem: `${inner.path} lies inside ${outer.path}, which names a file` };
+      if (outer.kind === 'file')
+        return { keys, problem: `${inner.path} lies inside ${outer.path}, which names a file` };
       // The unit directory belongs to the service manager: a write there could replace a unit.
-      if (outer.key === 'paths.unitDir' || inner.key === 'paths.unitDir') return { keys, problem: `${inner.path} lies inside ${outer.path}` };
+      if (outer.key === 'paths.unitDir' || inner.key === 'paths.unitDir')
+        return { keys, problem: `${inner.path} lies inside ${outer.path}` };
     }
   }
   const machines = config.container.machinesDir;
   for (const owned of all.filter((entry) => entry.kind === 'directory')) {
     // The container copy is written below machinesDir: it must never land on the host's own slots or units.
     if (isPathInside(machines, owned.path) || isPathInside(owned.path, machines)) {
-      return { keys: ['container.machinesDir', owned.key], problem: `${machines} and ${owned.path} must not contain each other` };
+      return {
+        keys: ['container.machinesDir', owned.key],
+        problem: `${machines} and ${owned.path} must not contain each other`,
+      };
     }
   }
   return null;
@@ -97,7 +109,9 @@ function derivedLayoutProblem(config: UpgraderConfig): ConfigProblem | null {
   if (derived.ok) return null;
   const keys = ['entry', 'slotDir', 'record', 'state', 'lock', 'daemonState', 'unitDir'] as const;
   const probe = unusedTopDirectory(Object.values(config.paths));
-  const culprits = keys.filter((key) => deriveLayout({ ...settings, [key]: `${probe}/${key}` }).ok).map((key) => `paths.${key}`);
+  const culprits = keys
+    .filter((key) => deriveLayout({ ...settings, [key]: `${probe}/${key}` }).ok)
+    .map((key) => `paths.${key}`);
   // No single move helps: what remains is what every derived name is made of.
   return { keys: culprits.length > 0 ? culprits : ['paths.slotDir', 'agent.name'], problem: derived.failure.message };
 }

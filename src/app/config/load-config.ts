@@ -52,6 +52,9 @@ async function readConfigBytes(fs: FileSystem, path: string): Promise<Result<Uin
     return ok(await fs.readFile(path, CONFIG_TEXT_MAX_BYTES));
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    return fail('E_CONFIG', `the configuration file ${path} cannot be read (${typeof code === 'string' ? code : 'error'})`);
+    return fail(
+      'E_CONFIG',
+      `the configuration file ${path} cannot be read (${typeof code === 'string' ? code : 'error'})`,
+    );
   }
 }

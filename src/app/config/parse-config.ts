@@ -24,14 +24,20 @@ const refine = (test: (value: string) => boolean, problem: string) =>
 
 const hasPlainText = refine(isPlainText, 'must not contain control characters (C0, DEL, C1) or unpaired surrogates');
 const isText = t.cascade(t.isString(), [hasPlainText]);
-const isAbsolutePathText = t.cascade(t.isString(), [hasPlainText, refine(isCleanAbsolutePath, 'must be an absolute, clean path (no ".", "..", "//" or trailing "/")')]);
+const isAbsolutePathText = t.cascade(t.isString(), [
+  hasPlainText,
+  refine(isCleanAbsolutePath, 'must be an absolute, clean path (no ".", "..", "//" or trailing "/")'),
+]);
 /** An absolute path naming a file or a dedicated directory (never the root directory). */
-const isFilePathText = t.cascade(isAbsolutePathText, [refine((value) => value !== '/', 'must not be the root directory')]);
+const isFilePathText = t.cascade(isAbsolutePathText, [
+  refine((value) => value !== '/', 'must not be the root directory'),
+]);
 const isName = t.cascade(t.isString(), [t.matchesRegExp(/^[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}$/)]);
 /** The agent's name becomes slot, link and script names: the layout's own rule. */
 const isAgentName = t.cascade(t.isString(), [t.matchesRegExp(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/)]);
 const isUnitName = t.cascade(t.isString(), [t.matchesRegExp(/^[A-Za-z0-9][A-Za-z0-9_.@-]{0,120}\.service$/)]);
-const integerIn = (low: number, high: number) => t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(low, high)]);
+const integerIn = (low: number, high: number) =>
+  t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(low, high)]);
 const optional = <T>(validator: t.StrictValidator<unknown, T>) => t.isOptional(validator);
 
 /** Every key optional; unknown keys and wrong types are refused, naming the key. */
@@ -104,7 +110,8 @@ const isConfigFile = t.isObject({
   ),
 });
 
-export type ConfigCheck = { readonly ok: true; readonly config: UpgraderConfig } | { readonly ok: false; readonly problem: ConfigProblem };
+export type ConfigCheck =
+  { readonly ok: true; readonly config: UpgraderConfig } | { readonly ok: false; readonly problem: ConfigProblem };
 
 /**
  * Parses configuration text strictly and fills every omitted key from the profile. Errors are
@@ -120,7 +127,8 @@ export function parseConfigValue(value: unknown, source: string): Result<Upgrade
 
 /** The structured form of `parseConfigText`: on refusal, the keys to change and why. */
 export function checkConfigText(text: string): ConfigCheck {
-  if (nestsDeeperThan(text, CONFIG_NESTING_MAX)) return refused([], `arrays or objects nest deeper than ${CONFIG_NESTING_MAX} levels`);
+  if (nestsDeeperThan(text, CONFIG_NESTING_MAX))
+    return refused([], `arrays or objects nest deeper than ${CONFIG_NESTING_MAX} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -154,7 +162,10 @@ function schemaRefusal(error: string): ConfigCheck {
   const split = error.indexOf(': ');
   const key = (split < 0 ? '.' : error.slice(0, split)).replace(/^\./, '');
   const why = split < 0 ? error : error.slice(split + 2);
-  return refused([key === '' ? '(the whole file)' : key], why.length > CONFIG_MESSAGE_MAX_CHARS ? `${why.slice(0, CONFIG_MESSAGE_MAX_CHARS)}…` : why);
+  return refused(
+    [key === '' ? '(the whole file)' : key],
+    why.length > CONFIG_MESSAGE_MAX_CHARS ? `${why.slice(0, CONFIG_MESSAGE_MAX_CHARS)}…` : why,
+  );
 }
 
 function refused(keys: readonly string[], problem: string): ConfigCheck {
@@ -170,7 +181,8 @@ function asResult(check: ConfigCheck, source: string): Result<UpgraderConfig> {
 /** Applies command-line overrides (currently only `--root`). */
 export function withRoot(config: UpgraderConfig, root: string | undefined): Result<UpgraderConfig> {
   if (root === undefined) return ok(config);
-  if (!isCleanAbsolutePath(root) || !isPlainText(root)) return fail('E_USAGE', '--root must be an absolute, clean path without control characters');
+  if (!isCleanAbsolutePath(root) || !isPlainText(root))
+    return fail('E_USAGE', '--root must be an absolute, clean path without control characters');
   return ok({ ...config, root });
 }
 

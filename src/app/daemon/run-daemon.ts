@@ -47,7 +47,10 @@ export async function runDaemon(deps: DaemonDependencies, signal: AbortSignal): 
       logger.info(fields, `Handling AgentUpgrade ${request.operation.name}.`);
       const result = await session.handle(request);
       if (!result.ok) {
-        logger.error({ ...fields, code: result.failure.code }, `AgentUpgrade ${request.operation.name} could not be handled: ${result.failure.message}`);
+        logger.error(
+          { ...fields, code: result.failure.code },
+          `AgentUpgrade ${request.operation.name} could not be handled: ${result.failure.message}`,
+        );
         pending.later(request, FAILURE_RETRY_MS);
         continue;
       }
@@ -56,7 +59,10 @@ export async function runDaemon(deps: DaemonDependencies, signal: AbortSignal): 
         case 'finished':
           break;
         case 'requeue':
-          logger.info({ ...fields, afterMs: outcome.afterMs }, 'The host lock is busy; the operation is retried later.');
+          logger.info(
+            { ...fields, afterMs: outcome.afterMs },
+            'The host lock is busy; the operation is retried later.',
+          );
           pending.later(request, outcome.afterMs);
           break;
         case 'gate':
@@ -81,13 +87,23 @@ async function openGate(deps: DaemonDependencies, signal: AbortSignal): Promise<
     if (result.ok && result.value.kind === 'open') return 'open';
     if (result.ok && result.value.kind === 'closed') return 'handed-over';
     const retryMs = result.ok ? GATE_RETRY_MS : FAILURE_RETRY_MS;
-    if (result.ok) deps.logger.warn({ reason: result.value.kind === 'stuck' ? result.value.reason : 'busy', retryMs }, `The startup gate is ${result.value.kind}; retrying.`);
-    else deps.logger.error({ code: result.failure.code, retryMs }, `The startup gate failed: ${result.failure.message}`);
+    if (result.ok)
+      deps.logger.warn(
+        { reason: result.value.kind === 'stuck' ? result.value.reason : 'busy', retryMs },
+        `The startup gate is ${result.value.kind}; retrying.`,
+      );
+    else
+      deps.logger.error({ code: result.failure.code, retryMs }, `The startup gate failed: ${result.failure.message}`);
     await deps.clock.sleep(retryMs, signal).catch(() => undefined);
   }
 }
 
-async function feed(store: OperationStore, pending: WorkQueue<AgentUpgradeRequest>, signal: AbortSignal, logger: Logger): Promise<void> {
+async function feed(
+  store: OperationStore,
+  pending: WorkQueue<AgentUpgradeRequest>,
+  signal: AbortSignal,
+  logger: Logger,
+): Promise<void> {
   try {
     for await (const request of store.watch(signal)) pending.push(request);
   } catch (error) {

@@ -43,14 +43,17 @@ export function supervisorPlatform(): DemoPlatform {
  */
 export function systemdPlatform(euid: number): DemoPlatform {
   if (euid !== 0) raise(failure('E_NOT_ROOT', '--systemd installs a unit: run the demo as root'));
-  if (!existsSync('/run/systemd/system')) raise(failure('E_CONFIG', '--systemd needs a running systemd (/run/systemd/system is missing)'));
+  if (!existsSync('/run/systemd/system'))
+    raise(failure('E_CONFIG', '--systemd needs a running systemd (/run/systemd/system is missing)'));
   let unit = '';
   let recoveryUnit = '';
   const systemctl = (...args: string[]) => execFileSync('systemctl', args, { stdio: 'ignore', timeout: 120_000 });
   return {
     name: 'systemd',
     configFor(sandbox) {
-      const id = basename(sandbox).replace(/[^A-Za-z0-9]/g, '').slice(-12);
+      const id = basename(sandbox)
+        .replace(/[^A-Za-z0-9]/g, '')
+        .slice(-12);
       unit = `agent-upgrade-demo-${id}.service`;
       recoveryUnit = `agent-upgrade-demo-${id}-recovery.service`;
       const at = (path: string) => join(sandbox, path);
@@ -65,7 +68,14 @@ export function systemdPlatform(euid: number): DemoPlatform {
           daemonState: at('/etc/aks-flex-node/daemon-state.json'),
           unitDir: '/run/systemd/system',
         },
-        service: { manager: 'systemd', unit, recoveryUnit, restartSec: 1, startLimitBurst: 3, startLimitIntervalSec: 60 },
+        service: {
+          manager: 'systemd',
+          unit,
+          recoveryUnit,
+          restartSec: 1,
+          startLimitBurst: 3,
+          startLimitIntervalSec: 60,
+        },
       };
     },
     async start() {

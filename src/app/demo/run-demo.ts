@@ -62,7 +62,8 @@ const DEMO_CONFIG = {
  * running.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoReport> {
-  if (options.identity.arch !== 'amd64') raise(failure('E_WRONG_ARCH', 'the demo agent is an x86-64 program; run the demo on an amd64 host'));
+  if (options.identity.arch !== 'amd64')
+    raise(failure('E_WRONG_ARCH', 'the demo agent is an x86-64 program; run the demo on an amd64 host'));
   // Chosen first: a platform this host lacks is refused before anything is created.
   const platform = options.systemd ? systemdPlatform(options.identity.euid) : supervisorPlatform();
   const sandbox = mkdtempSync(join(tmpdir(), 'agent-upgrade-demo-'));
@@ -80,7 +81,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     if (!options.keep) rmSync(sandbox, { recursive: true, force: true });
   }
   options.print('');
-  options.print(`Done in ${((Date.now() - startedMs) / 1000).toFixed(1)} s: the agent is stopped, ${options.keep ? `the sandbox is kept at ${sandbox}` : 'the sandbox is removed'}.`);
+  options.print(
+    `Done in ${((Date.now() - startedMs) / 1000).toFixed(1)} s: the agent is stopped, ${options.keep ? `the sandbox is kept at ${sandbox}` : 'the sandbox is removed'}.`,
+  );
   return { sandbox, kept: options.keep, steps };
 }
 
@@ -97,19 +100,27 @@ interface Story {
 async function tellStory({ options, platform, sandbox, releases, startedMs, steps }: Story): Promise<void> {
   const { signal } = options;
   const stopIfInterrupted = (): void => {
-    if (signal?.aborted === true) raise(failure('E_INTERRUPTED', 'the demo was interrupted; its agent is stopped and its sandbox removed'));
+    if (signal?.aborted === true)
+      raise(failure('E_INTERRUPTED', 'the demo was interrupted; its agent is stopped and its sandbox removed'));
   };
   const configValue = { ...DEMO_CONFIG, ...platform.configFor(sandbox) };
   const config = unwrap(parseConfigValue(configValue, 'the demo configuration'));
   // Where `--root SANDBOX` finds it: the on-failure hook's `recover --root SANDBOX` then runs on
   // the demo's configuration too, not on the built-in profile.
   mkdirSync(join(sandbox, 'etc/aks-flex-node'), { recursive: true });
-  writeFileSync(join(sandbox, 'etc/aks-flex-node/agent-upgrade.json'), `${JSON.stringify(configValue, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(join(sandbox, 'etc/aks-flex-node/agent-upgrade.json'), `${JSON.stringify(configValue, null, 2)}\n`, {
+    mode: 0o600,
+  });
   const member = config.agent.member.replace('{arch}', 'amd64');
   const published: DemoRelease[] = [];
-  for (const { version, crashes } of VERSIONS) published.push(await releases.publish(member, version, demoAgentElf(version, crashes ? 'crash-on-start' : 'healthy'), crashes));
+  for (const { version, crashes } of VERSIONS)
+    published.push(
+      await releases.publish(member, version, demoAgentElf(version, crashes ? 'crash-on-start' : 'healthy'), crashes),
+    );
   const label = labeller(published);
-  const upgrader = unwrap(createUpgrader({ config, identity: quietRecoveryIdentity(options.identity, sandbox), logger: options.logger }));
+  const upgrader = unwrap(
+    createUpgrader({ config, identity: quietRecoveryIdentity(options.identity, sandbox), logger: options.logger }),
+  );
   const services = serviceProbe(upgrader, signal);
   const step = async (phase: string, note: string): Promise<void> => {
     stopIfInterrupted();
@@ -127,7 +138,9 @@ async function tellStory({ options, platform, sandbox, releases, startedMs, step
   };
 
   options.print(`Sandbox ${sandbox} (nothing outside it is touched).`);
-  options.print(`Release server ${releases.origin}: ${published.map((release) => `v${release.version}${release.crashes ? ' (crashes on start)' : ''}`).join(', ')}.`);
+  options.print(
+    `Release server ${releases.origin}: ${published.map((release) => `v${release.version}${release.crashes ? ' (crashes on start)' : ''}`).join(', ')}.`,
+  );
   options.print('');
   mkdirSync(join(sandbox, 'usr/local/bin'), { recursive: true });
   writeFileSync(join(sandbox, 'usr/local/bin/aks-flex-node'), demoAgentElf('1.0.0', 'healthy'), { mode: 0o755 });
@@ -143,14 +156,20 @@ async function tellStory({ options, platform, sandbox, releases, startedMs, step
   // The signal reaches the activations too: an interrupted one rolls back before it returns.
   const v2 = published[1] as DemoRelease;
   const upgraded = unwrap(await upgrader.install({ url: v2.url, sha256: v2.sha256, signal }));
-  await step(`install v${v2.version}`, `${upgraded.outcome}: ${upgraded.from} -> ${upgraded.to}, restarted and healthy for 1.5 s`);
+  await step(
+    `install v${v2.version}`,
+    `${upgraded.outcome}: ${upgraded.from} -> ${upgraded.to}, restarted and healthy for 1.5 s`,
+  );
 
   const v3 = published[2] as DemoRelease;
   const broken = await upgrader.install({ url: v3.url, sha256: v3.sha256, signal });
   const brokenNote = broken.ok
     ? `${broken.value.outcome}${broken.value.failure === null ? '' : ` (${broken.value.failure.code}: ${broken.value.failure.message})`}`
     : `refused: ${broken.failure.code}`;
-  await step(`install v${v3.version}`, `${brokenNote}; the previous binary runs again and v${v3.version}'s digest is quarantined`);
+  await step(
+    `install v${v3.version}`,
+    `${brokenNote}; the previous binary runs again and v${v3.version}'s digest is quarantined`,
+  );
 }
 
 function serviceProbe(upgrader: Upgrader, signal: AbortSignal | undefined) {
@@ -197,7 +216,8 @@ function linkTarget(sandbox: string, link: 'current' | 'last-good'): string | nu
 
 function render(step: DemoStep, label: (path: string | null) => string, sandbox: string): string {
   const at = `[${(step.atMs / 1000).toFixed(1).padStart(5)} s]`;
-  const links = step.current === null ? 'no links yet' : `current -> ${label(step.current)}, last-good -> ${label(step.lastGood)}`;
+  const links =
+    step.current === null ? 'no links yet' : `current -> ${label(step.current)}, last-good -> ${label(step.lastGood)}`;
   const running = step.running === null ? 'agent not running' : `agent runs ${step.running}`;
   return `${at} ${step.phase.padEnd(16)} ${links}; ${running}\n${' '.repeat(26)}${step.note.replaceAll(sandbox, '<sandbox>')}`;
 }

@@ -1,7 +1,13 @@
 import { type Sha256 } from '../../domain/digest.js';
 import { failure } from '../../domain/failure.js';
 import { FileSystemError } from '../../domain/port-errors.js';
-import { checkLayoutShape, checkRootOwnership, checkTargetsInsideRoot, linkedSlot, type LayoutFacts } from '../../domain/host-facts.js';
+import {
+  checkLayoutShape,
+  checkRootOwnership,
+  checkTargetsInsideRoot,
+  linkedSlot,
+  type LayoutFacts,
+} from '../../domain/host-facts.js';
 import type { Version } from '../../domain/version.js';
 import { planMigration, pointLink, type LayoutAction } from '../../domain/migration-plan.js';
 import { BINARY_MODE, slotPath, validateCanonicalLayout, type SlotLayout } from '../../domain/slot-layout.js';
@@ -91,7 +97,10 @@ export class LayoutEngine {
     for (let pass = 0; pass < MIGRATION_PASSES_MAX; pass += 1) {
       const observed = await this.inspect();
       const facts = { ...observed, staleTemps: observed.staleTemps.filter((path) => !keep.has(path)) };
-      const unfit = linkedSlot(facts, 'current') === null ? await unfitSeeds({ ...this.options, fs: this.fs }, facts) : new Set<never>();
+      const unfit =
+        linkedSlot(facts, 'current') === null
+          ? await unfitSeeds({ ...this.options, fs: this.fs }, facts)
+          : new Set<never>();
       const plan = unwrap(planMigration(this.layout, facts, unfit));
       if (plan.actions.length === 0) {
         const assets = await this.services.convergeAssets();
@@ -106,7 +115,9 @@ export class LayoutEngine {
       }
       for (const action of plan.actions) done.push(await this.apply(action));
     }
-    return raise(failure('E_LAYOUT', 'the layout kept changing while it was being migrated; is another tool managing it?'));
+    return raise(
+      failure('E_LAYOUT', 'the layout kept changing while it was being migrated; is another tool managing it?'),
+    );
   }
 
   /**
@@ -142,7 +153,12 @@ export class LayoutEngine {
    * second copy, and the candidate path is gone afterwards. Only across filesystems (a download
    * staged beside a legacy entry) is it copied.
    */
-  async applyLayoutStep(step: ActivationStep, candidatePath: string, candidateDigest: Sha256, candidateIsPrivate = false): Promise<void> {
+  async applyLayoutStep(
+    step: ActivationStep,
+    candidatePath: string,
+    candidateDigest: Sha256,
+    candidateIsPrivate = false,
+  ): Promise<void> {
     switch (step.kind) {
       case 'initialize-layout':
         for (const action of step.actions) await this.apply(action);
@@ -156,7 +172,8 @@ export class LayoutEngine {
       case 'install-candidate': {
         const target = slotPath(this.layout, step.slot);
         const limits = { mode: BINARY_MODE, maxBytes: this.options.binaryMaxBytes };
-        const changed = (): never => raise(failure('E_CANDIDATE_INVALID', `the candidate ${candidatePath} changed while it was being installed`));
+        const changed = (): never =>
+          raise(failure('E_CANDIDATE_INVALID', `the candidate ${candidatePath} changed while it was being installed`));
         if (candidateIsPrivate) {
           try {
             await this.fs.moveFileAtomic(candidatePath, target, { ...limits, sha256: candidateDigest });
@@ -199,7 +216,10 @@ export class LayoutEngine {
   private async apply(action: LayoutAction): Promise<string> {
     const description = describeLayoutAction(action);
     await runLayoutAction(this.fs, this.services, { binaryMaxBytes: this.options.binaryMaxBytes }, action);
-    this.logger.info({ [LogKeys.action]: action.kind, [LogKeys.path]: 'link' in action ? action.link : undefined }, `Applied: ${description}.`);
+    this.logger.info(
+      { [LogKeys.action]: action.kind, [LogKeys.path]: 'link' in action ? action.link : undefined },
+      `Applied: ${description}.`,
+    );
     return description;
   }
 

@@ -24,7 +24,17 @@ export async function observeLayout(fs: FileSystem, layout: SlotLayout): Promise
 }
 
 /** Roles whose files are written by atomic replacement, and so may leave a temp after a crash. */
-const ATOMICALLY_WRITTEN = ['entry', 'blue', 'green', 'current', 'lastGood', 'recoveryScript', 'record', 'activation', 'state'] as const;
+const ATOMICALLY_WRITTEN = [
+  'entry',
+  'blue',
+  'green',
+  'current',
+  'lastGood',
+  'recoveryScript',
+  'record',
+  'activation',
+  'state',
+] as const;
 
 /**
  * Temp entries an interrupted write left behind. The slot directory belongs to the upgrader,

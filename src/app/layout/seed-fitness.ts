@@ -38,7 +38,12 @@ export async function unfitSeeds(deps: SeedFitnessDependencies, facts: LayoutFac
   return unfit;
 }
 
-async function isFit(deps: SeedFitnessDependencies, state: UpgradeState, source: SeedSource, path: string): Promise<boolean> {
+async function isFit(
+  deps: SeedFitnessDependencies,
+  state: UpgradeState,
+  source: SeedSource,
+  path: string,
+): Promise<boolean> {
   const digest = (await deps.fs.hashFile(path, deps.binaryMaxBytes)).sha256;
   if (isQuarantined(state, digest)) return false;
   const floor = committedVersion(state);

@@ -69,7 +69,11 @@ export class AgentUpgradeHandler {
     if (request.phase === 'Complete' || request.phase === 'Failed') return { kind: 'finished' };
     const invalid = validate(request, deps);
     if (invalid !== null) {
-      await deps.store.publish(request.operation, { phase: 'Failed', reason: 'InvalidParameters', message: invalid.message });
+      await deps.store.publish(request.operation, {
+        phase: 'Failed',
+        reason: 'InvalidParameters',
+        message: invalid.message,
+      });
       return { kind: 'finished' };
     }
     const attempt = await deps.lock.tryAcquire();
@@ -85,14 +89,23 @@ export class AgentUpgradeHandler {
     const { deps } = this;
     const existing = unwrap(await deps.records.read());
     // One upgrade at a time: the gate of this process resolves the existing record first.
-    if (existing !== null) return existing.operation.name === request.operation.name ? { kind: 'gate' } : { kind: 'requeue', afterMs: LOCK_BUSY_REQUEUE_MS };
+    if (existing !== null)
+      return existing.operation.name === request.operation.name
+        ? { kind: 'gate' }
+        : { kind: 'requeue', afterMs: LOCK_BUSY_REQUEUE_MS };
     // A direct activation that died before its verdict is resolved before anything is staged;
     // a self-hosted daemon that rolled back has scheduled its own restart and stops here.
     const restart = deps.config.agent.mode === 'self-hosted' ? 'scheduled' : 'sync';
-    if ((await deps.interrupted.resolve({ restart })) === 'rolled-back' && restart === 'scheduled') return { kind: 'requeue', afterMs: LOCK_BUSY_REQUEUE_MS };
+    if ((await deps.interrupted.resolve({ restart })) === 'rolled-back' && restart === 'scheduled')
+      return { kind: 'requeue', afterMs: LOCK_BUSY_REQUEUE_MS };
     // Row 3: the record exists before InProgress, which reconcilers do not re-queue.
     let record = unwrap(
-      newUpgradeRecord({ operationName: request.operation.name, operationUid: request.operation.uid, instanceId: deps.instanceId, activeMachine: await deps.container.activeMachine() }),
+      newUpgradeRecord({
+        operationName: request.operation.name,
+        operationUid: request.operation.uid,
+        instanceId: deps.instanceId,
+        activeMachine: await deps.container.activeMachine(),
+      }),
     );
     await deps.records.write(record);
     // Row 4. When marking InProgress fails the record is kept, not deleted: the write may have
@@ -143,7 +156,12 @@ export class AgentUpgradeHandler {
         maxBinaryBytes: deps.config.artifact.maxBinaryBytes,
         requestedVersion: null,
         // The never-downgrade rule holds on both paths: a MachineOperation cannot allow one.
-        currentVersion: await activeVersion(deps, { state, slot: previous, path: slotPath(engine.layout, previous), maxBinaryBytes: deps.config.artifact.maxBinaryBytes }),
+        currentVersion: await activeVersion(deps, {
+          state,
+          slot: previous,
+          path: slotPath(engine.layout, previous),
+          maxBinaryBytes: deps.config.artifact.maxBinaryBytes,
+        }),
         allowDowngrade: false,
         state,
         force: false,
@@ -165,7 +183,10 @@ export class AgentUpgradeHandler {
       await engine.pointCurrentAt(previous);
       throw error;
     }
-    deps.logger.info({ [LogKeys.operation]: request.operation.name, [LogKeys.from]: previous, [LogKeys.to]: candidate }, 'Switched to the candidate; handing over.');
+    deps.logger.info(
+      { [LogKeys.operation]: request.operation.name, [LogKeys.from]: previous, [LogKeys.to]: candidate },
+      'Switched to the candidate; handing over.',
+    );
     return record;
   }
 
@@ -177,11 +198,22 @@ export class AgentUpgradeHandler {
   private async failBeforeHandOver(record: UpgradeRecord, cause: Failure): Promise<HandleOutcome> {
     const { deps } = this;
     const latest = unwrap(await deps.records.read()) ?? record;
-    const failed = withFailure(latest, { reason: 'ExecutionFailed', code: cause.code, message: redactUrlsInText(cause.message) }, false);
+    const failed = withFailure(
+      latest,
+      { reason: 'ExecutionFailed', code: cause.code, message: redactUrlsInText(cause.message) },
+      false,
+    );
     await deps.records.write(failed);
-    deps.logger.warn({ [LogKeys.operation]: record.operation.name, [LogKeys.code]: cause.code }, 'The upgrade failed before the switch was handed over.');
+    deps.logger.warn(
+      { [LogKeys.operation]: record.operation.name, [LogKeys.code]: cause.code },
+      'The upgrade failed before the switch was handed over.',
+    );
     try {
-      await deps.store.publish(failed.operation, { phase: 'Failed', reason: 'ExecutionFailed', message: failed.failure?.message ?? cause.message });
+      await deps.store.publish(failed.operation, {
+        phase: 'Failed',
+        reason: 'ExecutionFailed',
+        message: failed.failure?.message ?? cause.message,
+      });
     } catch (error) {
       if (translatePortError(error) === null) throw error;
       return { kind: 'gate' };
@@ -194,10 +226,10 @@ export class AgentUpgradeHandler {
 /** Row 1: parameters, checked before the lock; nothing is touched for an invalid request. */
 function validate(request: AgentUpgradeRequest, deps: HandlerDependencies): Failure | null {
   const url = request.parameters.downloadURL;
-  if (url === undefined || url.trim() === '') return failure('E_INVALID_URL', 'missing required parameter "downloadURL"');
+  if (url === undefined || url.trim() === '')
+    return failure('E_INVALID_URL', 'missing required parameter "downloadURL"');
   const digest = parseOptionalSha256(request.parameters.sha256);
   if (!digest.ok) return digest.failure;
   const source = parseDownloadUrl(url, deps.config.artifact, digest.value !== null);
   return source.ok ? null : source.failure;
 }
-

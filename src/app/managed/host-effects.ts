@@ -75,7 +75,9 @@ export class HostEffects {
   }
 
   async digestOf(slot: SlotName): Promise<Sha256> {
-    return (await this.deps.fs.hashFile(slotPath(this.deps.engine.layout, slot), this.deps.config.artifact.maxBinaryBytes)).sha256;
+    return (
+      await this.deps.fs.hashFile(slotPath(this.deps.engine.layout, slot), this.deps.config.artifact.maxBinaryBytes)
+    ).sha256;
   }
 
   /** Restarts the agent unit into `slot` and waits (bounded) until it runs it stably. */
@@ -86,4 +88,3 @@ export class HostEffects {
     return verdict.kind === 'healthy';
   }
 }
-

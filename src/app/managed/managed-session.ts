@@ -58,7 +58,15 @@ export class ManagedSession {
       handedOver: () => this.handedOver,
     });
     this.interrupted = interruptedActivationFor({ fs, services, container, engine, config, logger });
-    this.handler = new AgentUpgradeHandler({ ...parts, arch, store: options.store, records, states, instanceId: this.instanceId, interrupted: this.interrupted });
+    this.handler = new AgentUpgradeHandler({
+      ...parts,
+      arch,
+      store: options.store,
+      records,
+      states,
+      instanceId: this.instanceId,
+      interrupted: this.interrupted,
+    });
   }
 
   /** The startup gate, then (once it is open) the layout converged, as every daemon start does. */
@@ -72,7 +80,8 @@ export class ManagedSession {
         // A direct activation that died before its verdict: a self-hosted daemon may be its
         // candidate, so its own rollback restarts it through the service manager.
         const restart = this.parts.config.agent.mode === 'self-hosted' ? 'scheduled' : 'sync';
-        if ((await this.interrupted.resolve({ restart })) === 'rolled-back' && restart === 'scheduled') return { kind: 'closed', reason: 'restart-scheduled' } as const;
+        if ((await this.interrupted.resolve({ restart })) === 'rolled-back' && restart === 'scheduled')
+          return { kind: 'closed', reason: 'restart-scheduled' } as const;
         await this.parts.engine.migrate();
         return outcome;
       } finally {

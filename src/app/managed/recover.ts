@@ -60,7 +60,9 @@ async function recoverDirect(deps: RecoverDependencies): Promise<RecoverReport> 
   const lease = await acquireWithin(deps, 2 * deps.config.health.timeoutMs);
   try {
     const outcome = await deps.interrupted.resolve({ restart: 'sync', knownHealth: 'unhealthy' });
-    return outcome === 'rolled-back' ? { recovered: true, rolledBackTo: marker.previous } : { recovered: outcome !== 'none', rolledBackTo: null };
+    return outcome === 'rolled-back'
+      ? { recovered: true, rolledBackTo: marker.previous }
+      : { recovered: outcome !== 'none', rolledBackTo: null };
   } finally {
     await lease.release();
   }
@@ -75,7 +77,10 @@ async function recoverUnderLock(deps: RecoverDependencies, message: string): Pro
     const links = await deps.effects.links();
     if ((await deps.effects.activeMachine()) === null) container = 'not-applicable';
     const decision = decideRecoverCommand({ record, message, observed: { ...links, container }, progress });
-    deps.logger.info({ [LogKeys.action]: decision.kind, [LogKeys.operation]: record?.operation.name }, `Recover: ${decision.kind}.`);
+    deps.logger.info(
+      { [LogKeys.action]: decision.kind, [LogKeys.operation]: record?.operation.name },
+      `Recover: ${decision.kind}.`,
+    );
     switch (decision.kind) {
       case 'done':
         return { recovered: record !== null, rolledBackTo };
@@ -109,7 +114,8 @@ async function acquireWithin(deps: RecoverDependencies, waitMs: number): Promise
   for (;;) {
     const attempt = await deps.lock.tryAcquire();
     if (attempt.kind === 'acquired') return attempt.lease;
-    if (deps.clock.nowMs() >= deadlineMs) raise(failure('E_LOCK_BUSY', 'the host lock stayed busy; the upgrader holding it rolls back on its own'));
+    if (deps.clock.nowMs() >= deadlineMs)
+      raise(failure('E_LOCK_BUSY', 'the host lock stayed busy; the upgrader holding it rolls back on its own'));
     await deps.clock.sleep(LOCK_POLL_MS);
   }
 }

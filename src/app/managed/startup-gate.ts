@@ -85,7 +85,10 @@ export class StartupGate {
         observed: await this.observe(record),
         progress: this.progress,
       });
-      this.deps.logger.info({ [LogKeys.action]: decision.kind, rule: decision.rule, [LogKeys.operation]: record?.operation.name }, `Startup gate: ${decision.kind} (${decision.rule}).`);
+      this.deps.logger.info(
+        { [LogKeys.action]: decision.kind, rule: decision.rule, [LogKeys.operation]: record?.operation.name },
+        `Startup gate: ${decision.kind} (${decision.rule}).`,
+      );
       const outcome = await this.execute(decision, record);
       if (outcome !== null) return outcome;
     }
@@ -100,16 +103,25 @@ export class StartupGate {
     const machine = record === null ? null : await effects.activeMachine();
     // A record without the candidate's digest (written by an older release, or edited) is
     // judged by what the candidate slot holds now, so committing the state settles it.
-    const candidateDigest = record?.candidateDigest ?? (candidate !== null && state !== null ? await this.slotDigest(candidate) : null);
+    const candidateDigest =
+      record?.candidateDigest ?? (candidate !== null && state !== null ? await this.slotDigest(candidate) : null);
     return {
       current: links.current,
       lastGood: links.lastGood,
-      self: this.deps.mode === 'self-hosted' ? await (this.selfSlot ??= effects.slotOfExecutable(this.deps.selfExecutable)) : null,
-      agent: this.deps.mode === 'sidecar' ? await effects.slotOfExecutable(await this.deps.services.mainExecutable()) : null,
+      self:
+        this.deps.mode === 'self-hosted'
+          ? await (this.selfSlot ??= effects.slotOfExecutable(this.deps.selfExecutable))
+          : null,
+      agent:
+        this.deps.mode === 'sidecar' ? await effects.slotOfExecutable(await this.deps.services.mainExecutable()) : null,
       candidateHealth: this.health,
       container: machine === null ? ('not-applicable' as const) : this.container,
       quarantined: state !== null && record?.candidateDigest != null && isQuarantined(state, record.candidateDigest),
-      stateCommitted: state !== null && candidate !== null && candidateDigest !== null && state.slots[candidate]?.digest === candidateDigest,
+      stateCommitted:
+        state !== null &&
+        candidate !== null &&
+        candidateDigest !== null &&
+        state.slots[candidate]?.digest === candidateDigest,
     };
   }
 
@@ -140,7 +152,13 @@ export class StartupGate {
       case 'commit-state': {
         const state = unwrap(await states.read());
         const digest = decision.digest ?? (await effects.digestOf(decision.slot));
-        await states.write(withSlotInfo(state, decision.slot, { digest, version: state.slots[decision.slot]?.digest === digest ? (state.slots[decision.slot]?.version ?? null) : null }));
+        await states.write(
+          withSlotInfo(state, decision.slot, {
+            digest,
+            version:
+              state.slots[decision.slot]?.digest === digest ? (state.slots[decision.slot]?.version ?? null) : null,
+          }),
+        );
         return null;
       }
       case 'record-completion':
@@ -167,7 +185,9 @@ export class StartupGate {
         await states.write(withQuarantined(unwrap(await states.read()), decision.digest));
         return null;
       case 'publish':
-        return (await this.publish(need(record), decision.status)) ? null : { kind: 'stuck', reason: 'the terminal status could not be published' };
+        return (await this.publish(need(record), decision.status))
+          ? null
+          : { kind: 'stuck', reason: 'the terminal status could not be published' };
       case 'delete-record':
         await records.delete();
         this.progress = NO_PROGRESS;
@@ -210,12 +230,18 @@ export class StartupGate {
       } catch (error) {
         const translated = translatePortError(error);
         if (translated === null) throw error;
-        this.deps.logger.warn({ [LogKeys.operation]: operation.name, [LogKeys.code]: translated.code, attempt }, 'Publishing the upgrade result failed; retrying.');
+        this.deps.logger.warn(
+          { [LogKeys.operation]: operation.name, [LogKeys.code]: translated.code, attempt },
+          'Publishing the upgrade result failed; retrying.',
+        );
         if (attempt < PUBLISH_ATTEMPTS_MAX) await this.deps.clock.sleep(delayMs);
         delayMs *= 2;
       }
     }
-    this.deps.logger.error({ [LogKeys.operation]: operation.name }, 'The upgrade result could not be published; the record is kept and publication will be retried.');
+    this.deps.logger.error(
+      { [LogKeys.operation]: operation.name },
+      'The upgrade result could not be published; the record is kept and publication will be retried.',
+    );
     return false;
   }
 }

@@ -61,7 +61,9 @@ export class OwnDocument<T> {
 
   async write(value: T): Promise<void> {
     await this.fs.ensureDirectory(dirnamePath(this.path), STATE_DIRECTORY_MODE);
-    await this.fs.writeFileAtomic(this.path, new TextEncoder().encode(this.spec.serialize(value)), { mode: RECORD_MODE });
+    await this.fs.writeFileAtomic(this.path, new TextEncoder().encode(this.spec.serialize(value)), {
+      mode: RECORD_MODE,
+    });
   }
 
   async delete(): Promise<void> {

@@ -1,4 +1,9 @@
-import { parseRecord, RECORD_TEXT_MAX_BYTES, serializeRecord, type UpgradeRecord } from '../../domain/upgrade-record.js';
+import {
+  parseRecord,
+  RECORD_TEXT_MAX_BYTES,
+  serializeRecord,
+  type UpgradeRecord,
+} from '../../domain/upgrade-record.js';
 import type { FileSystem } from '../../ports/file-system.js';
 import { OwnDocument } from './own-document.js';
 
@@ -9,6 +14,12 @@ import { OwnDocument } from './own-document.js';
  */
 export class RecordStore extends OwnDocument<UpgradeRecord> {
   constructor(fs: FileSystem, path: string) {
-    super(fs, path, { what: 'the upgrade record', code: 'E_RECORD', maxBytes: RECORD_TEXT_MAX_BYTES, parse: parseRecord, serialize: serializeRecord });
+    super(fs, path, {
+      what: 'the upgrade record',
+      code: 'E_RECORD',
+      maxBytes: RECORD_TEXT_MAX_BYTES,
+      parse: parseRecord,
+      serialize: serializeRecord,
+    });
   }
 }

@@ -1,5 +1,11 @@
 import { ok, type Result } from '../../domain/failure.js';
-import { emptyUpgradeState, parseUpgradeState, serializeUpgradeState, STATE_TEXT_MAX_BYTES, type UpgradeState } from '../../domain/upgrade-state.js';
+import {
+  emptyUpgradeState,
+  parseUpgradeState,
+  serializeUpgradeState,
+  STATE_TEXT_MAX_BYTES,
+  type UpgradeState,
+} from '../../domain/upgrade-state.js';
 import type { FileSystem } from '../../ports/file-system.js';
 import { OwnDocument } from '../record/own-document.js';
 
@@ -10,7 +16,13 @@ import { OwnDocument } from '../record/own-document.js';
  */
 export class StateStore extends OwnDocument<UpgradeState> {
   constructor(fs: FileSystem, path: string) {
-    super(fs, path, { what: 'the upgrade state', code: 'E_STATE', maxBytes: STATE_TEXT_MAX_BYTES, parse: parseUpgradeState, serialize: serializeUpgradeState });
+    super(fs, path, {
+      what: 'the upgrade state',
+      code: 'E_STATE',
+      maxBytes: STATE_TEXT_MAX_BYTES,
+      parse: parseUpgradeState,
+      serialize: serializeUpgradeState,
+    });
   }
 
   override async read(): Promise<Result<UpgradeState>> {

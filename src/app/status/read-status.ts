@@ -1,6 +1,12 @@
 import type { Sha256 } from '../../domain/digest.js';
 import { ok, type Failure, type Result } from '../../domain/failure.js';
-import { checkLayoutShape, checkTargetsInsideRoot, linkedSlot, type LayoutFacts, type PathFact } from '../../domain/host-facts.js';
+import {
+  checkLayoutShape,
+  checkTargetsInsideRoot,
+  linkedSlot,
+  type LayoutFacts,
+  type PathFact,
+} from '../../domain/host-facts.js';
 import { planMigration } from '../../domain/migration-plan.js';
 import { validateCanonicalLayout, type SlotLayout } from '../../domain/slot-layout.js';
 import type { SlotName } from '../../domain/slot.js';
@@ -37,7 +43,11 @@ export interface SlotStatus {
 
 export interface StatusReport {
   readonly root: string;
-  readonly layout: { readonly condition: LayoutCondition; readonly problem: Failure | null; readonly pendingChanges: number };
+  readonly layout: {
+    readonly condition: LayoutCondition;
+    readonly problem: Failure | null;
+    readonly pendingChanges: number;
+  };
   readonly links: { readonly current: LinkStatus; readonly lastGood: LinkStatus; readonly entry: LinkStatus };
   readonly slots: { readonly blue: SlotStatus; readonly green: SlotStatus };
   /** Digests of binaries that failed, oldest first, from the state file (empty when it cannot be read). */
@@ -53,7 +63,11 @@ export interface StatusReport {
   /** `problem` only when the holder could not be read (the lock path is not a usable file). */
   readonly lock: { readonly path: string; readonly holder: LockHolder | null; readonly problem?: Failure };
   /** `mainExecutable`: the real path the agent's main process runs, when one runs. */
-  readonly service: { readonly manager: string; readonly activity: ServiceActivity; readonly mainExecutable: string | null };
+  readonly service: {
+    readonly manager: string;
+    readonly activity: ServiceActivity;
+    readonly mainExecutable: string | null;
+  };
 }
 
 export interface StatusDependencies {
@@ -124,17 +138,41 @@ function linkStatus(path: string, fact: PathFact, slot: SlotName | null): LinkSt
 }
 
 /** `known`: what the state file says the slot holds; its version counts only for the same bytes. */
-async function slotStatus(deps: StatusDependencies, path: string, fact: PathFact, known: UpgradeState['slots']['blue']): Promise<SlotStatus> {
-  if (fact.kind !== 'file') return { path, present: fact.kind !== 'missing', executable: false, sha256: null, bytes: null, version: null };
+async function slotStatus(
+  deps: StatusDependencies,
+  path: string,
+  fact: PathFact,
+  known: UpgradeState['slots']['blue'],
+): Promise<SlotStatus> {
+  if (fact.kind !== 'file')
+    return { path, present: fact.kind !== 'missing', executable: false, sha256: null, bytes: null, version: null };
   const digest = await portFailureAsResult(async () => ok(await deps.fs.hashFile(path, deps.binaryMaxBytes)));
-  if (!digest.ok) return { path, present: true, executable: fact.executable, sha256: null, bytes: null, version: null, problem: digest.failure };
+  if (!digest.ok)
+    return {
+      path,
+      present: true,
+      executable: fact.executable,
+      sha256: null,
+      bytes: null,
+      version: null,
+      problem: digest.failure,
+    };
   const version = known !== null && known.digest === digest.value.sha256 ? known.version : null;
-  return { path, present: true, executable: fact.executable, sha256: digest.value.sha256, bytes: digest.value.bytes, version };
+  return {
+    path,
+    present: true,
+    executable: fact.executable,
+    sha256: digest.value.sha256,
+    bytes: digest.value.bytes,
+    version,
+  };
 }
 
 async function lockStatus(deps: StatusDependencies): Promise<StatusReport['lock']> {
   const holder = await portFailureAsResult(async () => ok(await deps.lock.holder()));
-  return holder.ok ? { path: deps.layout.lock, holder: holder.value } : { path: deps.layout.lock, holder: null, problem: holder.failure };
+  return holder.ok
+    ? { path: deps.layout.lock, holder: holder.value }
+    : { path: deps.layout.lock, holder: null, problem: holder.failure };
 }
 
 /** A port failure becomes a reported failure; anything else (a bug) still propagates. */

@@ -14,7 +14,10 @@ const STOP_TIMEOUT_MS = 60_000;
  * limit, and when it is hit the on-failure hook, which runs `recover` exactly as the systemd
  * recovery script does (recover restarts the agent through the control socket).
  */
-export async function runSupervisor(parts: Pick<UpgraderParts, 'config' | 'layout' | 'identity' | 'logger'>, signal: AbortSignal): Promise<void> {
+export async function runSupervisor(
+  parts: Pick<UpgraderParts, 'config' | 'layout' | 'identity' | 'logger'>,
+  signal: AbortSignal,
+): Promise<void> {
   const { config, layout, identity, logger } = parts;
   const { recoverWith, recoverOptions } = recoverInvocation(config, identity);
   const supervisor = new Supervisor({

@@ -37,20 +37,34 @@ describe('the daemon says it is connected only after the cluster answered', () =
     server.failNext({ method: 'GET', watch: false }, { status: 401, times: 3 });
     server.create(machineOperation('op', MACHINE));
     const client = await KubeClient.connect(writeKubeconfig(scratch.root, server.origin));
-    const store = new KubernetesOperationStore({ client, machineName: MACHINE, clock: new SystemClock(), logger, stream: FAST });
+    const store = new KubernetesOperationStore({
+      client,
+      machineName: MACHINE,
+      clock: new SystemClock(),
+      logger,
+      stream: FAST,
+    });
     const stream = store.watch(stop.signal)[Symbol.asyncIterator]();
     const first = stream.next();
     expect(await waitFor(() => logger.lines.filter(isListRetry).length >= 3, WAIT_MS)).toBe(true);
     expect(logger.lines.filter(isConnected)).toEqual([]);
     expect((await first).value?.operation.name).toBe('op');
     const connected = logger.lines.filter(isConnected);
-    expect(connected.map((line) => ({ server: line.fields['server'], machine: line.fields['machine'] }))).toEqual([{ server: server.origin, machine: MACHINE }]);
+    expect(connected.map((line) => ({ server: line.fields['server'], machine: line.fields['machine'] }))).toEqual([
+      { server: server.origin, machine: MACHINE },
+    ]);
     expect(logger.lines.indexOf(connected[0] as LogLine)).toBeGreaterThan(logger.lines.findLastIndex(isListRetry));
   });
 
   it('a relist after 410 Gone does not say it again', async () => {
     const client = await KubeClient.connect(writeKubeconfig(scratch.root, server.origin));
-    const store = new KubernetesOperationStore({ client, machineName: MACHINE, clock: new SystemClock(), logger, stream: FAST });
+    const store = new KubernetesOperationStore({
+      client,
+      machineName: MACHINE,
+      clock: new SystemClock(),
+      logger,
+      stream: FAST,
+    });
     const stream = store.watch(stop.signal)[Symbol.asyncIterator]();
     server.create(machineOperation('before', MACHINE));
     expect((await stream.next()).value?.operation.name).toBe('before');

@@ -37,11 +37,26 @@ describe('cluster access from a kubeconfig', () => {
 
   it('reads a token file relative to the kubeconfig and inline certificate data', async () => {
     file('token', 'secret-token\n');
-    const path = file('config.yaml', kubeconfig({ server: 'https://10.0.0.1:6443/', 'certificate-authority-data': Buffer.from('CA').toString('base64') }, { tokenFile: 'token', 'client-certificate-data': Buffer.from('CERT').toString('base64'), 'client-key-data': Buffer.from('KEY').toString('base64') }));
+    const path = file(
+      'config.yaml',
+      kubeconfig(
+        { server: 'https://10.0.0.1:6443/', 'certificate-authority-data': Buffer.from('CA').toString('base64') },
+        {
+          tokenFile: 'token',
+          'client-certificate-data': Buffer.from('CERT').toString('base64'),
+          'client-key-data': Buffer.from('KEY').toString('base64'),
+        },
+      ),
+    );
     const access = await loadClusterAccess(path);
     expect(access.server).toBe('https://10.0.0.1:6443');
     expect(access.headers).toEqual({ authorization: 'Bearer secret-token' });
-    expect({ ca: access.tls.ca?.toString(), cert: access.tls.cert?.toString(), key: access.tls.key?.toString(), verify: access.tls.rejectUnauthorized }).toEqual({ ca: 'CA', cert: 'CERT', key: 'KEY', verify: true });
+    expect({
+      ca: access.tls.ca?.toString(),
+      cert: access.tls.cert?.toString(),
+      key: access.tls.key?.toString(),
+      verify: access.tls.rejectUnauthorized,
+    }).toEqual({ ca: 'CA', cert: 'CERT', key: 'KEY', verify: true });
   });
 
   it('uses the in-cluster service account when nothing else is configured', async () => {
@@ -49,9 +64,19 @@ describe('cluster access from a kubeconfig', () => {
     mkdirSync(serviceAccount);
     writeFileSync(join(serviceAccount, 'token'), 'sa-token\n');
     writeFileSync(join(serviceAccount, 'ca.crt'), 'SA-CA');
-    const access = await loadClusterAccess(null, { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '6443' }, serviceAccount);
-    expect({ server: access.server, headers: access.headers, ca: access.tls.ca?.toString() }).toEqual({ server: 'https://[fd00::1]:6443', headers: { authorization: 'Bearer sa-token' }, ca: 'SA-CA' });
-    await expect(loadClusterAccess(null, { KUBERNETES_SERVICE_HOST: '10.0.0.1' }, join(scratch.root, 'missing'))).rejects.toBeInstanceOf(ClusterError);
+    const access = await loadClusterAccess(
+      null,
+      { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '6443' },
+      serviceAccount,
+    );
+    expect({ server: access.server, headers: access.headers, ca: access.tls.ca?.toString() }).toEqual({
+      server: 'https://[fd00::1]:6443',
+      headers: { authorization: 'Bearer sa-token' },
+      ca: 'SA-CA',
+    });
+    await expect(
+      loadClusterAccess(null, { KUBERNETES_SERVICE_HOST: '10.0.0.1' }, join(scratch.root, 'missing')),
+    ).rejects.toBeInstanceOf(ClusterError);
   });
 
   it('takes the first file of KUBECONFIG', async () => {
@@ -73,10 +98,25 @@ describe('cluster access from a kubeconfig', () => {
   it('trusts the kubeconfig CA for TLS and refuses a server it does not vouch for', async () => {
     server = await startHostileServer({ tls: true });
     server.route('/api', serve('{"kind":"APIVersions"}', { headers: { 'content-type': 'application/json' } }));
-    const trusted = new KubeHttp(await loadClusterAccess(file('ok.yaml', kubeconfig({ server: server.origin, 'certificate-authority-data': Buffer.from(server.tls?.caPem ?? '').toString('base64') }, { token: 't' }))));
+    const trusted = new KubeHttp(
+      await loadClusterAccess(
+        file(
+          'ok.yaml',
+          kubeconfig(
+            {
+              server: server.origin,
+              'certificate-authority-data': Buffer.from(server.tls?.caPem ?? '').toString('base64'),
+            },
+            { token: 't' },
+          ),
+        ),
+      ),
+    );
     expect(await trusted.call('GET', '/api')).toEqual({ kind: 'APIVersions' });
     trusted.close();
-    const untrusted = new KubeHttp(await loadClusterAccess(file('no-ca.yaml', kubeconfig({ server: server.origin }, { token: 't' }))));
+    const untrusted = new KubeHttp(
+      await loadClusterAccess(file('no-ca.yaml', kubeconfig({ server: server.origin }, { token: 't' }))),
+    );
     await expect(untrusted.call('GET', '/api')).rejects.toMatchObject({ constructor: ClusterError, status: null });
     untrusted.close();
     expect(server.requests.filter((request) => request.path === '/api')).toHaveLength(1);

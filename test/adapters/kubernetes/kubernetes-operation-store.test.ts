@@ -15,13 +15,20 @@ const MACHINE = 'node-1';
 const FAST = { idleTimeoutMs: 1_500, retryDelayMs: 50, retryDelayMaxMs: 200, watchTimeoutSeconds: 30, listPageSize: 2 };
 
 /** Takes `count` requests from the stream (bounded), leaving the stream running. */
-async function take(iterator: AsyncIterator<AgentUpgradeRequest>, count: number, timeoutMs = 10_000): Promise<string[]> {
+async function take(
+  iterator: AsyncIterator<AgentUpgradeRequest>,
+  count: number,
+  timeoutMs = 10_000,
+): Promise<string[]> {
   const names: string[] = [];
   const deadline = Date.now() + timeoutMs;
   while (names.length < count) {
     const remaining = deadline - Date.now();
     if (remaining <= 0) break;
-    const next = await Promise.race([iterator.next(), new Promise<'timeout'>((done) => setTimeout(() => done('timeout'), remaining))]);
+    const next = await Promise.race([
+      iterator.next(),
+      new Promise<'timeout'>((done) => setTimeout(() => done('timeout'), remaining)),
+    ]);
     if (next === 'timeout' || next.done === true) break;
     names.push(next.value.operation.name);
   }
@@ -37,7 +44,13 @@ describe('KubernetesOperationStore against a protocol-faithful API server', () =
   async function storeFor(selectable = true): Promise<KubernetesOperationStore> {
     server = await startFakeApiServer({ selectableFields: selectable, bookmarkIntervalMs: 200 });
     const client = await KubeClient.connect(writeKubeconfig(scratch.root, server.origin));
-    return new KubernetesOperationStore({ client, machineName: MACHINE, clock: new SystemClock(), logger, stream: FAST });
+    return new KubernetesOperationStore({
+      client,
+      machineName: MACHINE,
+      clock: new SystemClock(),
+      logger,
+      stream: FAST,
+    });
   }
 
   beforeEach(() => {
@@ -79,7 +92,10 @@ describe('KubernetesOperationStore against a protocol-faithful API server', () =
     server.create(machineOperation('by-ref', MACHINE));
     const stream = store.watch(stop.signal)[Symbol.asyncIterator]();
     expect((await take(stream, 2)).sort()).toEqual(['by-ref', 'by-selector']);
-    const lists = server.requests.filter((request) => request.method === 'GET' && request.query['watch'] === undefined && request.path.endsWith('/machineoperations'));
+    const lists = server.requests.filter(
+      (request) =>
+        request.method === 'GET' && request.query['watch'] === undefined && request.path.endsWith('/machineoperations'),
+    );
     expect(lists[0]?.query['fieldSelector']).toBe(`spec.machineRef=${MACHINE}`);
     expect(lists.at(-1)?.query['fieldSelector']).toBeUndefined();
   });
@@ -127,24 +143,46 @@ describe('KubernetesOperationStore against a protocol-faithful API server', () =
     const done = { phase: 'Complete', reason: 'Succeeded', message: 'AgentUpgrade completed' } as const;
     expect(await store.publish(ref, done)).toEqual({ kind: 'written' });
     expect(await store.publish(ref, done)).toEqual({ kind: 'written' });
-    expect(await store.publish(ref, { phase: 'Failed', reason: 'DaemonFailed', message: 'late' })).toEqual({ kind: 'written' });
+    expect(await store.publish(ref, { phase: 'Failed', reason: 'DaemonFailed', message: 'late' })).toEqual({
+      kind: 'written',
+    });
     expect(await store.markInProgress(ref, 'again')).toEqual({ kind: 'written' });
-    const status = server.get('op')?.status as { phase: string; conditions: { type: string; status: string; reason: string }[]; completedAt?: string; startedAt?: string };
+    const status = server.get('op')?.status as {
+      phase: string;
+      conditions: { type: string; status: string; reason: string }[];
+      completedAt?: string;
+      startedAt?: string;
+    };
     expect(status.phase).toBe('Complete');
-    expect(status.conditions).toEqual([expect.objectContaining({ type: 'Completed', status: 'True', reason: 'Succeeded' })]);
+    expect(status.conditions).toEqual([
+      expect.objectContaining({ type: 'Completed', status: 'True', reason: 'Succeeded' }),
+    ]);
     expect(typeof status.startedAt === 'string' && typeof status.completedAt === 'string').toBe(true);
-    expect(server.statusWrites('op').map((written) => (written as { phase?: string }).phase)).toEqual(['InProgress', 'Complete']);
+    expect(server.statusWrites('op').map((written) => (written as { phase?: string }).phase)).toEqual([
+      'InProgress',
+      'Complete',
+    ]);
   });
 
   it('reports a deleted or re-created operation as gone, and a persistent conflict as an error', async () => {
     const store = await storeFor();
     const created = server.create(machineOperation('op', MACHINE));
     server.delete('op');
-    expect(await store.publish({ name: 'op', uid: created.metadata.uid ?? null }, { phase: 'Failed', reason: 'DaemonFailed', message: 'x' })).toEqual({ kind: 'gone' });
+    expect(
+      await store.publish(
+        { name: 'op', uid: created.metadata.uid ?? null },
+        { phase: 'Failed', reason: 'DaemonFailed', message: 'x' },
+      ),
+    ).toEqual({ kind: 'gone' });
     server.create(machineOperation('op', MACHINE));
-    expect(await store.markInProgress({ name: 'op', uid: created.metadata.uid ?? null }, 'x')).toEqual({ kind: 'gone' });
+    expect(await store.markInProgress({ name: 'op', uid: created.metadata.uid ?? null }, 'x')).toEqual({
+      kind: 'gone',
+    });
     server.conflictNext(100);
-    await expect(store.markInProgress({ name: 'op', uid: null }, 'x')).rejects.toMatchObject({ constructor: ClusterError, status: 409 });
+    await expect(store.markInProgress({ name: 'op', uid: null }, 'x')).rejects.toMatchObject({
+      constructor: ClusterError,
+      status: 409,
+    });
   });
 
   it('refuses a kubeconfig that does not exist with a ClusterError', async () => {

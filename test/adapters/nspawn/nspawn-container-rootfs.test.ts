@@ -3,7 +3,16 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NspawnContainerRootfs } from '../../../src/adapters/nspawn/nspawn-container-rootfs.js';
 import { snapshotTree } from '../../support/real-tree.js';
-import { BINARY_PATH, containerErrorCode, listDir, makeNspawnScratch, MACHINES, sha256Of, writeSource, type NspawnScratch } from './nspawn-fixture.js';
+import {
+  BINARY_PATH,
+  containerErrorCode,
+  listDir,
+  makeNspawnScratch,
+  MACHINES,
+  sha256Of,
+  writeSource,
+  type NspawnScratch,
+} from './nspawn-fixture.js';
 
 let host: NspawnScratch;
 
@@ -122,13 +131,16 @@ describe('NspawnContainerRootfs.install', () => {
     expect(snapshotTree(host.root)).toEqual(before);
   });
 
-  it.each(['../kube1', 'kube1/..', '', '.hidden', 'kube 1', 'kube3'])('refuses machine %j with invalid-machine before touching the disk', async (machine) => {
-    rmSync(host.machinesDir, { recursive: true }); // any disk access would now fail with io, not invalid-machine
-    const rootfs = host.rootfs();
-    expect(await containerErrorCode(rootfs.install(machine, host.source))).toBe('invalid-machine');
-    expect(await containerErrorCode(rootfs.digest(machine))).toBe('invalid-machine');
-    expect(existsSync(host.machinesDir)).toBe(false);
-  });
+  it.each(['../kube1', 'kube1/..', '', '.hidden', 'kube 1', 'kube3'])(
+    'refuses machine %j with invalid-machine before touching the disk',
+    async (machine) => {
+      rmSync(host.machinesDir, { recursive: true }); // any disk access would now fail with io, not invalid-machine
+      const rootfs = host.rootfs();
+      expect(await containerErrorCode(rootfs.install(machine, host.source))).toBe('invalid-machine');
+      expect(await containerErrorCode(rootfs.digest(machine))).toBe('invalid-machine');
+      expect(existsSync(host.machinesDir)).toBe(false);
+    },
+  );
 });
 
 describe('NspawnContainerRootfs.digest', () => {
@@ -161,7 +173,13 @@ describe('NspawnContainerRootfs.digest', () => {
 });
 
 describe('NspawnContainerRootfs configuration', () => {
-  const valid = { daemonStatePath: '/etc/state.json', machinesDir: '/var/lib/machines', machines: MACHINES, binaryPath: BINARY_PATH, maxBytes: 1 };
+  const valid = {
+    daemonStatePath: '/etc/state.json',
+    machinesDir: '/var/lib/machines',
+    machines: MACHINES,
+    binaryPath: BINARY_PATH,
+    maxBytes: 1,
+  };
 
   it.each([
     { machinesDir: 'var/lib/machines' },
@@ -177,7 +195,12 @@ describe('NspawnContainerRootfs configuration', () => {
   });
 
   it('accepts a binary directly in the rootfs root', async () => {
-    const rootfs = new NspawnContainerRootfs({ ...valid, machinesDir: host.machinesDir, binaryPath: '/agent', maxBytes: 1024 });
+    const rootfs = new NspawnContainerRootfs({
+      ...valid,
+      machinesDir: host.machinesDir,
+      binaryPath: '/agent',
+      maxBytes: 1024,
+    });
     await rootfs.install('kube1', host.source);
     expect(readFileSync(join(host.machinesDir, 'kube1', 'agent'), 'utf8')).toBe('agent v2\n');
   });

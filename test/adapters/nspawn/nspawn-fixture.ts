@@ -47,7 +47,13 @@ export function makeNspawnScratch(): NspawnScratch {
     hostBinary,
     target: join(machinesDir, 'kube1', 'usr', 'local', 'bin', 'aks-flex-node'),
     rootfs: (maxBytes = 1024 * 1024) =>
-      new NspawnContainerRootfs({ daemonStatePath: statePath, machinesDir, machines: MACHINES, binaryPath: BINARY_PATH, maxBytes }),
+      new NspawnContainerRootfs({
+        daemonStatePath: statePath,
+        machinesDir,
+        machines: MACHINES,
+        binaryPath: BINARY_PATH,
+        maxBytes,
+      }),
     cleanup: scratch.cleanup,
   };
 }

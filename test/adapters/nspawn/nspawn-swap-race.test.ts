@@ -19,7 +19,8 @@ const race = vi.hoisted(() => ({ before: new Map<string, () => void>() }));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
   /** Runs (once) the container's move registered for `step`, then the real call. */
-  const interposed = <A extends unknown[], R>(step: Step, real: (...args: A) => R) =>
+  const interposed =
+    <A extends unknown[], R>(step: Step, real: (...args: A) => R) =>
     (...args: A): R => {
       const move = race.before.get(step);
       race.before.delete(step);

@@ -1,13 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { decodeReply, decodeRequest, encodeLine, TRY_RESTART_MAX_DELAY_MS } from '../../../src/adapters/supervisor/control-protocol.js';
+import {
+  decodeReply,
+  decodeRequest,
+  encodeLine,
+  TRY_RESTART_MAX_DELAY_MS,
+} from '../../../src/adapters/supervisor/control-protocol.js';
 import { StartLimit } from '../../../src/adapters/supervisor/start-limit.js';
 
 describe('control protocol codec', () => {
   it('accepts every op in its documented shape', () => {
     expect(decodeRequest('{"op":"status"}')).toEqual({ ok: true, request: { op: 'status' } });
     expect(decodeRequest('{"op":"restart"}')).toEqual({ ok: true, request: { op: 'restart' } });
-    expect(decodeRequest('{"op":"restart","resetFailed":true}')).toEqual({ ok: true, request: { op: 'restart', resetFailed: true } });
-    expect(decodeRequest('{"op":"try-restart","delayMs":2000}')).toEqual({ ok: true, request: { op: 'try-restart', delayMs: 2000 } });
+    expect(decodeRequest('{"op":"restart","resetFailed":true}')).toEqual({
+      ok: true,
+      request: { op: 'restart', resetFailed: true },
+    });
+    expect(decodeRequest('{"op":"try-restart","delayMs":2000}')).toEqual({
+      ok: true,
+      request: { op: 'try-restart', delayMs: 2000 },
+    });
     expect(decodeRequest('{"op":"stop"}')).toEqual({ ok: true, request: { op: 'stop' } });
     expect(decodeRequest('{"op":"start"}')).toEqual({ ok: true, request: { op: 'start' } });
   });
@@ -32,7 +43,10 @@ describe('control protocol codec', () => {
     expect(decodeReply('status', '{"ok":true,"state":"active","mainPid":0}')).toBeNull();
     expect(decodeReply('restart', '{"ok":true,"state":"active","mainPid":5}')).toBeNull();
     expect(decodeReply('restart', '{"ok":true,"restarted":false}')).toEqual({ ok: true, restarted: false });
-    expect(decodeReply('stop', '{"ok":false,"error":{"code":"stop-failed","message":"m"}}')).toEqual({ ok: false, error: { code: 'stop-failed', message: 'm' } });
+    expect(decodeReply('stop', '{"ok":false,"error":{"code":"stop-failed","message":"m"}}')).toEqual({
+      ok: false,
+      error: { code: 'stop-failed', message: 'm' },
+    });
     expect(decodeReply('stop', '{"ok":false,"error":{"code":"mystery","message":"m"}}')).toBeNull();
     expect(decodeReply('try-restart', 'garbage')).toBeNull();
   });

@@ -86,7 +86,9 @@ export class Host {
     return supervisor;
   }
 
-  manager(overrides: { readonly requestTimeoutMs?: number; readonly restartDelayMs?: number; readonly socket?: string } = {}): SupervisorServiceManager {
+  manager(
+    overrides: { readonly requestTimeoutMs?: number; readonly restartDelayMs?: number; readonly socket?: string } = {},
+  ): SupervisorServiceManager {
     return new SupervisorServiceManager({
       controlSocket: overrides.socket ?? this.socket,
       clock: new SystemClock(),
@@ -122,7 +124,11 @@ export class Host {
 }
 
 export function lines(path: string): number {
-  return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter((line) => line !== '').length : 0;
+  return existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '').length
+    : 0;
 }
 
 export function numbers(path: string): number[] {
@@ -169,7 +175,12 @@ export function isRunning(pid: number): boolean {
 }
 
 /** Sends raw bytes (then shuts down the sending side when `halfClose`) and returns everything it answers before closing. */
-export function rawExchange(socketPath: string, bytes: string | null, timeoutMs = 3000, halfClose = false): Promise<{ readonly text: string; readonly closedByPeer: boolean }> {
+export function rawExchange(
+  socketPath: string,
+  bytes: string | null,
+  timeoutMs = 3000,
+  halfClose = false,
+): Promise<{ readonly text: string; readonly closedByPeer: boolean }> {
   return new Promise((resolve, reject) => {
     const socket = createConnection(socketPath);
     const chunks: Buffer[] = [];

@@ -59,7 +59,10 @@ describe('Supervisor control socket', () => {
   it('never replaces a path that is not a socket', async () => {
     spawnSync('mkdir', ['-p', host.path('run')]);
     writeFileSync(host.socket, 'precious');
-    const refusal = await host.supervisor().start().catch((error: unknown) => error);
+    const refusal = await host
+      .supervisor()
+      .start()
+      .catch((error: unknown) => error);
     expect((refusal as SupervisorError).code).toBe('socket-path-occupied');
     expect(readFileSync(host.socket, 'utf8')).toBe('precious');
   });
@@ -103,7 +106,10 @@ describe('Supervisor control socket', () => {
     expect(supervisor.status()).toEqual({ state: 'inactive', mainPid: null });
     const manager = host.manager();
     expect(await manager.restart()).toEqual({ restarted: false });
-    expect(await requestSupervisor(host.socket, { op: 'restart', resetFailed: true }, 5000)).toEqual({ ok: true, restarted: false });
+    expect(await requestSupervisor(host.socket, { op: 'restart', resetFailed: true }, 5000)).toEqual({
+      ok: true,
+      restarted: false,
+    });
     expect(supervisor.status()).toEqual({ state: 'inactive', mainPid: null });
     expect(await requestSupervisor(host.socket, { op: 'start' }, 5000)).toEqual({ ok: true, started: true });
     expect(await manager.mainExecutable()).toBe(host.blue);
@@ -138,7 +144,9 @@ describe('Supervisor control socket', () => {
   it('leaves a failed agent failed when a try-restart fires', async () => {
     const marker = host.path('hook-ran');
     host.point(host.countingAgent('crash', 'exit 1'));
-    const supervisor = host.supervisor({ onFailure: { command: host.script('hook', `echo ran >> ${marker}`), args: [], timeoutMs: 5000 } });
+    const supervisor = host.supervisor({
+      onFailure: { command: host.script('hook', `echo ran >> ${marker}`), args: [], timeoutMs: 5000 },
+    });
     await supervisor.start();
     expect(await eventually(() => supervisor.status().state === 'failed' && lines(marker) === 1)).toBe(true);
     await host.manager({ restartDelayMs: 200 }).scheduleRestart();

@@ -44,7 +44,9 @@ describe('Supervisor with real agents', () => {
     await supervisor.start();
     const firstPid = host.mainPid(supervisor) ?? 0;
     process.kill(firstPid, 'SIGKILL');
-    expect(await eventually(() => supervisor.status().state === 'active' && host.mainPid(supervisor) !== firstPid)).toBe(true);
+    expect(
+      await eventually(() => supervisor.status().state === 'active' && host.mainPid(supervisor) !== firstPid),
+    ).toBe(true);
     expect(await host.manager().mainExecutable()).toBe(host.blue);
   });
 
@@ -98,9 +100,12 @@ describe('Supervisor with real agents', () => {
     const marker = host.path('hook-ran');
     // The recovery a real hook performs: select the good slot, then restart with resetFailed.
     const client = `const s=require('net').createConnection(process.env.AGENT_UPGRADE_SUPERVISOR_SOCKET);s.on('connect',()=>s.write(JSON.stringify({op:'restart',resetFailed:true})+'\\n'));s.on('data',d=>{process.stdout.write(d);s.destroy()});`;
-    const hook = host.script('hook', `echo ran >> ${marker}\nln -sfn ${host.green} ${host.current}\nexec ${process.execPath} -e "${client}" > ${host.path('hook-reply')}`);
+    const hook = host.script(
+      'hook',
+      `echo ran >> ${marker}\nln -sfn ${host.green} ${host.current}\nexec ${process.execPath} -e "${client}" > ${host.path('hook-reply')}`,
+    );
     host.point(host.countingAgent('crash', 'exit 1'));
-    const supervisor = host.supervisor({ onFailure: { command: hook, args: [], timeoutMs: 5000 }});
+    const supervisor = host.supervisor({ onFailure: { command: hook, args: [], timeoutMs: 5000 } });
     await supervisor.start();
     const manager = host.manager();
     // It fails first (a health wait then gives up at once), and comes back when the hook called in.
@@ -115,7 +120,9 @@ describe('Supervisor with real agents', () => {
   it('counts a start that cannot spawn (missing executable) as a failure', async () => {
     const marker = host.path('hook-ran');
     host.point(host.path('missing-slot'));
-    const supervisor = host.supervisor({ onFailure: { command: host.script('hook', `echo ran >> ${marker}`), args: [], timeoutMs: 5000 } });
+    const supervisor = host.supervisor({
+      onFailure: { command: host.script('hook', `echo ran >> ${marker}`), args: [], timeoutMs: 5000 },
+    });
     await supervisor.start();
     expect(await eventually(() => supervisor.status().state === 'failed')).toBe(true);
     expect(await eventually(() => lines(marker) === 1)).toBe(true);
@@ -134,7 +141,10 @@ describe('Supervisor with real agents', () => {
 
   it('kills the whole process group on close, with SIGKILL for an agent that ignores SIGTERM', async () => {
     const pids = host.path('pids');
-    const stubborn = host.countingAgent('stubborn', `trap '' TERM\nsleep 1000 &\necho $! >> ${pids}\nwhile :; do sleep 1; done`);
+    const stubborn = host.countingAgent(
+      'stubborn',
+      `trap '' TERM\nsleep 1000 &\necho $! >> ${pids}\nwhile :; do sleep 1; done`,
+    );
     const supervisor = host.supervisor({ execStart: stubborn, args: [], stopTimeoutMs: 300 });
     await supervisor.start();
     expect(await eventually(() => lines(pids) === 1)).toBe(true);

@@ -1,11 +1,15 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { agentRecordPath, describeProcess, writeAgentRecord, type AgentRecord } from '../../../src/adapters/supervisor/agent-record.js';
+import {
+  agentRecordPath,
+  describeProcess,
+  writeAgentRecord,
+  type AgentRecord,
+} from '../../../src/adapters/supervisor/agent-record.js';
 import { ServiceError } from '../../../src/domain/port-errors.js';
 import { eventually, Host, isGone, isRunning, lines, numbers } from './fixtures.js';
 import { runningFrom } from '../../support/processes.js';
-
 
 /**
  * What a supervisor killed by SIGKILL leaves: an agent it did not start from this process's
@@ -105,7 +109,11 @@ describe('Supervisor and the agent a dead supervisor left behind', () => {
     const orphan = await leftBehind(`exec ${host.blue} 1000`);
     record(orphan);
     const manager = host.manager();
-    const code = (action: Promise<unknown>) => action.then(() => 'no failure', (error: unknown) => (error instanceof ServiceError ? error.code : error));
+    const code = (action: Promise<unknown>) =>
+      action.then(
+        () => 'no failure',
+        (error: unknown) => (error instanceof ServiceError ? error.code : error),
+      );
     expect(await manager.activity()).toBe('unknown');
     expect(await manager.mainExecutable()).toBe(host.blue);
     expect(await code(manager.restart({ resetFailed: true }))).toBe('command-failed');

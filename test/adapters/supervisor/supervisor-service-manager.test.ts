@@ -49,7 +49,9 @@ describe('SupervisorServiceManager', () => {
     expect(await manager.restart({ resetFailed: true })).toEqual({ restarted: false });
     await manager.scheduleRestart();
     expect(await manager.mainExecutable()).toBeNull();
-    expect(await manager.waitHealthy(host.blue, { timeoutMs: 200, stableMs: 100, pollMs: 50 })).toEqual({ kind: 'not-running' });
+    expect(await manager.waitHealthy(host.blue, { timeoutMs: 200, stableMs: 100, pollMs: 50 })).toEqual({
+      kind: 'not-running',
+    });
   });
 
   it('resets and restarts a failed agent, as the systemd adapter does', async () => {

@@ -3,7 +3,15 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { quoteExecArgument, recoveryTimeoutSec, renderAgentUnit, renderRecoveryScript, renderRecoveryUnit, shellQuote, type UnitSettings } from '../../../src/adapters/systemd/render-units.js';
+import {
+  quoteExecArgument,
+  recoveryTimeoutSec,
+  renderAgentUnit,
+  renderRecoveryScript,
+  renderRecoveryUnit,
+  shellQuote,
+  type UnitSettings,
+} from '../../../src/adapters/systemd/render-units.js';
 import { systemdAssets } from '../../../src/app/composition/service-platform.module.js';
 import { FLEX_PROFILE } from '../../../src/app/config/upgrader-config.js';
 import { deriveLayout } from '../../../src/domain/slot-layout.js';
@@ -46,7 +54,11 @@ describe('systemd unit rendering', () => {
     writeFileSync(agent, renderAgentUnit(settings));
     writeFileSync(recovery, renderRecoveryUnit(settings));
     const run = spawnSync('systemd-analyze', ['verify', agent, recovery], { encoding: 'utf8', env: VERIFY_ENV });
-    expect({ status: run.status, stderr: run.stderr, stdout: run.stdout }).toEqual({ status: 0, stderr: '', stdout: '' });
+    expect({ status: run.status, stderr: run.stderr, stdout: run.stdout }).toEqual({
+      status: 0,
+      stderr: '',
+      stdout: '',
+    });
   });
 
   it('runs the current link with the configured arguments, restarts on failure and names its recovery unit', () => {
@@ -64,19 +76,30 @@ describe('systemd unit rendering', () => {
   });
 
   it('runs as Type=exec, tags its journal lines with the agent name and names its documentation', () => {
-    expect(renderAgentUnit(settings).split('\n')).toEqual(expect.arrayContaining(['Type=exec', 'SyslogIdentifier=aks-flex-node', 'Documentation=man:agent-upgrade(8)']));
-    expect(renderAgentUnit(settings).split('\n').filter((line) => line.startsWith('Type='))).toEqual(['Type=exec']);
+    expect(renderAgentUnit(settings).split('\n')).toEqual(
+      expect.arrayContaining(['Type=exec', 'SyslogIdentifier=aks-flex-node', 'Documentation=man:agent-upgrade(8)']),
+    );
+    expect(
+      renderAgentUnit(settings)
+        .split('\n')
+        .filter((line) => line.startsWith('Type=')),
+    ).toEqual(['Type=exec']);
   });
 
   it.each([
     [30_000, 180],
     [12_000, 126],
     [1_001, 94],
-  ])('bounds the recovery unit: health timeout %s ms gives TimeoutStartSec=%s (3 × timeout + stop + margin)', (healthTimeoutMs, seconds) => {
-    expect(recoveryTimeoutSec(healthTimeoutMs)).toBe(seconds);
-    const lines = renderRecoveryUnit({ ...settings, healthTimeoutMs }).split('\n');
-    expect(lines).toEqual(expect.arrayContaining(['Type=oneshot', `TimeoutStartSec=${seconds}`, 'Documentation=man:agent-upgrade(8)']));
-  });
+  ])(
+    'bounds the recovery unit: health timeout %s ms gives TimeoutStartSec=%s (3 × timeout + stop + margin)',
+    (healthTimeoutMs, seconds) => {
+      expect(recoveryTimeoutSec(healthTimeoutMs)).toBe(seconds);
+      const lines = renderRecoveryUnit({ ...settings, healthTimeoutMs }).split('\n');
+      expect(lines).toEqual(
+        expect.arrayContaining(['Type=oneshot', `TimeoutStartSec=${seconds}`, 'Documentation=man:agent-upgrade(8)']),
+      );
+    },
+  );
 
   it.each([
     ['plain', 'agent', 'agent'],
@@ -93,7 +116,7 @@ describe('systemd unit rendering', () => {
 });
 
 describe('the units as the systemd platform composes them from configuration', () => {
-  it('tag the agent\'s journal lines with agent.name and bound the recovery unit by health.timeoutMs', () => {
+  it("tag the agent's journal lines with agent.name and bound the recovery unit by health.timeoutMs", () => {
     const config = { ...FLEX_PROFILE, health: { ...FLEX_PROFILE.health, timeoutMs: 12_000 } };
     const layout = deriveLayout({ root: '/', agentName: config.agent.name, ...config.paths });
     if (!layout.ok) throw new Error(layout.failure.message);
@@ -109,7 +132,14 @@ describe('the shipped daemon unit (deploy/agent-upgrade-daemon.service)', () => 
 
   it('runs the daemon as Type=exec with the memory flag, restarts on failure but not on a configuration error', () => {
     expect(text.split('\n')).toEqual(
-      expect.arrayContaining([EXEC_START, 'Type=exec', 'Environment=NODE_OPTIONS=--max-semi-space-size=2', 'Restart=on-failure', 'RestartPreventExitStatus=2', 'Documentation=man:agent-upgrade(8)']),
+      expect.arrayContaining([
+        EXEC_START,
+        'Type=exec',
+        'Environment=NODE_OPTIONS=--max-semi-space-size=2',
+        'Restart=on-failure',
+        'RestartPreventExitStatus=2',
+        'Documentation=man:agent-upgrade(8)',
+      ]),
     );
   });
 
@@ -123,7 +153,11 @@ describe('the shipped daemon unit (deploy/agent-upgrade-daemon.service)', () => 
       const unit = join(scratch.root, 'agent-upgrade-daemon.service');
       writeFileSync(unit, text.replace(EXEC_START, `ExecStart=${program} daemon --log-level info`));
       const run = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8', env: VERIFY_ENV });
-      expect({ status: run.status, stderr: run.stderr, stdout: run.stdout }).toEqual({ status: 0, stderr: '', stdout: '' });
+      expect({ status: run.status, stderr: run.stderr, stdout: run.stdout }).toEqual({
+        status: 0,
+        stderr: '',
+        stdout: '',
+      });
     } finally {
       scratch.cleanup();
     }
@@ -140,7 +174,10 @@ describe('recovery script', () => {
     record = join(scratch.root, 'record.json');
     // Stand-ins for systemctl and the last-good binary that only log how they were called.
     writeExecutable(join(scratch.root, 'bin/systemctl'), `#!/bin/sh\necho "systemctl $*" >> '${log}'\n`);
-    writeExecutable(join(scratch.root, 'slots/agent-blue'), `#!/bin/sh\necho "last-good $*" >> '${log}'\nexit \${RECOVER_EXIT:-0}\n`);
+    writeExecutable(
+      join(scratch.root, 'slots/agent-blue'),
+      `#!/bin/sh\necho "last-good $*" >> '${log}'\nexit \${RECOVER_EXIT:-0}\n`,
+    );
     makeSymlink(join(scratch.root, 'slots/agent-last-good'), 'agent-blue');
   });
   afterEach(() => scratch.cleanup());
@@ -149,10 +186,20 @@ describe('recovery script', () => {
     const script = join(scratch.root, 'recovery.sh');
     writeFileSync(
       script,
-      renderRecoveryScript({ unit: 'agent.service', record, lastGoodLink: join(scratch.root, 'slots/agent-last-good'), recoverWith: 'last-good', recoverOptions: ['--root', '/tmp/a root'], message: "upgraded agent failed; it's restored" }),
+      renderRecoveryScript({
+        unit: 'agent.service',
+        record,
+        lastGoodLink: join(scratch.root, 'slots/agent-last-good'),
+        recoverWith: 'last-good',
+        recoverOptions: ['--root', '/tmp/a root'],
+        message: "upgraded agent failed; it's restored",
+      }),
     );
     chmodSync(script, 0o750);
-    return spawnSync(script, [], { encoding: 'utf8', env: { PATH: `${join(scratch.root, 'bin')}:/usr/bin:/bin`, ...env } });
+    return spawnSync(script, [], {
+      encoding: 'utf8',
+      env: { PATH: `${join(scratch.root, 'bin')}:/usr/bin:/bin`, ...env },
+    });
   };
   const calls = (): string[] => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
 
@@ -165,7 +212,11 @@ describe('recovery script', () => {
     writeFileSync(record, '{}');
     expect(run().status).toBe(0);
     expect(run().status).toBe(0);
-    const once = ["last-good recover --message upgraded agent failed; it's restored --root /tmp/a root", 'systemctl reset-failed agent.service', 'systemctl --no-block restart agent.service'];
+    const once = [
+      "last-good recover --message upgraded agent failed; it's restored --root /tmp/a root",
+      'systemctl reset-failed agent.service',
+      'systemctl --no-block restart agent.service',
+    ];
     expect(calls()).toEqual([...once, ...once]);
   });
 

@@ -43,7 +43,13 @@ export async function apiFailure(call: Promise<unknown>): Promise<Failure> {
 
 export interface SeenEvent {
   readonly type: string;
-  readonly object: { kind?: string; code?: number; reason?: string; metadata?: { name?: string; resourceVersion?: string }; status?: Record<string, unknown> };
+  readonly object: {
+    kind?: string;
+    code?: number;
+    reason?: string;
+    metadata?: { name?: string; resourceVersion?: string };
+    status?: Record<string, unknown>;
+  };
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -58,7 +64,10 @@ export class WatchRecorder {
   /** Resolves with done()'s argument the first time the client calls it. */
   readonly done = new Promise<unknown>((resolve) => (this.resolveDone = resolve));
 
-  static async start(origin: string, query: Record<string, string | number | boolean | undefined>): Promise<WatchRecorder> {
+  static async start(
+    origin: string,
+    query: Record<string, string | number | boolean | undefined>,
+  ): Promise<WatchRecorder> {
     const recorder = new WatchRecorder();
     recorder.controller = await new Watch(kubeConfig(origin)).watch(
       COLLECTION,
@@ -75,7 +84,9 @@ export class WatchRecorder {
 
   /** Event types and object names, the usual thing to assert on (bookmarks left out). */
   summary(): string[] {
-    return this.events.filter((e) => e.type !== 'BOOKMARK').map((e) => `${e.type} ${e.object.metadata?.name ?? e.object.reason ?? ''}`);
+    return this.events
+      .filter((e) => e.type !== 'BOOKMARK')
+      .map((e) => `${e.type} ${e.object.metadata?.name ?? e.object.reason ?? ''}`);
   }
 
   /** Polls until `predicate` holds, failing after `timeoutMs`. */

@@ -21,13 +21,19 @@ const KUBECTL = '/usr/bin/kubectl';
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Schema = { readonly [key: string]: Json };
 
-const crd = loadAll(readFileSync(join(DEPLOY, 'machineoperation-crd.yaml'), 'utf8'))[0] as { spec: { group: string; versions: { name: string; schema: { openAPIV3Schema: Schema } }[] } };
+const crd = loadAll(readFileSync(join(DEPLOY, 'machineoperation-crd.yaml'), 'utf8'))[0] as {
+  spec: { group: string; versions: { name: string; schema: { openAPIV3Schema: Schema } }[] };
+};
 const version = crd.spec.versions[0];
 if (version === undefined) throw new Error('the CRD serves no version');
 const SCHEMA = version.schema.openAPIV3Schema;
 
-const exampleFiles = readdirSync(EXAMPLES).filter((name) => name.endsWith('.yaml')).sort();
-const examples = exampleFiles.flatMap((name) => loadAll(readFileSync(join(EXAMPLES, name), 'utf8')).map((doc) => ({ name, doc: doc as Json })));
+const exampleFiles = readdirSync(EXAMPLES)
+  .filter((name) => name.endsWith('.yaml'))
+  .sort();
+const examples = exampleFiles.flatMap((name) =>
+  loadAll(readFileSync(join(EXAMPLES, name), 'utf8')).map((doc) => ({ name, doc: doc as Json })),
+);
 
 /** The only CEL rule the CRD carries, evaluated by hand. */
 const EXACTLY_ONE_TARGET = 'has(self.machineRef) != has(self.machineSelector)';
@@ -49,13 +55,15 @@ function validate(value: Json | undefined, schema: Schema, path = ''): string[] 
   if (type === 'boolean' && typeof value !== 'boolean') return [`${at}: not a boolean`];
   const problems: string[] = [];
   const enumeration = schema['enum'];
-  if (Array.isArray(enumeration) && !enumeration.includes(value)) problems.push(`${at}: ${JSON.stringify(value)} is not one of ${enumeration.join(', ')}`);
+  if (Array.isArray(enumeration) && !enumeration.includes(value))
+    problems.push(`${at}: ${JSON.stringify(value)} is not one of ${enumeration.join(', ')}`);
   if (typeof value === 'string') {
     const { minLength, maxLength } = schema;
     if (typeof minLength === 'number' && value.length < minLength) problems.push(`${at}: shorter than ${minLength}`);
     if (typeof maxLength === 'number' && value.length > maxLength) problems.push(`${at}: longer than ${maxLength}`);
   }
-  if (typeof value === 'number' && typeof schema['minimum'] === 'number' && value < schema['minimum']) problems.push(`${at}: below ${schema['minimum']}`);
+  if (typeof value === 'number' && typeof schema['minimum'] === 'number' && value < schema['minimum'])
+    problems.push(`${at}: below ${schema['minimum']}`);
   if (Array.isArray(value) && typeof schema['items'] === 'object') {
     value.forEach((item, index) => problems.push(...validate(item, schema['items'] as Schema, `${path}[${index}]`)));
   }
@@ -72,19 +80,28 @@ function validate(value: Json | undefined, schema: Schema, path = ''): string[] 
     }
     for (const rule of (schema['x-kubernetes-validations'] as { rule: string }[] | undefined) ?? []) {
       if (rule.rule !== EXACTLY_ONE_TARGET) problems.push(`${at}: unsupported rule ${rule.rule}`);
-      else if ('machineRef' in object === 'machineSelector' in object) problems.push(`${at}: exactly one of machineRef and machineSelector`);
+      else if ('machineRef' in object === 'machineSelector' in object)
+        problems.push(`${at}: exactly one of machineRef and machineSelector`);
     }
   }
   return problems;
 }
 
-function kubectl(origin: string, scratch: string, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function kubectl(
+  origin: string,
+  scratch: string,
+  args: readonly string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       KUBECTL,
       [`--server=${origin}`, `--cache-dir=${join(scratch, 'cache')}`, '--request-timeout=10s', ...args],
-      { env: { PATH: process.env['PATH'] ?? '', HOME: scratch, KUBECONFIG: join(scratch, 'kubeconfig') }, timeout: 20_000 },
-      (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr }),
+      {
+        env: { PATH: process.env['PATH'] ?? '', HOME: scratch, KUBECONFIG: join(scratch, 'kubeconfig') },
+        timeout: 20_000,
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr }),
     );
   });
 }
@@ -96,7 +113,11 @@ describe('deploy/examples', () => {
   });
 
   it('rejects what the CRD rejects (the validator itself)', () => {
-    const spec = { machineRef: 'node-1', operationKind: 'AgentUpgrade', parameters: { downloadURL: 'https://h/x.tar.gz' } };
+    const spec = {
+      machineRef: 'node-1',
+      operationKind: 'AgentUpgrade',
+      parameters: { downloadURL: 'https://h/x.tar.gz' },
+    };
     const base = { apiVersion: 'unbounded-cloud.io/v1alpha3', kind: 'MachineOperation', metadata: { name: 'x' } };
     expect(validate({ ...base, spec }, SCHEMA)).toEqual([]);
     expect(validate({ ...base, spec: { ...spec, operationKind: 'Upgrade' } }, SCHEMA)).toHaveLength(1);
@@ -107,22 +128,31 @@ describe('deploy/examples', () => {
     expect(validate(base, SCHEMA)).toHaveLength(1);
   });
 
-  describe.each(examples.map((example, index) => [`${example.name}#${index}`, example.doc] as const))('%s', (_name, doc) => {
-    it('is a MachineOperation of the served version that the CRD schema accepts', () => {
-      expect(doc).toMatchObject({ apiVersion: `${crd.spec.group}/${version.name}`, kind: 'MachineOperation' });
-      expect(validate(doc, SCHEMA)).toEqual([]);
-    });
+  describe.each(examples.map((example, index) => [`${example.name}#${index}`, example.doc] as const))(
+    '%s',
+    (_name, doc) => {
+      it('is a MachineOperation of the served version that the CRD schema accepts', () => {
+        expect(doc).toMatchObject({ apiVersion: `${crd.spec.group}/${version.name}`, kind: 'MachineOperation' });
+        expect(validate(doc, SCHEMA)).toEqual([]);
+      });
 
-    it('is an AgentUpgrade for one machine with parameters the daemon accepts', () => {
-      const view = readMachineOperation({ ...(doc as object), metadata: { ...((doc as { metadata: object }).metadata), uid: 'u', resourceVersion: '1' } });
-      expect(view?.operationKind).toBe('AgentUpgrade');
-      expect(view?.target.kind).toBe('machine-ref');
-      const parameters = view?.parameters ?? {};
-      const digest = parseOptionalSha256(parameters['sha256']);
-      expect(digest.ok).toBe(true);
-      expect(parseDownloadUrl(parameters['downloadURL'] ?? '', FLEX_PROFILE.artifact, digest.ok && digest.value !== null).ok).toBe(true);
-    });
-  });
+      it('is an AgentUpgrade for one machine with parameters the daemon accepts', () => {
+        const view = readMachineOperation({
+          ...(doc as object),
+          metadata: { ...(doc as { metadata: object }).metadata, uid: 'u', resourceVersion: '1' },
+        });
+        expect(view?.operationKind).toBe('AgentUpgrade');
+        expect(view?.target.kind).toBe('machine-ref');
+        const parameters = view?.parameters ?? {};
+        const digest = parseOptionalSha256(parameters['sha256']);
+        expect(digest.ok).toBe(true);
+        expect(
+          parseDownloadUrl(parameters['downloadURL'] ?? '', FLEX_PROFILE.artifact, digest.ok && digest.value !== null)
+            .ok,
+        ).toBe(true);
+      });
+    },
+  );
 
   describe('created with kubectl in the fake API server', () => {
     let scratch: string;
@@ -141,7 +171,9 @@ describe('deploy/examples', () => {
         const run = await kubectl(server.origin, scratch, ['create', '--validate=false', '-f', EXAMPLES, '-o', 'name']);
         expect(run.code, run.stderr).toBe(0);
         const names = examples.map(({ doc }) => (doc as { metadata: { name: string } }).metadata.name);
-        expect(run.stdout.trim().split('\n').sort()).toEqual(names.map((name) => `machineoperation.unbounded-cloud.io/${name}`).sort());
+        expect(run.stdout.trim().split('\n').sort()).toEqual(
+          names.map((name) => `machineoperation.unbounded-cloud.io/${name}`).sort(),
+        );
         for (const { doc } of examples) {
           const stored = server.get((doc as { metadata: { name: string } }).metadata.name);
           expect(stored?.spec).toEqual((doc as { spec: object }).spec);

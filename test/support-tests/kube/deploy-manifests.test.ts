@@ -18,7 +18,9 @@ interface Manifest {
 function isManifest(doc: unknown): doc is Manifest {
   if (typeof doc !== 'object' || doc === null) return false;
   const { apiVersion, kind, metadata } = doc as Record<string, unknown>;
-  return typeof apiVersion === 'string' && typeof kind === 'string' && typeof metadata === 'object' && metadata !== null;
+  return (
+    typeof apiVersion === 'string' && typeof kind === 'string' && typeof metadata === 'object' && metadata !== null
+  );
 }
 
 const manifests: Manifest[] = readdirSync(DEPLOY)
@@ -43,7 +45,8 @@ function one(kind: string): Manifest {
 function at(value: unknown, ...path: (string | number)[]): unknown {
   let current = value;
   for (const key of path) {
-    if (typeof current !== 'object' || current === null || !(key in current)) throw new Error(`missing ${path.join('.')} at ${String(key)}`);
+    if (typeof current !== 'object' || current === null || !(key in current))
+      throw new Error(`missing ${path.join('.')} at ${String(key)}`);
     current = (current as Record<string | number, unknown>)[key];
   }
   return current;
@@ -105,10 +108,21 @@ describe('deploy/ manifests', () => {
       expect(keys(at(schema, 'properties'))).toEqual(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
       const specSchema = at(schema, 'properties', 'spec');
       expect(at(specSchema, 'required')).toEqual(['operationKind']);
-      expect(keys(at(specSchema, 'properties'))).toEqual(['machineRef', 'machineSelector', 'operationKind', 'parameters', 'ttlSecondsAfterFinished']);
-      expect(at(specSchema, 'x-kubernetes-validations', 0, 'rule')).toBe('has(self.machineRef) != has(self.machineSelector)');
+      expect(keys(at(specSchema, 'properties'))).toEqual([
+        'machineRef',
+        'machineSelector',
+        'operationKind',
+        'parameters',
+        'ttlSecondsAfterFinished',
+      ]);
+      expect(at(specSchema, 'x-kubernetes-validations', 0, 'rule')).toBe(
+        'has(self.machineRef) != has(self.machineSelector)',
+      );
       expect(at(specSchema, 'properties', 'machineRef', 'type')).toBe('string');
-      expect(keys(at(specSchema, 'properties', 'machineSelector', 'properties'))).toEqual(['matchExpressions', 'matchLabels']);
+      expect(keys(at(specSchema, 'properties', 'machineSelector', 'properties'))).toEqual([
+        'matchExpressions',
+        'matchLabels',
+      ]);
       expect(at(specSchema, 'properties', 'operationKind', 'enum')).toEqual([
         'NodeReboot',
         'AgentUpgrade',
@@ -119,12 +133,23 @@ describe('deploy/ manifests', () => {
         'HostReplace',
       ]);
       expect(at(specSchema, 'properties', 'parameters', 'additionalProperties')).toEqual({ type: 'string' });
-      expect(at(specSchema, 'properties', 'ttlSecondsAfterFinished')).toEqual({ type: 'integer', format: 'int32', minimum: 0 });
+      expect(at(specSchema, 'properties', 'ttlSecondsAfterFinished')).toEqual({
+        type: 'integer',
+        format: 'int32',
+        minimum: 0,
+      });
     });
 
     it('has the MachineOperation status schema', () => {
       const status = at(schema, 'properties', 'status');
-      expect(keys(at(status, 'properties'))).toEqual(['completedAt', 'conditions', 'message', 'observedMachineGeneration', 'phase', 'startedAt']);
+      expect(keys(at(status, 'properties'))).toEqual([
+        'completedAt',
+        'conditions',
+        'message',
+        'observedMachineGeneration',
+        'phase',
+        'startedAt',
+      ]);
       expect(at(status, 'properties', 'phase', 'enum')).toEqual(['Pending', 'InProgress', 'Complete', 'Failed']);
       expect(at(status, 'properties', 'observedMachineGeneration')).toEqual({ type: 'integer', format: 'int64' });
       expect(at(status, 'properties', 'startedAt')).toEqual({ type: 'string', format: 'date-time' });
@@ -133,7 +158,14 @@ describe('deploy/ manifests', () => {
       expect(at(conditions, 'x-kubernetes-list-type')).toBe('map');
       expect(at(conditions, 'x-kubernetes-list-map-keys')).toEqual(['type']);
       expect(at(conditions, 'items', 'required')).toEqual(['type', 'status', 'reason', 'lastTransitionTime']);
-      expect(keys(at(conditions, 'items', 'properties'))).toEqual(['lastTransitionTime', 'message', 'observedGeneration', 'reason', 'status', 'type']);
+      expect(keys(at(conditions, 'items', 'properties'))).toEqual([
+        'lastTransitionTime',
+        'message',
+        'observedGeneration',
+        'reason',
+        'status',
+        'type',
+      ]);
     });
   });
 
@@ -141,15 +173,25 @@ describe('deploy/ manifests', () => {
     it('grants exactly read/watch on operations, status writes, and get on nodes', () => {
       expect(at(one('ClusterRole'), 'rules')).toEqual([
         { apiGroups: ['unbounded-cloud.io'], resources: ['machineoperations'], verbs: ['get', 'list', 'watch'] },
-        { apiGroups: ['unbounded-cloud.io'], resources: ['machineoperations/status'], verbs: ['get', 'patch', 'update'] },
+        {
+          apiGroups: ['unbounded-cloud.io'],
+          resources: ['machineoperations/status'],
+          verbs: ['get', 'patch', 'update'],
+        },
         { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
       ]);
     });
 
     it('binds that ClusterRole', () => {
       const binding = one('ClusterRoleBinding');
-      expect(at(binding, 'roleRef')).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'agent-upgrade-daemon' });
-      expect(at(binding, 'subjects')).toEqual([{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:nodes' }]);
+      expect(at(binding, 'roleRef')).toEqual({
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: 'agent-upgrade-daemon',
+      });
+      expect(at(binding, 'subjects')).toEqual([
+        { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:nodes' },
+      ]);
     });
   });
 });

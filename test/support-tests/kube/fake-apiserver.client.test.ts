@@ -2,7 +2,11 @@
 
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FakeApiServer, type FakeApiServerOptions, startFakeApiServer } from '../../support/kube/fake-apiserver.js';
+import {
+  type FakeApiServer,
+  type FakeApiServerOptions,
+  startFakeApiServer,
+} from '../../support/kube/fake-apiserver.js';
 import { apiFailure, coords, customObjects, eventually, sleep, WatchRecorder, within } from './client-helpers.js';
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -52,11 +56,18 @@ describe('reads', () => {
     for (const name of ['op-1', 'op-2', 'op-3']) server.create(upgrade(name, 'node-1'));
     const api = customObjects(server.origin);
 
-    const first = (await api.listClusterCustomObject({ ...coords, limit: 2 })) as { metadata: { continue?: string; resourceVersion: string }; items: { metadata: { name: string } }[] };
+    const first = (await api.listClusterCustomObject({ ...coords, limit: 2 })) as {
+      metadata: { continue?: string; resourceVersion: string };
+      items: { metadata: { name: string } }[];
+    };
     expect(first.items.map((i) => i.metadata.name)).toEqual(['op-1', 'op-2']);
     expect(first.metadata.continue).toEqual(expect.any(String));
 
-    const second = (await api.listClusterCustomObject({ ...coords, limit: 2, _continue: first.metadata.continue })) as typeof first;
+    const second = (await api.listClusterCustomObject({
+      ...coords,
+      limit: 2,
+      _continue: first.metadata.continue,
+    })) as typeof first;
     expect(second.items.map((i) => i.metadata.name)).toEqual(['op-3']);
     expect(second.metadata.continue).toBeUndefined();
     expect(second.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
@@ -69,15 +80,28 @@ describe('reads', () => {
     const got = (await customObjects(server.origin).getClusterCustomObject({ ...coords, name: 'op-a' })) as unknown;
 
     expect(got).toEqual(created);
-    expect(created.metadata).toMatchObject({ name: 'op-a', generation: 1, uid: expect.any(String), creationTimestamp: expect.stringMatching(/Z$/) });
+    expect(created.metadata).toMatchObject({
+      name: 'op-a',
+      generation: 1,
+      uid: expect.any(String),
+      creationTimestamp: expect.stringMatching(/Z$/),
+    });
     expect(Number(created.metadata.resourceVersion)).toBeGreaterThan(0);
   });
 
   it('answers a missing operation with ApiException 404 and a NotFound Status', async () => {
     await start();
-    const failure = await apiFailure(customObjects(server.origin).getClusterCustomObject({ ...coords, name: 'absent' }));
+    const failure = await apiFailure(
+      customObjects(server.origin).getClusterCustomObject({ ...coords, name: 'absent' }),
+    );
     expect(failure.code).toBe(404);
-    expect(failure.status).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404, details: { name: 'absent' } });
+    expect(failure.status).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'NotFound',
+      code: 404,
+      details: { name: 'absent' },
+    });
   });
 
   it('filters by spec.machineRef with a field selector', async () => {
@@ -86,14 +110,19 @@ describe('reads', () => {
     server.create(upgrade('op-b', 'node-2'));
     server.create(upgrade('op-c', 'node-1'));
 
-    const list = (await customObjects(server.origin).listClusterCustomObject({ ...coords, fieldSelector: 'spec.machineRef=node-1' })) as { items: { metadata: { name: string } }[] };
+    const list = (await customObjects(server.origin).listClusterCustomObject({
+      ...coords,
+      fieldSelector: 'spec.machineRef=node-1',
+    })) as { items: { metadata: { name: string } }[] };
 
     expect(list.items.map((i) => i.metadata.name)).toEqual(['op-a', 'op-c']);
   });
 
   it('answers a spec.machineRef field selector with 400 BadRequest when selectableFields is off', async () => {
     await start({ selectableFields: false });
-    const failure = await apiFailure(customObjects(server.origin).listClusterCustomObject({ ...coords, fieldSelector: 'spec.machineRef=node-1' }));
+    const failure = await apiFailure(
+      customObjects(server.origin).listClusterCustomObject({ ...coords, fieldSelector: 'spec.machineRef=node-1' }),
+    );
     expect(failure.code).toBe(400);
     expect(failure.status).toEqual({
       kind: 'Status',
@@ -113,7 +142,12 @@ describe('status writes', () => {
     const created = server.create(upgrade('op-a', 'node-1'));
 
     const patched = (await customObjects(server.origin).patchClusterCustomObjectStatus(
-      { ...coords, name: 'op-a', body: { status: { phase: 'InProgress', message: 'staging' } }, fieldManager: 'agent-upgrade' },
+      {
+        ...coords,
+        name: 'op-a',
+        body: { status: { phase: 'InProgress', message: 'staging' } },
+        fieldManager: 'agent-upgrade',
+      },
       mergePatch,
     )) as unknown;
 
@@ -124,29 +158,49 @@ describe('status writes', () => {
     });
     expect(Number(server.resourceVersion())).toBeGreaterThan(Number(created.metadata.resourceVersion));
     const request = server.requests.at(-1);
-    expect(request).toMatchObject({ method: 'PATCH', path: '/apis/unbounded-cloud.io/v1alpha3/machineoperations/op-a/status', query: { fieldManager: 'agent-upgrade' } });
+    expect(request).toMatchObject({
+      method: 'PATCH',
+      path: '/apis/unbounded-cloud.io/v1alpha3/machineoperations/op-a/status',
+      query: { fieldManager: 'agent-upgrade' },
+    });
     expect(request?.headers['content-type']).toBe('application/merge-patch+json');
   });
 
   it('merges nested status fields (RFC 7386: null deletes, arrays replace)', async () => {
     await start();
-    server.create({ ...upgrade('op-a', 'node-1'), status: { phase: 'InProgress', message: 'x', conditions: [{ type: 'Completed', status: 'False' }] } });
+    server.create({
+      ...upgrade('op-a', 'node-1'),
+      status: { phase: 'InProgress', message: 'x', conditions: [{ type: 'Completed', status: 'False' }] },
+    });
     const api = customObjects(server.origin);
 
     await api.patchClusterCustomObjectStatus(
-      { ...coords, name: 'op-a', body: { status: { phase: 'Complete', message: null, conditions: [{ type: 'Completed', status: 'True' }] } } },
+      {
+        ...coords,
+        name: 'op-a',
+        body: { status: { phase: 'Complete', message: null, conditions: [{ type: 'Completed', status: 'True' }] } },
+      },
       mergePatch,
     );
 
-    expect(server.get('op-a')?.status).toEqual({ phase: 'Complete', conditions: [{ type: 'Completed', status: 'True' }] });
-    expect(server.statusWrites('op-a')).toEqual([{ phase: 'Complete', conditions: [{ type: 'Completed', status: 'True' }] }]);
+    expect(server.get('op-a')?.status).toEqual({
+      phase: 'Complete',
+      conditions: [{ type: 'Completed', status: 'True' }],
+    });
+    expect(server.statusWrites('op-a')).toEqual([
+      { phase: 'Complete', conditions: [{ type: 'Completed', status: 'True' }] },
+    ]);
   });
 
   it('ignores everything but status in a status patch', async () => {
     await start();
     const created = server.create(upgrade('op-a', 'node-1'));
     await customObjects(server.origin).patchClusterCustomObjectStatus(
-      { ...coords, name: 'op-a', body: { spec: { machineRef: 'elsewhere' }, metadata: { labels: { a: 'b' } }, status: { phase: 'Failed' } } },
+      {
+        ...coords,
+        name: 'op-a',
+        body: { spec: { machineRef: 'elsewhere' }, metadata: { labels: { a: 'b' } }, status: { phase: 'Failed' } },
+      },
       mergePatch,
     );
     expect(server.get('op-a')?.spec).toEqual(created.spec);
@@ -158,11 +212,18 @@ describe('status writes', () => {
     await start();
     const created = server.create(upgrade('op-a', 'node-1'));
     const api = customObjects(server.origin);
-    await api.patchClusterCustomObjectStatus({ ...coords, name: 'op-a', body: { status: { phase: 'InProgress' } } }, mergePatch);
+    await api.patchClusterCustomObjectStatus(
+      { ...coords, name: 'op-a', body: { status: { phase: 'InProgress' } } },
+      mergePatch,
+    );
 
     const failure = await apiFailure(
       api.patchClusterCustomObjectStatus(
-        { ...coords, name: 'op-a', body: { metadata: { resourceVersion: created.metadata.resourceVersion }, status: { phase: 'Complete' } } },
+        {
+          ...coords,
+          name: 'op-a',
+          body: { metadata: { resourceVersion: created.metadata.resourceVersion }, status: { phase: 'Complete' } },
+        },
         mergePatch,
       ),
     );
@@ -176,7 +237,11 @@ describe('status writes', () => {
     await start();
     const created = server.create(upgrade('op-a', 'node-1'));
     await customObjects(server.origin).patchClusterCustomObjectStatus(
-      { ...coords, name: 'op-a', body: { metadata: { resourceVersion: created.metadata.resourceVersion }, status: { phase: 'Complete' } } },
+      {
+        ...coords,
+        name: 'op-a',
+        body: { metadata: { resourceVersion: created.metadata.resourceVersion }, status: { phase: 'Complete' } },
+      },
       mergePatch,
     );
     expect(server.get('op-a')?.status).toEqual({ phase: 'Complete' });
@@ -186,7 +251,11 @@ describe('status writes', () => {
     await start();
     server.create(upgrade('op-a', 'node-1'));
     const failure = await apiFailure(
-      customObjects(server.origin).patchClusterCustomObjectStatus({ ...coords, name: 'op-a', body: { status: { phase: 'Complete' } } }),
+      customObjects(server.origin).patchClusterCustomObjectStatus({
+        ...coords,
+        name: 'op-a',
+        body: { status: { phase: 'Complete' } },
+      }),
     );
     expect(failure.code).toBe(415);
     expect(failure.status).toMatchObject({ reason: 'UnsupportedMediaType', code: 415 });
@@ -198,7 +267,11 @@ describe('status writes', () => {
     server.create(upgrade('op-a', 'node-1'));
     server.conflictNext(2);
     const api = customObjects(server.origin);
-    const write = () => api.patchClusterCustomObjectStatus({ ...coords, name: 'op-a', body: { status: { phase: 'InProgress' } } }, mergePatch);
+    const write = () =>
+      api.patchClusterCustomObjectStatus(
+        { ...coords, name: 'op-a', body: { status: { phase: 'InProgress' } } },
+        mergePatch,
+      );
 
     expect((await apiFailure(write())).status).toMatchObject({ reason: 'Conflict', code: 409 });
     expect((await apiFailure(write())).code).toBe(409);
@@ -216,7 +289,9 @@ describe('status writes', () => {
     const failure = await apiFailure(api.getClusterCustomObject({ ...coords, name: 'op-a' }));
     expect(failure.code).toBe(500);
     expect(failure.status).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'InternalError', code: 500 });
-    await expect(api.getClusterCustomObject({ ...coords, name: 'op-a' })).resolves.toMatchObject({ metadata: { name: 'op-a' } });
+    await expect(api.getClusterCustomObject({ ...coords, name: 'op-a' })).resolves.toMatchObject({
+      metadata: { name: 'op-a' },
+    });
     expect(server.requestCount({ method: 'GET', path: /\/op-a$/ })).toBe(2);
   });
 });
@@ -226,10 +301,17 @@ describe('watch', () => {
     await start();
     const api = customObjects(server.origin);
     const list = (await api.listClusterCustomObject({ ...coords })) as { metadata: { resourceVersion: string } };
-    const w = await watch({ resourceVersion: list.metadata.resourceVersion, allowWatchBookmarks: true, timeoutSeconds: 30 });
+    const w = await watch({
+      resourceVersion: list.metadata.resourceVersion,
+      allowWatchBookmarks: true,
+      timeoutSeconds: 30,
+    });
 
     server.create(upgrade('op-a', 'node-1'));
-    await api.patchClusterCustomObjectStatus({ ...coords, name: 'op-a', body: { status: { phase: 'InProgress' } } }, mergePatch);
+    await api.patchClusterCustomObjectStatus(
+      { ...coords, name: 'op-a', body: { status: { phase: 'InProgress' } } },
+      mergePatch,
+    );
     server.delete('op-a');
     await w.until((events) => events.some((e) => e.type === 'DELETED'));
 
@@ -274,7 +356,11 @@ describe('watch', () => {
 
     expect(w.events[0]).toEqual({
       type: 'BOOKMARK',
-      object: { kind: 'MachineOperation', apiVersion: 'unbounded-cloud.io/v1alpha3', metadata: { resourceVersion: server.resourceVersion() } },
+      object: {
+        kind: 'MachineOperation',
+        apiVersion: 'unbounded-cloud.io/v1alpha3',
+        metadata: { resourceVersion: server.resourceVersion() },
+      },
     });
   });
 
@@ -297,7 +383,15 @@ describe('watch', () => {
     expect(w.events).toEqual([
       {
         type: 'ERROR',
-        object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'too old resource version', reason: 'Expired', code: 410 },
+        object: {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: 'too old resource version',
+          reason: 'Expired',
+          code: 410,
+        },
       },
     ]);
   });
@@ -306,7 +400,9 @@ describe('watch', () => {
     await start();
     server.create(upgrade('op-a', 'node-1'));
     server.compact();
-    const list = (await customObjects(server.origin).listClusterCustomObject({ ...coords })) as { metadata: { resourceVersion: string } };
+    const list = (await customObjects(server.origin).listClusterCustomObject({ ...coords })) as {
+      metadata: { resourceVersion: string };
+    };
 
     const w = await watch({ resourceVersion: list.metadata.resourceVersion });
     server.create(upgrade('op-b', 'node-1'));
@@ -326,7 +422,9 @@ describe('watch', () => {
     await w.until((events) => events.length === 2);
 
     expect(w.summary()).toEqual(['ADDED op-b', 'DELETED op-b']);
-    expect(server.openWatches()).toEqual([{ query: expect.objectContaining({ fieldSelector: 'spec.machineRef=node-1', watch: 'true' }), silenced: false }]);
+    expect(server.openWatches()).toEqual([
+      { query: expect.objectContaining({ fieldSelector: 'spec.machineRef=node-1', watch: 'true' }), silenced: false },
+    ]);
   });
 
   it('answers a spec.machineRef watch with HTTP 400 when selectableFields is off', async () => {

@@ -3,7 +3,11 @@
 
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FakeApiServer, type FakeApiServerOptions, startFakeApiServer } from '../../support/kube/fake-apiserver.js';
+import {
+  type FakeApiServer,
+  type FakeApiServerOptions,
+  startFakeApiServer,
+} from '../../support/kube/fake-apiserver.js';
 import { COLLECTION, sleep, within } from './client-helpers.js';
 
 interface Answer {
@@ -51,7 +55,10 @@ function call(method: string, path: string, body?: unknown, contentType = 'appli
 }
 
 /** Opens a watch and collects raw body text until the server ends it or `stopAfterMs` passes. */
-function rawWatch(query: string, stopAfterMs: number): Promise<{ status: number; headers: IncomingHttpHeaders; lines: unknown[]; ended: boolean }> {
+function rawWatch(
+  query: string,
+  stopAfterMs: number,
+): Promise<{ status: number; headers: IncomingHttpHeaders; lines: unknown[]; ended: boolean }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${server.origin}${COLLECTION}?${query}`, { agent: false }, (res) => {
       let text = '';
@@ -59,7 +66,10 @@ function rawWatch(query: string, stopAfterMs: number): Promise<{ status: number;
       const finish = (): void => {
         clearTimeout(timer);
         req.destroy();
-        const lines = text.split('\n').filter((l) => l !== '').map((l): unknown => JSON.parse(l));
+        const lines = text
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l): unknown => JSON.parse(l));
         resolve({ status: res.statusCode ?? 0, headers: res.headers, lines, ended });
       };
       const timer = setTimeout(finish, stopAfterMs);
@@ -91,7 +101,10 @@ describe('discovery', () => {
     expect(version.json).toMatchObject({ major: '1', minor: '32' });
 
     expect((await call('GET', '/api')).json).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
-    const groups = (await call('GET', '/apis')).json as { kind: string; groups: { name: string; preferredVersion: { groupVersion: string } }[] };
+    const groups = (await call('GET', '/apis')).json as {
+      kind: string;
+      groups: { name: string; preferredVersion: { groupVersion: string } }[];
+    };
     expect(groups.kind).toBe('APIGroupList');
     expect(groups.groups.map((g) => g.preferredVersion.groupVersion)).toEqual([
       'unbounded-cloud.io/v1alpha3',
@@ -99,14 +112,29 @@ describe('discovery', () => {
       'rbac.authorization.k8s.io/v1',
     ]);
 
-    const core = (await call('GET', '/api/v1')).json as { groupVersion: string; resources: { name: string; namespaced: boolean; verbs: string[] }[] };
+    const core = (await call('GET', '/api/v1')).json as {
+      groupVersion: string;
+      resources: { name: string; namespaced: boolean; verbs: string[] }[];
+    };
     expect(core.groupVersion).toBe('v1');
     expect(core.resources[0]).toMatchObject({ name: 'nodes', namespaced: false, kind: 'Node' });
 
-    const mop = (await call('GET', '/apis/unbounded-cloud.io/v1alpha3')).json as { resources: { name: string; namespaced: boolean; verbs: string[]; shortNames?: string[] }[] };
+    const mop = (await call('GET', '/apis/unbounded-cloud.io/v1alpha3')).json as {
+      resources: { name: string; namespaced: boolean; verbs: string[]; shortNames?: string[] }[];
+    };
     expect(mop.resources).toEqual([
-      expect.objectContaining({ name: 'machineoperations', namespaced: false, kind: 'MachineOperation', shortNames: ['mop'], verbs: expect.arrayContaining(['get', 'list', 'watch']) }),
-      expect.objectContaining({ name: 'machineoperations/status', namespaced: false, verbs: ['get', 'patch', 'update'] }),
+      expect.objectContaining({
+        name: 'machineoperations',
+        namespaced: false,
+        kind: 'MachineOperation',
+        shortNames: ['mop'],
+        verbs: expect.arrayContaining(['get', 'list', 'watch']),
+      }),
+      expect.objectContaining({
+        name: 'machineoperations/status',
+        namespaced: false,
+        verbs: ['get', 'patch', 'update'],
+      }),
     ]);
     for (const path of ['/apis/apiextensions.k8s.io/v1', '/apis/rbac.authorization.k8s.io/v1']) {
       expect((await call('GET', path)).json).toMatchObject({ kind: 'APIResourceList' });
@@ -133,11 +161,21 @@ describe('nodes', () => {
 
     const found = await call('GET', '/api/v1/nodes/node-1');
     expect(found.status).toBe(200);
-    expect(found.json).toMatchObject({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: { 'kubernetes.io/hostname': 'node-1', pool: 'blue' } } });
+    expect(found.json).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'node-1', labels: { 'kubernetes.io/hostname': 'node-1', pool: 'blue' } },
+    });
 
     const missing = await call('GET', '/api/v1/nodes/node-2');
     expect(missing.status).toBe(404);
-    expect(missing.json).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404, details: { name: 'node-2', kind: 'nodes' } });
+    expect(missing.json).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'NotFound',
+      code: 404,
+      details: { name: 'node-2', kind: 'nodes' },
+    });
   });
 });
 
@@ -149,7 +187,13 @@ describe('MachineOperation writes over HTTP', () => {
     expect(answer.json).toEqual({
       apiVersion: 'unbounded-cloud.io/v1alpha3',
       kind: 'MachineOperation',
-      metadata: { name: 'op-a', uid: expect.any(String), resourceVersion: server.resourceVersion(), generation: 1, creationTimestamp: expect.any(String) },
+      metadata: {
+        name: 'op-a',
+        uid: expect.any(String),
+        resourceVersion: server.resourceVersion(),
+        generation: 1,
+        creationTimestamp: expect.any(String),
+      },
       spec: { machineRef: 'node-1', operationKind: 'AgentUpgrade' },
     });
     expect(server.get('op-a')).toEqual(answer.json);
@@ -197,19 +241,30 @@ describe('MachineOperation writes over HTTP', () => {
     const created = server.create(op('op-a'));
     const base = { ...created, spec: { machineRef: 'changed' } };
 
-    const withoutVersion = await call('PUT', `${COLLECTION}/op-a/status`, { ...base, metadata: { name: 'op-a' }, status: { phase: 'InProgress' } });
+    const withoutVersion = await call('PUT', `${COLLECTION}/op-a/status`, {
+      ...base,
+      metadata: { name: 'op-a' },
+      status: { phase: 'InProgress' },
+    });
     expect(withoutVersion.status).toBe(422);
     expect(withoutVersion.json).toMatchObject({ reason: 'Invalid', code: 422 });
 
     const ok = await call('PUT', `${COLLECTION}/op-a/status`, { ...base, status: { phase: 'InProgress' } });
     expect(ok.status).toBe(200);
-    expect(ok.json).toMatchObject({ spec: created.spec, status: { phase: 'InProgress' }, metadata: { resourceVersion: server.resourceVersion(), generation: 1 } });
+    expect(ok.json).toMatchObject({
+      spec: created.spec,
+      status: { phase: 'InProgress' },
+      metadata: { resourceVersion: server.resourceVersion(), generation: 1 },
+    });
 
     const stale = await call('PUT', `${COLLECTION}/op-a/status`, { ...base, status: { phase: 'Complete' } });
     expect(stale.status).toBe(409);
     expect(stale.json).toMatchObject({ kind: 'Status', reason: 'Conflict', code: 409 });
 
-    const wrongName = await call('PUT', `${COLLECTION}/op-a/status`, { ...base, metadata: { ...base.metadata, name: 'op-b' } });
+    const wrongName = await call('PUT', `${COLLECTION}/op-a/status`, {
+      ...base,
+      metadata: { ...base.metadata, name: 'op-b' },
+    });
     expect(wrongName.status).toBe(400);
 
     expect(server.statusWrites('op-a')).toEqual([{ phase: 'InProgress' }]);
@@ -218,7 +273,9 @@ describe('MachineOperation writes over HTTP', () => {
 
   it('PUT/PATCH status of a missing object is 404', async () => {
     await start();
-    expect((await call('PATCH', `${COLLECTION}/absent/status`, { status: {} }, 'application/merge-patch+json')).status).toBe(404);
+    expect(
+      (await call('PATCH', `${COLLECTION}/absent/status`, { status: {} }, 'application/merge-patch+json')).status,
+    ).toBe(404);
     expect((await call('PUT', `${COLLECTION}/absent/status`, { ...op('absent'), status: {} })).status).toBe(404);
   });
 
@@ -236,7 +293,12 @@ describe('MachineOperation writes over HTTP', () => {
     await start();
     server.create({ ...op('op-a'), status: { phase: 'InProgress' } });
     const before = server.resourceVersion();
-    const answer = await call('PATCH', `${COLLECTION}/op-a/status`, { status: { phase: 'InProgress' } }, 'application/merge-patch+json');
+    const answer = await call(
+      'PATCH',
+      `${COLLECTION}/op-a/status`,
+      { status: { phase: 'InProgress' } },
+      'application/merge-patch+json',
+    );
     expect(answer.status).toBe(200);
     expect(server.resourceVersion()).toBe(before);
     expect(server.statusWrites('op-a')).toEqual([{ phase: 'InProgress' }]);
@@ -255,7 +317,12 @@ describe('MachineOperation writes over HTTP', () => {
     const seen = [server.resourceVersion()];
     server.create(op('op-a'));
     seen.push(server.resourceVersion());
-    await call('PATCH', `${COLLECTION}/op-a/status`, { status: { phase: 'InProgress' } }, 'application/merge-patch+json');
+    await call(
+      'PATCH',
+      `${COLLECTION}/op-a/status`,
+      { status: { phase: 'InProgress' } },
+      'application/merge-patch+json',
+    );
     seen.push(server.resourceVersion());
     server.setNode('node-1', {});
     seen.push(server.resourceVersion());
@@ -270,7 +337,9 @@ describe('list', () => {
     await start();
     server.create(op('op-a'));
     server.create(op('op-b'));
-    const first = (await call('GET', `${COLLECTION}?limit=1`)).json as { metadata: { continue: string; remainingItemCount: number } };
+    const first = (await call('GET', `${COLLECTION}?limit=1`)).json as {
+      metadata: { continue: string; remainingItemCount: number };
+    };
     expect(first.metadata.remainingItemCount).toBe(1);
     server.compact();
     const second = await call('GET', `${COLLECTION}?limit=1&continue=${encodeURIComponent(first.metadata.continue)}`);
@@ -282,7 +351,9 @@ describe('list', () => {
     await start();
     server.create(op('op-a'));
     server.create(op('op-b'));
-    const byName = (await call('GET', `${COLLECTION}?fieldSelector=metadata.name%3Dop-b`)).json as { items: { metadata: { name: string } }[] };
+    const byName = (await call('GET', `${COLLECTION}?fieldSelector=metadata.name%3Dop-b`)).json as {
+      items: { metadata: { name: string } }[];
+    };
     expect(byName.items.map((i) => i.metadata.name)).toEqual(['op-b']);
 
     const unsupported = await call('GET', `${COLLECTION}?fieldSelector=status.phase%3DPending`);
@@ -294,9 +365,13 @@ describe('list', () => {
     await start();
     server.create({ ...op('op-a'), metadata: { name: 'op-a', labels: { tier: 'blue' } } });
     server.create(op('op-b'));
-    const blue = (await call('GET', `${COLLECTION}?labelSelector=tier%3Dblue`)).json as { items: { metadata: { name: string } }[] };
+    const blue = (await call('GET', `${COLLECTION}?labelSelector=tier%3Dblue`)).json as {
+      items: { metadata: { name: string } }[];
+    };
     expect(blue.items.map((i) => i.metadata.name)).toEqual(['op-a']);
-    const notBlue = (await call('GET', `${COLLECTION}?labelSelector=tier!%3Dblue`)).json as { items: { metadata: { name: string } }[] };
+    const notBlue = (await call('GET', `${COLLECTION}?labelSelector=tier!%3Dblue`)).json as {
+      items: { metadata: { name: string } }[];
+    };
     expect(notBlue.items.map((i) => i.metadata.name)).toEqual(['op-b']);
   });
 });
@@ -362,7 +437,12 @@ describe('faults and bookkeeping', () => {
   it('records every request with path, query, headers and body', async () => {
     await start();
     server.create(op('op-a'));
-    await call('PATCH', `${COLLECTION}/op-a/status?fieldManager=x`, { status: { phase: 'Failed' } }, 'application/merge-patch+json');
+    await call(
+      'PATCH',
+      `${COLLECTION}/op-a/status?fieldManager=x`,
+      { status: { phase: 'Failed' } },
+      'application/merge-patch+json',
+    );
     await call('GET', `${COLLECTION}?watch=true&timeoutSeconds=1&resourceVersion=abc`);
 
     expect(server.requests).toEqual([
@@ -373,7 +453,13 @@ describe('faults and bookkeeping', () => {
         headers: expect.objectContaining({ 'content-type': 'application/merge-patch+json' }),
         body: '{"status":{"phase":"Failed"}}',
       },
-      { method: 'GET', path: COLLECTION, query: { watch: 'true', timeoutSeconds: '1', resourceVersion: 'abc' }, headers: expect.any(Object), body: undefined },
+      {
+        method: 'GET',
+        path: COLLECTION,
+        query: { watch: 'true', timeoutSeconds: '1', resourceVersion: 'abc' },
+        headers: expect.any(Object),
+        body: undefined,
+      },
     ]);
     expect(server.requestCount()).toBe(2);
     expect(server.requestCount({ watch: true })).toBe(1);

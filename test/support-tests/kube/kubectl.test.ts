@@ -26,7 +26,10 @@ function kubectl(server: FakeApiServer, args: readonly string[]): Promise<Run> {
       KUBECTL,
       [`--server=${server.origin}`, `--cache-dir=${join(scratch, 'cache')}`, '--request-timeout=10s', ...args],
       // No kubeconfig of the machine's may leak in, and nothing may be written under $HOME.
-      { env: { PATH: process.env['PATH'] ?? '', HOME: scratch, KUBECONFIG: join(scratch, 'kubeconfig') }, timeout: 20_000 },
+      {
+        env: { PATH: process.env['PATH'] ?? '', HOME: scratch, KUBECONFIG: join(scratch, 'kubeconfig') },
+        timeout: 20_000,
+      },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
         resolve({ code, stdout, stderr });
@@ -70,7 +73,10 @@ describe('fake API server seen by kubectl', () => {
   it('get --raw of a discovery document round-trips', async () => {
     const run = await kubectl(server, ['get', '--raw', '/apis/unbounded-cloud.io/v1alpha3']);
     expect(run.code, run.stderr).toBe(0);
-    const doc = JSON.parse(run.stdout) as { groupVersion: string; resources: { name: string; shortNames?: string[] }[] };
+    const doc = JSON.parse(run.stdout) as {
+      groupVersion: string;
+      resources: { name: string; shortNames?: string[] }[];
+    };
     expect(doc.groupVersion).toBe('unbounded-cloud.io/v1alpha3');
     expect(doc.resources.map((r) => r.name)).toEqual(['machineoperations', 'machineoperations/status']);
     expect(doc.resources[0]?.shortNames).toEqual(['mop']);

@@ -21,15 +21,20 @@ export interface TestAgentBuild {
  */
 export function buildTestAgent(directory: string, build: TestAgentBuild): string {
   const behaviour = build.behaviour ?? 'healthy';
-  const crashAfterSeconds = behaviour === 'healthy' ? null : behaviour === 'crash-on-start' ? 0 : behaviour.crashAfterSeconds;
+  const crashAfterSeconds =
+    behaviour === 'healthy' ? null : behaviour === 'crash-on-start' ? 0 : behaviour.crashAfterSeconds;
   const name = `agent-${build.version}-${crashAfterSeconds ?? 'ok'}${build.embedsUpgrader === true ? '-embed' : ''}`;
   const output = join(directory, name);
   if (existsSync(output)) return output;
   mkdirSync(directory, { recursive: true });
   const defines = [`-DAGENT_VERSION="${build.version}"`];
   if (crashAfterSeconds !== null) defines.push(`-DCRASH_AFTER_SECONDS=${crashAfterSeconds}`);
-  if (build.embedsUpgrader === true) defines.push(`-DUPGRADER_NODE="${process.execPath}"`, `-DUPGRADER_SCRIPT="${join(REPO, 'bin/agent-upgrade')}"`);
-  execFileSync('gcc', ['-O1', '-Wall', '-Werror', ...defines, '-o', output, SOURCE], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 60_000 });
+  if (build.embedsUpgrader === true)
+    defines.push(`-DUPGRADER_NODE="${process.execPath}"`, `-DUPGRADER_SCRIPT="${join(REPO, 'bin/agent-upgrade')}"`);
+  execFileSync('gcc', ['-O1', '-Wall', '-Werror', ...defines, '-o', output, SOURCE], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    timeout: 60_000,
+  });
   return output;
 }
 
@@ -41,7 +46,8 @@ export function withVersion(built: Uint8Array, from: string, to: string): Uint8A
   if (from.length !== to.length) throw new Error('versions must have the same length');
   const bytes = Buffer.from(built);
   const at = bytes.indexOf(Buffer.from(`${from}\0`, 'latin1'));
-  if (at < 0 || bytes.indexOf(Buffer.from(`${from}\0`, 'latin1'), at + 1) >= 0) throw new Error(`the version ${from} is not compiled in exactly once`);
+  if (at < 0 || bytes.indexOf(Buffer.from(`${from}\0`, 'latin1'), at + 1) >= 0)
+    throw new Error(`the version ${from} is not compiled in exactly once`);
   bytes.write(to, at, 'latin1');
   return bytes;
 }

@@ -35,9 +35,12 @@ export type GzipCut = 'in-deflate' | 'in-trailer' | { readonly keepBytes: number
 export function truncatedGzip(data: Bytes, cut: GzipCut): Uint8Array {
   const whole = gzip(data);
   const deflateLength = whole.length - HEADER.length - GZIP_TRAILER;
-  const keep = cut === 'in-deflate' ? HEADER.length + Math.max(1, Math.floor(deflateLength / 2))
-    : cut === 'in-trailer' ? whole.length - GZIP_TRAILER / 2
-    : cut.keepBytes;
+  const keep =
+    cut === 'in-deflate'
+      ? HEADER.length + Math.max(1, Math.floor(deflateLength / 2))
+      : cut === 'in-trailer'
+        ? whole.length - GZIP_TRAILER / 2
+        : cut.keepBytes;
   if (keep <= 0 || keep >= whole.length) throw new RangeError(`cut keeps ${keep} of ${whole.length} bytes`);
   return whole.slice(0, keep);
 }
@@ -83,7 +86,9 @@ export function gzipBomb(decompressedBytes: number): Uint8Array {
  * repeated, so a client sees well-formed data (even a tar header, via `prefix`) until its
  * compressed-byte cap trips. Feed it to the `endless({ source })` server behaviour.
  */
-export function* endlessGzip(options: { blockBytes?: number; prefix?: Uint8Array; fill?: number } = {}): Generator<Uint8Array> {
+export function* endlessGzip(
+  options: { blockBytes?: number; prefix?: Uint8Array; fill?: number } = {},
+): Generator<Uint8Array> {
   const size = options.blockBytes ?? 16 * 1024;
   if (size < 1 || size > 0xffff) throw new RangeError('stored deflate blocks hold 1..65535 bytes');
   yield HEADER;

@@ -36,9 +36,11 @@ export function notGzipSamples(memberName = 'aks-flex-node-linux-amd64'): NotGzi
     zstd: concatBytes(Uint8Array.of(0x28, 0xb5, 0x2f, 0xfd, 0x24, 0x00), filler),
     xz: concatBytes(Uint8Array.of(0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00, 0x00, 0x04), filler),
     bzip2: concatBytes(bytes('BZh91AY&SY'), filler),
-    html: bytes('<!DOCTYPE html>\n<html><head><title>Sign in to Guest Wi-Fi</title></head>\n'
-      + '<body><form action="/login" method="post"><input name="user"><input type="password" name="pass">'
-      + '<button>Connect</button></form></body></html>\n'),
+    html: bytes(
+      '<!DOCTYPE html>\n<html><head><title>Sign in to Guest Wi-Fi</title></head>\n' +
+        '<body><form action="/login" method="post"><input name="user"><input type="password" name="pass">' +
+        '<button>Connect</button></form></body></html>\n',
+    ),
     empty: new Uint8Array(0),
     gzipBadMethod: concatBytes(Uint8Array.of(0x1f, 0x8b, 0x07, 0, 0, 0, 0, 0, 0, 0xff), filler),
     gzipMagicOnly: Uint8Array.of(0x1f, 0x8b),

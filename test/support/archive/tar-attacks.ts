@@ -65,8 +65,12 @@ export function tarAttacks(member: string, content: Bytes = ELF): TarAttacks {
   const file = (name: Bytes, body: Uint8Array = data): Uint8Array => tarEntry({ name, mode: 0o755 }, body);
   const one = (entry: Uint8Array): Uint8Array => tarArchive([entry]);
   const typed = (type: 'directory' | 'char' | 'block' | 'fifo' | 'contiguous'): Uint8Array =>
-    one(tarEntry({ name: member, type, devmajor: type === 'char' || type === 'block' ? 1 : 0, devminor: 3 },
-      type === 'contiguous' ? data : new Uint8Array(0)));
+    one(
+      tarEntry(
+        { name: member, type, devmajor: type === 'char' || type === 'block' ? 1 : 0, devminor: 3 },
+        type === 'contiguous' ? data : new Uint8Array(0),
+      ),
+    );
   return {
     symlinkAbsolute: one(tarEntry({ name: member, type: 'symlink', linkname: '/etc/shadow' })),
     symlinkRelative: one(tarEntry({ name: member, type: 'symlink', linkname: '../../bin/sh' })),
@@ -81,8 +85,15 @@ export function tarAttacks(member: string, content: Bytes = ELF): TarAttacks {
     unknownType: one(tarEntry({ name: member, typeflag: 'Z', mode: 0o755 }, data)),
     gnuSparse: one(gnuSparseEntry(member, data)),
     paxSparse: tarArchive([paxSparseEntry(member, data)]),
-    paxSparseRecords: tarArchive([paxHeader([['GNU.sparse.size', String(data.length + 4096)], ['GNU.sparse.numblocks', '1'],
-      ['GNU.sparse.offset', '0'], ['GNU.sparse.numbytes', String(data.length)]]), file(member)]),
+    paxSparseRecords: tarArchive([
+      paxHeader([
+        ['GNU.sparse.size', String(data.length + 4096)],
+        ['GNU.sparse.numblocks', '1'],
+        ['GNU.sparse.offset', '0'],
+        ['GNU.sparse.numbytes', String(data.length)],
+      ]),
+      file(member),
+    ]),
     absolute: one(file(`/${member}`)),
     manySlashes: one(file(`////${member}`)),
     driveRelative: one(file(`C:${member}`)),
@@ -95,8 +106,12 @@ export function tarAttacks(member: string, content: Bytes = ELF): TarAttacks {
     extraEntry: tarArchive([file(member), tarEntry({ name: 'README' }, 'hello\n')]),
     otherArchOnly: one(file(`${member}-other-arch`)),
     empty: one(file(member, new Uint8Array(0))),
-    oversizeDeclared: tarArchive([truncatedEntry({ name: member, mode: 0o755, size: 257 * 1024 * 1024 }, data)], { endBlocks: 0 }),
-    truncated: tarArchive([truncatedEntry({ name: member, mode: 0o755, size: data.length + 1000 }, data)], { endBlocks: 0 }),
+    oversizeDeclared: tarArchive([truncatedEntry({ name: member, mode: 0o755, size: 257 * 1024 * 1024 }, data)], {
+      endBlocks: 0,
+    }),
+    truncated: tarArchive([truncatedEntry({ name: member, mode: 0o755, size: data.length + 1000 }, data)], {
+      endBlocks: 0,
+    }),
     badChecksum: one(tarEntry({ name: member, mode: 0o755, checksum: 'corrupt' }, data)),
     garbageBlock: tarArchive([file(member), pseudoRandomBlock(42)]),
     trailingGarbage: tarArchive([file(member)], { trailing: pseudoRandomBlock(7) }),

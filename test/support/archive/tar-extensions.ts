@@ -22,7 +22,10 @@ export type PaxRecords = Readonly<Record<string, string>> | readonly (readonly [
 export function paxHeader(records: PaxRecords, options: { global?: boolean; name?: string } = {}): Uint8Array {
   const pairs = Array.isArray(records) ? records : Object.entries(records);
   const body = pairs.map(([k, v]) => paxRecord(k, v)).join('');
-  return tarEntry({ name: options.name ?? 'PaxHeaders/entry', type: options.global ? 'pax-global' : 'pax-header' }, body);
+  return tarEntry(
+    { name: options.name ?? 'PaxHeaders/entry', type: options.global ? 'pax-global' : 'pax-header' },
+    body,
+  );
 }
 
 /** A PAX header with a hand-written body, for malformed length prefixes or missing newlines. */
@@ -46,17 +49,28 @@ export function gnuLongLink(linkname: Bytes): Uint8Array {
  */
 function sparseMap(dataLength: number, realSize: number): SparseRegion[] {
   if (realSize < dataLength) throw new RangeError('realSize must be >= the stored data');
-  return [{ offset: 0, numBytes: dataLength }, { offset: realSize, numBytes: 0 }];
+  return [
+    { offset: 0, numBytes: dataLength },
+    { offset: realSize, numBytes: 0 },
+  ];
 }
 
 /**
  * Old-GNU sparse (`S`): `data` is stored at offset 0 and the file expands to `realSize`
  * (default: data plus a 4 KiB hole at the end).
  */
-export function gnuSparseEntry(name: Bytes, data: Bytes, realSize?: number, header: Partial<TarHeader> = {}): Uint8Array {
+export function gnuSparseEntry(
+  name: Bytes,
+  data: Bytes,
+  realSize?: number,
+  header: Partial<TarHeader> = {},
+): Uint8Array {
   const d = bytes(data);
   const real = realSize ?? d.length + 4096;
-  return tarEntry({ name, mode: 0o755, ...header, type: 'sparse', sparse: { map: sparseMap(d.length, real), realSize: real } }, d);
+  return tarEntry(
+    { name, mode: 0o755, ...header, type: 'sparse', sparse: { map: sparseMap(d.length, real), realSize: real } },
+    d,
+  );
 }
 
 /**

@@ -11,12 +11,34 @@ import { type Bytes, bytes, concatBytes } from './bytes.js';
 export const BLOCK = 512;
 
 export type TarEntryType =
-  | 'file' | 'directory' | 'symlink' | 'link' | 'char' | 'block' | 'fifo' | 'sparse' | 'contiguous'
-  | 'pax-header' | 'pax-global' | 'gnu-longname' | 'gnu-longlink';
+  | 'file'
+  | 'directory'
+  | 'symlink'
+  | 'link'
+  | 'char'
+  | 'block'
+  | 'fifo'
+  | 'sparse'
+  | 'contiguous'
+  | 'pax-header'
+  | 'pax-global'
+  | 'gnu-longname'
+  | 'gnu-longlink';
 
 const TYPEFLAG: Readonly<Record<TarEntryType, string>> = {
-  file: '0', link: '1', symlink: '2', char: '3', block: '4', directory: '5', fifo: '6', contiguous: '7',
-  'pax-header': 'x', 'pax-global': 'g', 'gnu-longname': 'L', 'gnu-longlink': 'K', sparse: 'S',
+  file: '0',
+  link: '1',
+  symlink: '2',
+  char: '3',
+  block: '4',
+  directory: '5',
+  fifo: '6',
+  contiguous: '7',
+  'pax-header': 'x',
+  'pax-global': 'g',
+  'gnu-longname': 'L',
+  'gnu-longlink': 'K',
+  sparse: 'S',
 };
 
 export interface SparseRegion {
@@ -84,7 +106,8 @@ export function headerChecksum(block: Uint8Array): number {
 /** One raw 512-byte header block. */
 export function tarHeader(h: TarHeader, bodyLength = 0): Uint8Array {
   const type = h.type ?? 'file';
-  const format = h.format ?? (type === 'sparse' || type === 'gnu-longname' || type === 'gnu-longlink' ? 'gnu' : 'ustar');
+  const format =
+    h.format ?? (type === 'sparse' || type === 'gnu-longname' || type === 'gnu-longlink' ? 'gnu' : 'ustar');
   const block = new Uint8Array(BLOCK);
   put(block, 0, 100, h.name, 'name');
   putNumber(block, 100, 8, h.mode ?? (type === 'directory' ? 0o755 : 0o644), 'mode');
@@ -151,5 +174,9 @@ export interface ArchiveOptions {
 }
 
 export function tarArchive(entries: readonly Uint8Array[], options: ArchiveOptions = {}): Uint8Array {
-  return concatBytes(...entries, new Uint8Array(BLOCK * (options.endBlocks ?? 2)), options.trailing ?? new Uint8Array(0));
+  return concatBytes(
+    ...entries,
+    new Uint8Array(BLOCK * (options.endBlocks ?? 2)),
+    options.trailing ?? new Uint8Array(0),
+  );
 }

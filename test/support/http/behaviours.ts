@@ -16,15 +16,30 @@ export type HeaderMap = Readonly<Record<string, string | readonly string[]>>;
 export type LengthFraming = number | 'omit' | 'until-close';
 
 export type Behaviour =
-  | { readonly kind: 'serve'; readonly body: Uint8Array; readonly status: number; readonly headers: HeaderMap;
-      readonly contentLength: LengthFraming; readonly contentEncoding: string | undefined }
-  | { readonly kind: 'truncate'; readonly body: Uint8Array; readonly declaredLength: number; readonly sendBytes: number }
+  | {
+      readonly kind: 'serve';
+      readonly body: Uint8Array;
+      readonly status: number;
+      readonly headers: HeaderMap;
+      readonly contentLength: LengthFraming;
+      readonly contentEncoding: string | undefined;
+    }
+  | {
+      readonly kind: 'truncate';
+      readonly body: Uint8Array;
+      readonly declaredLength: number;
+      readonly sendBytes: number;
+    }
   | { readonly kind: 'stall-before-headers' }
   | { readonly kind: 'stall-after'; readonly body: Uint8Array; readonly bytes: number }
   | { readonly kind: 'trickle'; readonly body: Uint8Array; readonly chunkBytes: number; readonly intervalMs: number }
   | { readonly kind: 'redirect'; readonly location: string; readonly status: number }
-  | { readonly kind: 'endless'; readonly chunkBytes: number; readonly maxBytes: number;
-      readonly source: (() => Iterable<Uint8Array>) | undefined }
+  | {
+      readonly kind: 'endless';
+      readonly chunkBytes: number;
+      readonly maxBytes: number;
+      readonly source: (() => Iterable<Uint8Array>) | undefined;
+    }
   | { readonly kind: 'status'; readonly code: number; readonly body: Uint8Array };
 
 export type BodyInput = Uint8Array | string;
@@ -46,8 +61,12 @@ export interface ServeOptions {
 export function serve(body: BodyInput, options: ServeOptions = {}): Behaviour {
   const bytes = toBytes(body);
   return {
-    kind: 'serve', body: bytes, status: options.status ?? 200, headers: options.headers ?? {},
-    contentLength: options.contentLength ?? bytes.length, contentEncoding: options.contentEncoding,
+    kind: 'serve',
+    body: bytes,
+    status: options.status ?? 200,
+    headers: options.headers ?? {},
+    contentLength: options.contentLength ?? bytes.length,
+    contentEncoding: options.contentEncoding,
   };
 }
 
@@ -97,7 +116,12 @@ export const ONE_GIB = 1024 ** 3;
 /** A 200 chunked body that never ends; stops when the client disconnects. */
 export function endless(options: EndlessOptions): Behaviour {
   if (options.chunkBytes < 1) throw new RangeError('chunkBytes must be >= 1');
-  return { kind: 'endless', chunkBytes: options.chunkBytes, maxBytes: options.maxBytes ?? ONE_GIB, source: options.source };
+  return {
+    kind: 'endless',
+    chunkBytes: options.chunkBytes,
+    maxBytes: options.maxBytes ?? ONE_GIB,
+    source: options.source,
+  };
 }
 
 /** A bare status (404, 500, 206, 204, …) with an honest length; 204 and 304 never carry a body. */

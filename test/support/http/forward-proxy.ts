@@ -56,7 +56,14 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
     const headers: OutgoingHttpHeaders = { ...req.headers };
     for (const h of HOP_BY_HOP) delete headers[h];
     const upstream = httpRequest(
-      { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || 80, method: req.method, path: url.pathname + url.search, headers, agent: false },
+      {
+        host: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port || 80,
+        method: req.method,
+        path: url.pathname + url.search,
+        headers,
+        agent: false,
+      },
       (up) => {
         res.writeHead(up.statusCode ?? 502, up.rawHeaders);
         up.pipe(res);

@@ -1,4 +1,9 @@
-import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -133,7 +138,9 @@ function respond(socket: Duplex, b: Behaviour, isHead: boolean, later: Later, cl
     }
     case 'status': {
       const noBody = b.code === 204 || b.code === 304;
-      const headers: HeaderMap = noBody ? {} : { 'Content-Length': String(b.body.length), 'Content-Type': 'text/plain' };
+      const headers: HeaderMap = noBody
+        ? {}
+        : { 'Content-Length': String(b.body.length), 'Content-Type': 'text/plain' };
       socket.end(Buffer.concat([responseHead(b.code, headers), noBody ? new Uint8Array(0) : body(b.body)]));
       return;
     }
@@ -149,7 +156,9 @@ function respond(socket: Duplex, b: Behaviour, isHead: boolean, later: Later, cl
     case 'stall-before-headers':
       return; // the socket stays open until the client gives up or close() destroys it
     case 'stall-after':
-      socket.write(Buffer.concat([responseHead(200, { 'Content-Length': String(b.body.length) }), b.body.subarray(0, b.bytes)]));
+      socket.write(
+        Buffer.concat([responseHead(200, { 'Content-Length': String(b.body.length) }), b.body.subarray(0, b.bytes)]),
+      );
       return;
     case 'trickle': {
       socket.write(responseHead(200, { 'Content-Length': String(b.body.length) }));
@@ -178,7 +187,11 @@ function* zeros(chunkBytes: number): Generator<Uint8Array> {
   for (;;) yield chunk;
 }
 
-async function pumpEndless(socket: Duplex, b: Extract<Behaviour, { kind: 'endless' }>, closing: () => boolean): Promise<void> {
+async function pumpEndless(
+  socket: Duplex,
+  b: Extract<Behaviour, { kind: 'endless' }>,
+  closing: () => boolean,
+): Promise<void> {
   socket.write(responseHead(200, { 'Transfer-Encoding': 'chunked', 'Content-Type': 'application/octet-stream' }));
   let sent = 0;
   for (const piece of b.source ? b.source() : zeros(b.chunkBytes)) {

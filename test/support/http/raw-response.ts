@@ -21,7 +21,11 @@ export function responseHead(statusCode: number, headers: HeaderMap): Buffer {
 
 /** One chunk in chunked transfer-coding. */
 export function chunkFrame(piece: Uint8Array): Buffer {
-  return Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`, 'latin1'), piece, Buffer.from('\r\n', 'latin1')]);
+  return Buffer.concat([
+    Buffer.from(`${piece.length.toString(16)}\r\n`, 'latin1'),
+    piece,
+    Buffer.from('\r\n', 'latin1'),
+  ]);
 }
 
 export const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1');

@@ -53,7 +53,12 @@ const SERVED: readonly GroupVersionSpec[] = [
         shortNames: ['crd', 'crds'],
         categories: ['api-extensions'],
       },
-      { name: 'customresourcedefinitions/status', singularName: '', kind: 'CustomResourceDefinition', verbs: STATUS_VERBS },
+      {
+        name: 'customresourcedefinitions/status',
+        singularName: '',
+        kind: 'CustomResourceDefinition',
+        verbs: STATUS_VERBS,
+      },
     ],
   },
   {
@@ -74,7 +79,13 @@ function resourceList(gv: GroupVersionSpec): JsonObject {
     apiVersion: 'v1',
     groupVersion: groupVersion(gv),
     resources: gv.resources.map((r) => {
-      const entry: JsonObject = { name: r.name, singularName: r.singularName, namespaced: false, kind: r.kind, verbs: [...r.verbs] };
+      const entry: JsonObject = {
+        name: r.name,
+        singularName: r.singularName,
+        namespaced: false,
+        kind: r.kind,
+        verbs: [...r.verbs],
+      };
       if (r.shortNames !== undefined) entry['shortNames'] = [...r.shortNames];
       if (r.categories !== undefined) entry['categories'] = [...r.categories];
       return entry;
@@ -88,7 +99,11 @@ function apiGroup(gv: GroupVersionSpec): JsonObject {
 }
 
 /** The discovery document for `path`, or undefined if `path` is not a discovery path. */
-export function discoveryDocument(path: string, serverAddress: string, selectableFields: boolean): JsonObject | undefined {
+export function discoveryDocument(
+  path: string,
+  serverAddress: string,
+  selectableFields: boolean,
+): JsonObject | undefined {
   if (path === '/version') {
     // Field selectors on CRD selectableFields are beta from 1.31 and GA in 1.32; claim a version
     // consistent with whether the fake honours them.

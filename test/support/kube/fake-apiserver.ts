@@ -123,7 +123,8 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     const wait = faults.delayFor(record) + (injected?.delayMs ?? 0);
     if (wait > 0) await timers.sleep(wait);
     if (closing !== undefined || res.destroyed) return;
-    if (injected !== undefined) return sendStatus(res, failure(injected.status, `injected failure (HTTP ${injected.status})`));
+    if (injected !== undefined)
+      return sendStatus(res, failure(injected.status, `injected failure (HTTP ${injected.status})`));
     dispatch(ctx, record, res);
   };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -150,7 +151,8 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
       for (const w of watches) w.silence();
     },
     requests,
-    requestCount: (filter) => (filter === undefined ? requests.length : requests.filter((r) => matches(filter, r)).length),
+    requestCount: (filter) =>
+      filter === undefined ? requests.length : requests.filter((r) => matches(filter, r)).length,
     statusWrites: (name) => store.statusWrites(name),
     openWatches: () => [...watches].map((w) => w.info),
     close: () => {

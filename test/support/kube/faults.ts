@@ -31,7 +31,8 @@ export interface FailResponse {
   readonly delayMs?: number;
 }
 
-export const isWatch = (query: Readonly<Record<string, string>>): boolean => query['watch'] === 'true' || query['watch'] === '1';
+export const isWatch = (query: Readonly<Record<string, string>>): boolean =>
+  query['watch'] === 'true' || query['watch'] === '1';
 
 export function matches(matcher: RequestMatcher, req: KubeRequest): boolean {
   if (matcher.method !== undefined && matcher.method.toUpperCase() !== req.method.toUpperCase()) return false;

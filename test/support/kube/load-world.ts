@@ -36,7 +36,11 @@ export interface LoadResult {
  * by `agent-upgrade supervise`, against the fake API server holding `others` operations for
  * other machines; `ours` upgrades are then requested one after another.
  */
-export async function runDaemonLoad(options: { readonly others: number; readonly ours: number; readonly selectableFields: boolean }): Promise<LoadResult> {
+export async function runDaemonLoad(options: {
+  readonly others: number;
+  readonly ours: number;
+  readonly selectableFields: boolean;
+}): Promise<LoadResult> {
   const scratch = makeScratch('agent-upgrade-load-');
   const api = await startFakeApiServer({ selectableFields: options.selectableFields, bookmarkIntervalMs: 5_000 });
   const releases = await startHostileServer();
@@ -61,15 +65,22 @@ export async function runDaemonLoad(options: { readonly others: number; readonly
     const migrated = spawnSync(process.execPath, [CLI, 'migrate', '--root', root], { encoding: 'utf8' });
     if (migrated.status !== 0) throw new Error(`migrate failed: ${migrated.stderr}`);
     for (let index = 0; index < options.others; index += 1) {
-      api.create(machineOperation(`other-${index}`, `node-${1000 + index}`, { parameters: { downloadURL: 'http://127.0.0.1:9/never.tar.gz' } }));
+      api.create(
+        machineOperation(`other-${index}`, `node-${1000 + index}`, {
+          parameters: { downloadURL: 'http://127.0.0.1:9/never.tar.gz' },
+        }),
+      );
     }
     // Run as installed (through the bin's shebang and its V8 flags), not as `node <script>`.
     children.push(spawn(CLI, ['supervise', '--root', root], { stdio: 'ignore' }));
-    const daemon = spawn(CLI, ['daemon', '--root', root, '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const daemon = spawn(CLI, ['daemon', '--root', root, '--log-level', 'warn'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     children.push(daemon);
     let stderr = '';
     daemon.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-20_000)));
-    if (!(await waitFor(() => api.openWatches().length > 0, 30_000))) throw new Error(`the daemon did not start watching: ${stderr}`);
+    if (!(await waitFor(() => api.openWatches().length > 0, 30_000)))
+      throw new Error(`the daemon did not start watching: ${stderr}`);
     const pid = daemon.pid ?? 0;
     const idle = memoryKiB(pid).rss;
     const before = api.requests.length;
@@ -77,14 +88,25 @@ export async function runDaemonLoad(options: { readonly others: number; readonly
     let completed = 0;
     for (let index = 0; index < options.ours; index += 1) {
       const version = `2.1.${101 + index}`;
-      const archive = releaseArchive(`aks-flex-node-linux-${TEST_IDENTITY.arch}`, withVersion(built, BASE_VERSION, version));
+      const archive = releaseArchive(
+        `aks-flex-node-linux-${TEST_IDENTITY.arch}`,
+        withVersion(built, BASE_VERSION, version),
+      );
       releases.route(`/agent-${version}.tar.gz`, serve(archive));
       const name = `upgrade-${index}`;
-      api.create(machineOperation(name, MACHINE, { parameters: { downloadURL: releases.url(`/agent-${version}.tar.gz`), sha256: createHash('sha256').update(archive).digest('hex') } }));
+      api.create(
+        machineOperation(name, MACHINE, {
+          parameters: {
+            downloadURL: releases.url(`/agent-${version}.tar.gz`),
+            sha256: createHash('sha256').update(archive).digest('hex'),
+          },
+        }),
+      );
       // Interleaved traffic for other machines while ours runs.
       api.create(machineOperation(`other-late-${index}`, `node-${5000 + index}`));
       const phase = () => (api.get(name)?.status as { phase?: string } | undefined)?.phase;
-      if (!(await waitFor(() => phase() === 'Complete' || phase() === 'Failed', 30_000))) throw new Error(`${name} did not finish: ${stderr}`);
+      if (!(await waitFor(() => phase() === 'Complete' || phase() === 'Failed', 30_000)))
+        throw new Error(`${name} did not finish: ${stderr}`);
       if (phase() === 'Complete') completed += 1;
     }
     const elapsedMs = Date.now() - startedMs;
@@ -100,14 +122,21 @@ export async function runDaemonLoad(options: { readonly others: number; readonly
     }
     const shutdown = await terminate(daemon, 15_000);
     const ours = Array.from({ length: options.ours }, (_, index) => `upgrade-${index}`);
-    const terminalWrites = (name: string) => api.statusWrites(name).filter((status) => ['Complete', 'Failed'].includes(String(status['phase']))).length;
-    const others = [...Array.from({ length: options.others }, (_, index) => `other-${index}`), ...Array.from({ length: options.ours }, (_, index) => `other-late-${index}`)];
+    const terminalWrites = (name: string) =>
+      api.statusWrites(name).filter((status) => ['Complete', 'Failed'].includes(String(status['phase']))).length;
+    const others = [
+      ...Array.from({ length: options.others }, (_, index) => `other-${index}`),
+      ...Array.from({ length: options.ours }, (_, index) => `other-late-${index}`),
+    ];
     return {
       upgrades: options.ours,
       completed,
       notExactlyOnce: ours.filter((name) => terminalWrites(name) !== 1),
-      othersTouched: others.filter((name) => api.statusWrites(name).length > 0 || api.get(name)?.status !== undefined).length,
-      requestsPerUpgrade: Object.fromEntries(Object.entries(byMethod).map(([method, count]) => [method, count / options.ours])),
+      othersTouched: others.filter((name) => api.statusWrites(name).length > 0 || api.get(name)?.status !== undefined)
+        .length,
+      requestsPerUpgrade: Object.fromEntries(
+        Object.entries(byMethod).map(([method, count]) => [method, count / options.ours]),
+      ),
       watchRequests,
       rssKiB: { idle, end: memory.rss, peak: memory.peak },
       elapsedMs,
@@ -115,7 +144,16 @@ export async function runDaemonLoad(options: { readonly others: number; readonly
     };
   } finally {
     for (const child of children) child.kill('SIGTERM');
-    await Promise.all(children.map((child) => (child.exitCode !== null ? undefined : new Promise((done) => { child.once('exit', done); setTimeout(done, 10_000).unref(); }))));
+    await Promise.all(
+      children.map((child) =>
+        child.exitCode !== null
+          ? undefined
+          : new Promise((done) => {
+              child.once('exit', done);
+              setTimeout(done, 10_000).unref();
+            }),
+      ),
+    );
     await releases.close();
     await api.close();
     scratch.cleanup();
@@ -138,4 +176,3 @@ function memoryKiB(pid: number): { rss: number; peak: number } {
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
   return { rss: field('VmRSS'), peak: field('VmHWM') };
 }
-

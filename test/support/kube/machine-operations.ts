@@ -6,7 +6,12 @@ import type { JsonObject, MachineOperationInput } from './fake-apiserver.js';
 export function machineOperation(
   name: string,
   machineRef: string | null,
-  extra: { readonly operationKind?: string; readonly parameters?: Record<string, string>; readonly machineSelector?: JsonObject; readonly status?: JsonObject } = {},
+  extra: {
+    readonly operationKind?: string;
+    readonly parameters?: Record<string, string>;
+    readonly machineSelector?: JsonObject;
+    readonly status?: JsonObject;
+  } = {},
 ): MachineOperationInput {
   return {
     apiVersion: 'unbounded-cloud.io/v1alpha3',

@@ -11,7 +11,16 @@ import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import { fail, failure, type KubeStatus, StatusError } from './status.js';
 import type { KubeStore } from './store.js';
 import type { Timers } from './timers.js';
-import { API_VERSION, GROUP, KIND, LIST_KIND, type MachineOperation, type MachineOperationInput, PLURAL, VERSION } from './types.js';
+import {
+  API_VERSION,
+  GROUP,
+  KIND,
+  LIST_KIND,
+  type MachineOperation,
+  type MachineOperationInput,
+  PLURAL,
+  VERSION,
+} from './types.js';
 import { WatchStream } from './watch.js';
 
 export interface RouteContext {
@@ -62,7 +71,12 @@ function route(ctx: RouteContext, req: KubeRequest, res: ServerResponse): void {
   if (path === '/api/v1/nodes') {
     requireMethod(method, ['GET']);
     const items = ctx.store.listNodes();
-    return sendJson(res, 200, { apiVersion: 'v1', kind: 'NodeList', metadata: { resourceVersion: String(ctx.store.currentRv()) }, items });
+    return sendJson(res, 200, {
+      apiVersion: 'v1',
+      kind: 'NodeList',
+      metadata: { resourceVersion: String(ctx.store.currentRv()) },
+      items,
+    });
   }
   const node = /^\/api\/v1\/nodes\/([^/]+)$/.exec(path);
   if (node !== null) {
@@ -97,7 +111,8 @@ function route(ctx: RouteContext, req: KubeRequest, res: ServerResponse): void {
 }
 
 function requireMethod(method: string, allowed: readonly string[]): void {
-  if (!allowed.includes(method)) throw fail(405, `the server does not allow this method on the requested resource`, 'MethodNotAllowed');
+  if (!allowed.includes(method))
+    throw fail(405, `the server does not allow this method on the requested resource`, 'MethodNotAllowed');
 }
 
 function mediaType(req: KubeRequest): string {
@@ -113,7 +128,8 @@ function jsonBody(req: KubeRequest): JsonObject {
 function requireJson(req: KubeRequest): void {
   const type = mediaType(req);
   // kube-apiserver also takes YAML and protobuf; the fake only speaks JSON, so anything else is 415.
-  if (type !== 'application/json') throw fail(415, `the fake API server only accepts application/json bodies, got "${type}"`, 'UnsupportedMediaType');
+  if (type !== 'application/json')
+    throw fail(415, `the fake API server only accepts application/json bodies, got "${type}"`, 'UnsupportedMediaType');
 }
 
 function stringMap(value: JsonValue | undefined, field: string): Record<string, string> | undefined {
@@ -133,9 +149,14 @@ function optionalObject(value: JsonValue | undefined, field: string): JsonObject
 function checkTypeMeta(body: JsonObject): void {
   const { apiVersion, kind } = body;
   if (apiVersion !== undefined && apiVersion !== API_VERSION) {
-    throw fail(400, `the API version in the data (${String(apiVersion)}) does not match the expected API version (${API_VERSION})`, 'BadRequest');
+    throw fail(
+      400,
+      `the API version in the data (${String(apiVersion)}) does not match the expected API version (${API_VERSION})`,
+      'BadRequest',
+    );
   }
-  if (kind !== undefined && kind !== KIND) throw fail(400, `the kind in the data (${String(kind)}) does not match the expected kind (${KIND})`, 'BadRequest');
+  if (kind !== undefined && kind !== KIND)
+    throw fail(400, `the kind in the data (${String(kind)}) does not match the expected kind (${KIND})`, 'BadRequest');
 }
 
 /** Validates a POST body into a create input; unknown top-level fields are pruned, as a structural schema does. */
@@ -149,7 +170,8 @@ function createInput(req: KubeRequest): MachineOperationInput {
   if ((typeof name !== 'string' || name === '') && typeof generateName === 'string' && generateName !== '') {
     name = generateName + Math.random().toString(36).slice(2, 7);
   }
-  if (typeof name !== 'string' || name === '') throw fail(422, 'metadata.name: Required value: name or generateName is required', 'Invalid');
+  if (typeof name !== 'string' || name === '')
+    throw fail(422, 'metadata.name: Required value: name or generateName is required', 'Invalid');
   const input: MachineOperationInput = { metadata: { name } };
   const labels = stringMap(metadata['labels'], 'metadata.labels');
   const annotations = stringMap(metadata['annotations'], 'metadata.annotations');
@@ -166,12 +188,17 @@ function putStatus(ctx: RouteContext, req: KubeRequest, name: string): MachineOp
   checkTypeMeta(body);
   const metadata = optionalObject(body['metadata'], 'metadata') ?? {};
   if (metadata['name'] !== undefined && metadata['name'] !== name) {
-    throw fail(400, `the name of the object (${String(metadata['name'])}) does not match the name on the URL (${name})`, 'BadRequest');
+    throw fail(
+      400,
+      `the name of the object (${String(metadata['name'])}) does not match the name on the URL (${name})`,
+      'BadRequest',
+    );
   }
   const rv = metadata['resourceVersion'];
   ctx.store.require(name); // 404 before 422/409, as the real update path reads the object first
   // Custom resources do not allow unconditional updates: PUT must carry the version it is based on.
-  if (typeof rv !== 'string' || rv === '') throw fail(422, 'metadata.resourceVersion: Invalid value: 0x0: must be specified for an update', 'Invalid');
+  if (typeof rv !== 'string' || rv === '')
+    throw fail(422, 'metadata.resourceVersion: Invalid value: 0x0: must be specified for an update', 'Invalid');
   const status = optionalObject(body['status'], 'status');
   if (ctx.takeConflict()) throw injectedConflict(name);
   return ctx.store.writeStatus(name, status, rv);
@@ -183,12 +210,17 @@ function patchStatus(ctx: RouteContext, req: KubeRequest, name: string): Machine
   // forgot to select merge patch, so only merge patch is served.
   const type = mediaType(req);
   if (type !== MERGE_PATCH) {
-    throw fail(415, `the body of the request was in an unknown format - accepted media types include: ${MERGE_PATCH}`, 'UnsupportedMediaType');
+    throw fail(
+      415,
+      `the body of the request was in an unknown format - accepted media types include: ${MERGE_PATCH}`,
+      'UnsupportedMediaType',
+    );
   }
   const patch = jsonBody(req);
   const current = ctx.store.require(name);
   const metadata = patch['metadata'];
-  const precondition = isJsonObject(metadata) && typeof metadata['resourceVersion'] === 'string' ? metadata['resourceVersion'] : undefined;
+  const precondition =
+    isJsonObject(metadata) && typeof metadata['resourceVersion'] === 'string' ? metadata['resourceVersion'] : undefined;
   let status = current.status;
   const statusPatch = patch['status'];
   if (statusPatch !== undefined) {
@@ -280,7 +312,8 @@ function startWatch(ctx: RouteContext, req: KubeRequest, res: ServerResponse): v
   let resourceVersion: number | undefined;
   if (rawRv !== undefined && rawRv !== '' && rawRv !== '0') {
     resourceVersion = Number(rawRv);
-    if (!Number.isInteger(resourceVersion) || resourceVersion < 0) throw fail(400, `invalid resource version: ${rawRv}`, 'BadRequest');
+    if (!Number.isInteger(resourceVersion) || resourceVersion < 0)
+      throw fail(400, `invalid resource version: ${rawRv}`, 'BadRequest');
   }
   const bookmarks = req.query['allowWatchBookmarks'] === 'true' || req.query['allowWatchBookmarks'] === '1';
   const stream = new WatchStream({

@@ -56,7 +56,8 @@ export function parseLabelSelector(raw: string | undefined): Selector {
       const key = negate ? term.slice(1) : term;
       return (op) => (op.metadata.labels?.[key] !== undefined) !== negate;
     }
-    if (/\s(in|notin)\s/.test(term)) throw fail(400, `the fake API server does not support set-based label selectors: '${term}'`);
+    if (/\s(in|notin)\s/.test(term))
+      throw fail(400, `the fake API server does not support set-based label selectors: '${term}'`);
     const r = parseTerm(term, 'label');
     return (op) => (op.metadata.labels?.[r.key] === r.value) === (r.op === '=');
   });

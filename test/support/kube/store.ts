@@ -89,7 +89,8 @@ export class KubeStore {
   /** `keepStatus`: a real server drops `status` on create when the status subresource is on. */
   create(input: MachineOperationInput, keepStatus: boolean): MachineOperation {
     const { name } = input.metadata;
-    if (this.ops.has(name)) throw fail(409, `${QUALIFIED_RESOURCE} "${name}" already exists`, 'AlreadyExists', details(name));
+    if (this.ops.has(name))
+      throw fail(409, `${QUALIFIED_RESOURCE} "${name}" already exists`, 'AlreadyExists', details(name));
     const op: MachineOperation = {
       apiVersion: API_VERSION,
       kind: KIND,

@@ -68,7 +68,11 @@ export class WatchStream {
     if (bookmarkIntervalMs !== undefined) {
       this.cancels.push(
         timers.every(bookmarkIntervalMs, () =>
-          this.send('BOOKMARK', { kind: KIND, apiVersion: API_VERSION, metadata: { resourceVersion: String(store.currentRv()) } }),
+          this.send('BOOKMARK', {
+            kind: KIND,
+            apiVersion: API_VERSION,
+            metadata: { resourceVersion: String(store.currentRv()) },
+          }),
         ),
       );
     }

@@ -18,7 +18,8 @@ const counts = new Map();
 
 /** Dies here when this is the chosen effect's `occurrence`-th call (1-based). */
 function maybeDie(target, method, args, when) {
-  if (killAt === null || killAt.target !== target || killAt.method !== method || (killAt.when ?? 'after') !== when) return;
+  if (killAt === null || killAt.target !== target || killAt.method !== method || (killAt.when ?? 'after') !== when)
+    return;
   if (killAt.path !== undefined && !String(args[0]).endsWith(killAt.path)) return;
   const key = `${target}.${method}.${killAt.path ?? ''}`;
   const seen = (counts.get(key) ?? 0) + 1;
@@ -59,8 +60,10 @@ class FileOperationStore {
     if (operation === undefined) return { kind: 'gone' };
     const terminal = operation.phase === 'Complete' || operation.phase === 'Failed';
     if (terminal) {
-      const same = operation.phase === entry.phase && operation.reason === entry.reason && operation.message === entry.message;
-      if (!same && entry.phase !== 'InProgress') state.violations.push({ name: ref.name, existing: operation.phase, attempted: entry.phase });
+      const same =
+        operation.phase === entry.phase && operation.reason === entry.reason && operation.message === entry.message;
+      if (!same && entry.phase !== 'InProgress')
+        state.violations.push({ name: ref.name, existing: operation.phase, attempted: entry.phase });
       this.save(state);
       return { kind: 'written' };
     }
@@ -79,13 +82,29 @@ class FileOperationStore {
   async *watch() {}
 }
 
-const silent = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {}, child() { return silent; } };
+const silent = {
+  trace() {},
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  fatal() {},
+  child() {
+    return silent;
+  },
+};
 const fs = killable('fs', new NodeFileSystem());
 const config = await loadConfig(new NodeFileSystem(), { root: input.root });
 if (!config.ok) throw new Error(config.failure.message);
 const layout = deriveLayout({ root: config.value.root, agentName: config.value.agent.name, ...config.value.paths });
 if (!layout.ok) throw new Error(layout.failure.message);
-const identity = { euid: 0, arch: input.arch, pid: process.pid, command: 'daemon-child', invocation: { executable: input.cli, configPath: null } };
+const identity = {
+  euid: 0,
+  arch: input.arch,
+  pid: process.pid,
+  command: 'daemon-child',
+  invocation: { executable: input.cli, configPath: null },
+};
 const services = killable(
   'services',
   new SystemdServiceManager({
@@ -97,12 +116,24 @@ const services = killable(
     assets: systemdAssets(config.value, layout.value, identity),
   }),
 );
-const upgrader = createUpgrader({ config: config.value, identity, logger: silent, overrides: { fileSystem: fs, serviceManager: services } });
+const upgrader = createUpgrader({
+  config: config.value,
+  identity,
+  logger: silent,
+  overrides: { fileSystem: fs, serviceManager: services },
+});
 if (!upgrader.ok) throw new Error(upgrader.failure.message);
-const session = upgrader.value.managed({ store: killable('store', new FileOperationStore(input.storePath)), selfExecutable: input.selfExecutable });
+const session = upgrader.value.managed({
+  store: killable('store', new FileOperationStore(input.storePath)),
+  selfExecutable: input.selfExecutable,
+});
 if (!session.ok) throw new Error(session.failure.message);
 const result =
   input.mode === 'start'
     ? await session.value.start()
-    : await session.value.handle({ operation: input.operation, phase: input.phase ?? null, parameters: input.parameters });
+    : await session.value.handle({
+        operation: input.operation,
+        phase: input.phase ?? null,
+        parameters: input.parameters,
+      });
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -58,13 +58,20 @@ export class PrivateSystemd {
   ) {}
 
   /** Boots it; throws with the boot log when systemd does not come up (never skips). */
-  static async boot(options: { readonly unitDirs: readonly string[]; readonly logPath: string }): Promise<PrivateSystemd> {
+  static async boot(options: {
+    readonly unitDirs: readonly string[];
+    readonly logPath: string;
+  }): Promise<PrivateSystemd> {
     const log = openSync(options.logPath, 'a');
-    const unshare = spawn('unshare', ['--pid', '--fork', '--mount', '--mount-proc', '--propagation', 'private', '/bin/bash', '-c', BOOT_SCRIPT], {
-      // A trailing ":" keeps systemd's built-in search path after ours.
-      env: { ...process.env, SYSTEMD_UNIT_PATH: `${options.unitDirs.join(':')}:` },
-      stdio: ['ignore', log, log],
-    });
+    const unshare = spawn(
+      'unshare',
+      ['--pid', '--fork', '--mount', '--mount-proc', '--propagation', 'private', '/bin/bash', '-c', BOOT_SCRIPT],
+      {
+        // A trailing ":" keeps systemd's built-in search path after ours.
+        env: { ...process.env, SYSTEMD_UNIT_PATH: `${options.unitDirs.join(':')}:` },
+        stdio: ['ignore', log, log],
+      },
+    );
     closeSync(log);
     const fail = (why: string): never => {
       unshare.kill('SIGKILL');
@@ -87,10 +94,14 @@ export class PrivateSystemd {
     if (pid === 0) return fail('no systemd process appeared');
     const manager = new PrivateSystemd(unshare, pid, options.logPath);
     // The bus socket appears a moment after the process: retry until systemd answers.
-    let state = manager.run('systemctl', ['is-system-running', '--wait'], { timeoutMs: Math.max(1000, deadlineMs - Date.now()) });
+    let state = manager.run('systemctl', ['is-system-running', '--wait'], {
+      timeoutMs: Math.max(1000, deadlineMs - Date.now()),
+    });
     while (state.stdout.trim() === '' && Date.now() < deadlineMs) {
       await new Promise((done) => setTimeout(done, 100));
-      state = manager.run('systemctl', ['is-system-running', '--wait'], { timeoutMs: Math.max(1000, deadlineMs - Date.now()) });
+      state = manager.run('systemctl', ['is-system-running', '--wait'], {
+        timeoutMs: Math.max(1000, deadlineMs - Date.now()),
+      });
     }
     if (!['running', 'degraded'].includes(state.stdout.trim())) {
       await manager.stop();
@@ -105,7 +116,11 @@ export class PrivateSystemd {
   }
 
   /** Runs a command inside the namespace and waits for it (bounded). */
-  run(command: string, args: readonly string[], options: { readonly timeoutMs?: number; readonly env?: NodeJS.ProcessEnv } = {}): CommandResult {
+  run(
+    command: string,
+    args: readonly string[],
+    options: { readonly timeoutMs?: number; readonly env?: NodeJS.ProcessEnv } = {},
+  ): CommandResult {
     const result = spawnSync('nsenter', ['-t', String(this.pid), '-m', '-p', '--', command, ...args], {
       encoding: 'utf8',
       timeout: options.timeoutMs ?? 60_000,
@@ -119,8 +134,15 @@ export class PrivateSystemd {
    * Runs a command inside the namespace without blocking this process (which may be serving
    * the command, e.g. a release download); killed with SIGKILL after `timeoutMs`.
    */
-  runAsync(command: string, args: readonly string[], options: { readonly timeoutMs: number; readonly env?: NodeJS.ProcessEnv }): Promise<CommandResult> {
-    const child = spawn('nsenter', ['-t', String(this.pid), '-m', '-p', '--', command, ...args], { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  runAsync(
+    command: string,
+    args: readonly string[],
+    options: { readonly timeoutMs: number; readonly env?: NodeJS.ProcessEnv },
+  ): Promise<CommandResult> {
+    const child = spawn('nsenter', ['-t', String(this.pid), '-m', '-p', '--', command, ...args], {
+      env: options.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -129,7 +151,11 @@ export class PrivateSystemd {
     return new Promise((done) => {
       child.on('close', (code, signal) => {
         clearTimeout(timer);
-        done({ status: signal === null ? code : null, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') });
+        done({
+          status: signal === null ? code : null,
+          stdout: Buffer.concat(stdout).toString('utf8'),
+          stderr: Buffer.concat(stderr).toString('utf8'),
+        });
       });
     });
   }
@@ -140,7 +166,11 @@ export class PrivateSystemd {
     const pid = String(this.pid);
     return {
       run: (request: RunRequest): Promise<RunOutcome> =>
-        inner.run({ ...request, command: 'nsenter', args: ['-t', pid, '-m', '-p', '--', request.command, ...request.args] }),
+        inner.run({
+          ...request,
+          command: 'nsenter',
+          args: ['-t', pid, '-m', '-p', '--', request.command, ...request.args],
+        }),
     };
   }
 

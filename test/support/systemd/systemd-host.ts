@@ -1,4 +1,14 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NodeFileSystem } from '../../../src/adapters/node/node-file-system.js';
@@ -39,7 +49,9 @@ export class SystemdWorld {
   static async create(): Promise<SystemdWorld> {
     assertBuildCurrent();
     const scratch = makeScratch('agent-upgrade-systemd-');
-    const unitDirs = Array.from({ length: HOST_SLOTS }, (_, index) => join(scratch.root, `h${index}`, 'etc/systemd/system'));
+    const unitDirs = Array.from({ length: HOST_SLOTS }, (_, index) =>
+      join(scratch.root, `h${index}`, 'etc/systemd/system'),
+    );
     try {
       const systemd = await PrivateSystemd.boot({ unitDirs, logPath: join(scratch.root, 'systemd.log') });
       return new SystemdWorld(systemd, scratch.root, scratch.cleanup);
@@ -156,11 +168,16 @@ export class SandboxHost {
   }
 
   record(): Record<string, unknown> {
-    return JSON.parse(readFileSync(this.path('/etc/aks-flex-node/agent-upgrade-signal.json'), 'utf8')) as Record<string, unknown>;
+    return JSON.parse(readFileSync(this.path('/etc/aks-flex-node/agent-upgrade-signal.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
   }
 
   state(): { readonly quarantine: readonly string[] } {
-    return JSON.parse(readFileSync(this.path('/etc/aks-flex-node/agent-upgrade-state.json'), 'utf8')) as { quarantine: string[] };
+    return JSON.parse(readFileSync(this.path('/etc/aks-flex-node/agent-upgrade-state.json'), 'utf8')) as {
+      quarantine: string[];
+    };
   }
 
   /** Runs this repo's CLI inside the namespace with `--root`. */
@@ -169,7 +186,10 @@ export class SandboxHost {
   }
 
   /** Runs the CLI with `--json` and returns the exit status and the parsed document. */
-  cliJson(args: readonly string[], timeoutMs?: number): { readonly status: number | null; readonly doc: Record<string, unknown>; readonly stderr: string } {
+  cliJson(
+    args: readonly string[],
+    timeoutMs?: number,
+  ): { readonly status: number | null; readonly doc: Record<string, unknown>; readonly stderr: string } {
     const result = this.cli([...args, '--json'], timeoutMs);
     let doc: Record<string, unknown>;
     try {
@@ -224,7 +244,10 @@ function isLink(path: string): boolean {
 /** The suite runs bin/agent-upgrade inside the namespace, so dist/ must match src/. */
 export function assertBuildCurrent(): void {
   const stale = staleOutputs(join(REPO, 'src'), join(REPO, 'dist'));
-  if (stale.length > 0) throw new Error(`dist/ is older than src/ (${stale.slice(0, 3).join(', ')}): run \`npm run build\` before the real-systemd suite`);
+  if (stale.length > 0)
+    throw new Error(
+      `dist/ is older than src/ (${stale.slice(0, 3).join(', ')}): run \`npm run build\` before the real-systemd suite`,
+    );
 }
 
 /** Source files whose compiled output is missing or older than they are. */
