@@ -2,7 +2,8 @@
  * agent-upgrade as a library: the use cases over a configuration, with any port replaceable by
  * the embedder's own adapter (see docs/embedding.md).
  */
-export { createUpgrader, Upgrader, type UpgraderOptions } from './app/upgrader.js';
+export { Upgrader } from './app/upgrader.js';
+export { createUpgrader, type UpgraderOptions } from './app/composition/create-upgrader.js';
 export { loadConfig, type ConfigSource } from './app/config/load-config.js';
 export { parseConfigText, parseConfigValue } from './app/config/parse-config.js';
 export { FLEX_PROFILE, type UpgraderConfig } from './app/config/upgrader-config.js';

@@ -1,13 +1,13 @@
-import { fail, failure, ok, type Result } from '../domain/failure.js';
-import { deriveLayout, type SlotLayout } from '../domain/slot-layout.js';
+import { failure, ok, type Result } from '../domain/failure.js';
+import type { SlotLayout } from '../domain/slot-layout.js';
+import type { ArchiveExtractor } from '../ports/archive-extractor.js';
+import type { ArtifactSource } from '../ports/artifact-source.js';
 import type { FileSystem } from '../ports/file-system.js';
 import type { HostLock } from '../ports/host-lock.js';
 import type { Logger } from '../ports/logger.js';
 import type { ServiceManager } from '../ports/service-manager.js';
-import { Activation, type ActivateRequest, type ActivationDependencies } from './activation/activation.js';
+import type { Activation, ActivateRequest, ActivationDependencies } from './activation/activation.js';
 import { rollbackToLastGood, type RollbackOutcome } from './activation/rollback-to-last-good.js';
-import { hostFingerprint } from './host-fingerprint.js';
-import { findRuleProblem } from './config/config-rules.js';
 import type { ActivationReport, PreflightReport } from './activation/activation-report.js';
 import {
   installFromUrl,
@@ -16,29 +16,39 @@ import {
   type InstallRequest,
 } from './activation/install-from-url.js';
 import { fetchToFile, type FetchReport, type FetchToFileRequest } from './artifact/fetch-to-file.js';
-import { createContainer } from './composition/create-container.js';
-import { HostEffects } from './managed/host-effects.js';
-import { recover, type RecoverReport } from './managed/recover.js';
-import { RecordStore } from './record/record-store.js';
-import type { PortOverrides } from './composition/port-overrides.js';
 import type { UpgraderConfig } from './config/upgrader-config.js';
-import { asFailure, raise, runUseCase, unwrap } from './failure-signal.js';
 import { runDaemon, type DaemonExit } from './daemon/run-daemon.js';
+import { asFailure, raise, runUseCase } from './failure-signal.js';
+import { hostFingerprint } from './host-fingerprint.js';
 import type { HostIdentity } from './host-identity.js';
 import type { LayoutEngine, MigrationReport } from './layout/layout-engine.js';
+import { describeHolder, withHostLock } from './lock/with-host-lock.js';
+import type { ManagedSession, ManagedSessionFactory, ManagedSessionOptions } from './managed/managed-session.js';
+import { recover, type RecoverDependencies, type RecoverReport } from './managed/recover.js';
 import { readStatus, type StatusReport } from './status/read-status.js';
-import { Tokens } from './tokens.js';
-import type { UpgraderParts } from './upgrader-parts.js';
 import { runSupervisor } from './supervise/run-supervisor.js';
-import { ManagedSession, type ManagedSessionOptions } from './managed/managed-session.js';
+import type { OperationStoreFactory } from './managed/session-options.js';
+import type { Clock } from '../ports/clock.js';
 
-export type { UpgraderParts } from './upgrader-parts.js';
-
-export interface UpgraderOptions {
+/** What the composition root gives an Upgrader; the arch-bound use cases resolve on first use. */
+export interface UpgraderDependencies {
   readonly config: UpgraderConfig;
+  readonly layout: SlotLayout;
   readonly identity: HostIdentity;
   readonly logger: Logger;
-  readonly overrides?: PortOverrides;
+  readonly fs: FileSystem;
+  readonly lock: HostLock;
+  readonly services: ServiceManager;
+  readonly engine: LayoutEngine;
+  readonly source: ArtifactSource;
+  readonly extractor: ArchiveExtractor;
+  readonly clock: Clock;
+  readonly openOperationStore: OperationStoreFactory;
+  readonly recoverDependencies: RecoverDependencies;
+  /** Throw E_WRONG_ARCH on a host the releases are not built for. */
+  readonly activation: () => Activation;
+  readonly activationDependencies: () => ActivationDependencies;
+  readonly sessions: () => ManagedSessionFactory;
 }
 
 /**
@@ -48,67 +58,52 @@ export interface UpgraderOptions {
 export class Upgrader {
   readonly config: UpgraderConfig;
   readonly layout: SlotLayout;
-  private readonly fs: FileSystem;
-  private readonly lock: HostLock;
-  private readonly services: ServiceManager;
-  private readonly engine: LayoutEngine;
 
-  constructor(private readonly parts: UpgraderParts) {
-    this.config = parts.config;
-    this.layout = parts.layout;
-    this.fs = parts.fs;
-    this.lock = parts.lock;
-    this.services = parts.services;
-    this.engine = parts.engine;
+  constructor(private readonly deps: UpgraderDependencies) {
+    this.config = deps.config;
+    this.layout = deps.layout;
   }
 
   /** Downloads, verifies and extracts the release's one member to a file (no host change, no lock). */
   fetch(request: FetchToFileRequest): Promise<Result<FetchReport>> {
     return runUseCase(() => {
-      const arch = this.parts.identity.arch;
+      const arch = this.deps.identity.arch;
       if (arch === null && request.member === undefined) {
         raise(failure('E_WRONG_ARCH', 'releases are built for amd64 and arm64 only; name the member with --member'));
       }
       // Unlocked and unchecked: it may write anywhere but over what the upgrader manages.
-      return fetchToFile({ ...this.parts, arch: arch ?? 'amd64', refuseOutputsIn: this.layout }, request);
+      return fetchToFile({ ...this.deps, arch: arch ?? 'amd64', refuseOutputsIn: this.layout }, request);
     });
   }
 
   status(): Promise<Result<StatusReport>> {
-    return runUseCase(() =>
-      readStatus({
-        fs: this.fs,
-        services: this.services,
-        lock: this.lock,
-        layout: this.layout,
-        binaryMaxBytes: this.config.artifact.maxBinaryBytes,
-      }),
-    );
+    const { fs, services, lock, layout, config } = this.deps;
+    return runUseCase(() => readStatus({ fs, services, lock, layout, binaryMaxBytes: config.artifact.maxBinaryBytes }));
   }
 
   /** `migrate`: an interrupted direct activation is resolved first, then the layout converges. */
   migrate(): Promise<Result<MigrationReport>> {
     return this.locked(async () => {
-      const activation = this.activation();
+      const activation = this.deps.activation();
       await activation.refuseWhilePending();
       await activation.interrupted.resolve({ restart: 'sync' });
-      return this.engine.migrate();
+      return this.deps.engine.migrate();
     });
   }
 
   /** `rollback`: current back to last-good, then restart and health-check the service. */
   rollback(): Promise<Result<RollbackOutcome>> {
-    return this.locked(() => rollbackToLastGood(this.activationDependencies(), this.activation()));
+    return this.locked(() => rollbackToLastGood(this.deps.activationDependencies(), this.deps.activation()));
   }
 
   /** `activate CANDIDATE --preflight`: the plan, with no change and no lock. */
   preflight(request: ActivateRequest): Promise<Result<PreflightReport>> {
-    return runUseCase(() => this.activation().preflight(request));
+    return runUseCase(() => this.deps.activation().preflight(request));
   }
 
   /** `activate CANDIDATE`: install, switch, restart, wait healthy, roll back on failure. */
   activate(request: ActivateRequest): Promise<Result<ActivationReport>> {
-    return this.locked(() => this.activation().activate({ ...request, candidateIsPrivate: false }));
+    return this.locked(() => this.deps.activation().activate({ ...request, candidateIsPrivate: false }));
   }
 
   /** `install --url … --preflight`: validates the request and shows the plan; downloads nothing. */
@@ -127,45 +122,28 @@ export class Upgrader {
    * agent (it takes the lock itself, waiting a bounded time for a live upgrader).
    */
   recover(message: string): Promise<Result<RecoverReport>> {
-    return runUseCase(() => {
-      const records = new RecordStore(this.fs, this.layout.record);
-      const effects = new HostEffects({
-        fs: this.fs,
-        services: this.services,
-        container: this.parts.container,
-        engine: this.engine,
-        config: this.config,
-      });
-      const { clock, logger } = this.parts;
-      const interrupted = this.activation().interrupted;
-      return recover(
-        { lock: this.lock, records, effects, services: this.services, clock, logger, config: this.config, interrupted },
-        message,
-      );
-    });
+    return runUseCase(() => recover(this.deps.recoverDependencies, message));
   }
 
   /** `supervise`: the built-in supervisor runs the agent until `signal` aborts. */
   supervise(signal: AbortSignal): Promise<Result<void>> {
-    return runUseCase(() => runSupervisor(this.parts, signal));
+    return runUseCase(() => runSupervisor(this.deps, signal));
   }
 
   /**
    * `daemon`: the startup gate, then MachineOperations from the cluster until `signal` aborts.
-   * `selfExecutable` is the real path this process runs (self-hosted mode).
+   * `selfExecutable` is the real path this process runs (self-hosted mode), which must be one of
+   * the agent's slots or its legacy file.
    */
   daemon(signal: AbortSignal, options: { readonly selfExecutable: string | null }): Promise<Result<DaemonExit>> {
     return runUseCase(async () => {
-      const store = await this.parts.openOperationStore();
-      const session = unwrap(this.managed({ store, selfExecutable: options.selfExecutable }));
+      await this.refuseSelfHostedOutsideSlots(options.selfExecutable);
+      const store = await this.deps.openOperationStore();
+      const session = this.deps.sessions()({ store, selfExecutable: options.selfExecutable });
+      const { clock, logger, config } = this.deps;
+      const handleOperations = config.cluster.operationMode !== 'disable';
       return runDaemon(
-        {
-          session,
-          store,
-          clock: this.parts.clock,
-          logger: this.parts.logger.child({ component: 'daemon' }),
-          handleOperations: this.config.cluster.operationMode !== 'disable',
-        },
+        { session, store, clock, logger: logger.child({ component: 'daemon' }), handleOperations },
         signal,
       );
     });
@@ -173,28 +151,36 @@ export class Upgrader {
 
   /** The managed path of one daemon process: its startup gate and AgentUpgrade operations. */
   managed(options: ManagedSessionOptions): Result<ManagedSession> {
-    const arch = this.parts.identity.arch;
-    if (arch === null) return fail('E_WRONG_ARCH', 'releases are built for amd64 and arm64 only');
-    return ok(new ManagedSession(this.parts, arch, options));
+    try {
+      return ok(this.deps.sessions()(options));
+    } catch (error) {
+      return { ok: false, failure: asFailure(error) };
+    }
+  }
+
+  /**
+   * Self-hosted means this process is the agent, started from a slot (or the legacy file). Run
+   * from anywhere else, its own executable would never be the candidate, and every upgrade would
+   * be judged a failure and rolled back.
+   */
+  private async refuseSelfHostedOutsideSlots(self: string | null): Promise<void> {
+    if (this.config.agent.mode !== 'self-hosted') return;
+    const { blue, green, entry } = this.layout;
+    for (const path of [blue, green, entry]) {
+      const resolved = await this.deps.fs.resolve(path);
+      if (self !== null && resolved.kind === 'resolved' && resolved.path === self) return;
+    }
+    raise(
+      failure(
+        'E_CONFIG',
+        'agent.mode is "self-hosted" but this process does not run from the agent\'s slots: set agent.mode to "sidecar" to run the daemon beside the agent',
+      ),
+    );
   }
 
   private installDependencies(): InstallDependencies {
-    return {
-      ...this.activationDependencies(),
-      source: this.parts.source,
-      extractor: this.parts.extractor,
-      activation: this.activation(),
-    };
-  }
-
-  private activation(): Activation {
-    return new Activation(this.activationDependencies());
-  }
-
-  private activationDependencies(): ActivationDependencies {
-    const arch = this.parts.identity.arch;
-    if (arch === null) raise(failure('E_WRONG_ARCH', 'releases are built for amd64 and arm64 only'));
-    return { ...this.parts, arch };
+    const { source, extractor } = this.deps;
+    return { ...this.deps.activationDependencies(), source, extractor, activation: this.deps.activation() };
   }
 
   /**
@@ -204,26 +190,15 @@ export class Upgrader {
    */
   private locked<T>(body: () => Promise<T>): Promise<Result<T>> {
     return runUseCase(async () => {
-      await this.engine.inspect();
-      const attempt = await this.lock.tryAcquire();
-      if (attempt.kind === 'busy') {
-        const known = attempt.holder;
-        const holder =
-          known === null
-            ? 'another process'
-            : known.kind === 'known'
-              ? `pid ${known.pid} (${known.command})`
-              : known.pid === null
-                ? 'a process not visible from here'
-                : `pid ${known.pid} (unknown process)`;
-        raise(failure('E_LOCK_BUSY', `the host lock ${this.layout.lock} is held by ${holder}`));
+      await this.deps.engine.inspect();
+      const run = await withHostLock(this.deps.lock, async () => {
+        const before = await hostFingerprint(this.deps.fs, this.layout, this.config);
+        return this.observingChange(before, body);
+      });
+      if (run.kind === 'busy') {
+        raise(failure('E_LOCK_BUSY', `the host lock ${this.layout.lock} is held by ${describeHolder(run.holder)}`));
       }
-      try {
-        const before = await hostFingerprint(this.fs, this.layout, this.config);
-        return await this.observingChange(before, body);
-      } finally {
-        await attempt.lease.release();
-      }
+      return run.value;
     });
   }
 
@@ -232,44 +207,8 @@ export class Upgrader {
       return await body();
     } catch (error) {
       const cause = asFailure(error);
-      const after = await hostFingerprint(this.fs, this.layout, this.config).catch(() => null);
+      const after = await hostFingerprint(this.deps.fs, this.layout, this.config).catch(() => null);
       return raise(after === before ? cause : { ...cause, hostChanged: true });
     }
   }
-}
-
-/** Builds an Upgrader from a resolved configuration and optional port overrides. */
-export function createUpgrader(options: UpgraderOptions): Result<Upgrader> {
-  const { config } = options;
-  // A configuration an embedder built by hand gets the same cross-key rules as a parsed file.
-  const problem = findRuleProblem(config);
-  if (problem !== null) return fail('E_CONFIG', `${problem.keys.join(', ')}: ${problem.problem}`);
-  const layout = deriveLayout({ root: config.root, agentName: config.agent.name, ...config.paths });
-  if (!layout.ok) return fail('E_CONFIG', layout.failure.message);
-  const container = createContainer({
-    config,
-    layout: layout.value,
-    identity: options.identity,
-    logger: options.overrides?.logger ?? options.logger,
-    overrides: options.overrides ?? {},
-  });
-  const get = container;
-  return ok(
-    new Upgrader({
-      config,
-      layout: layout.value,
-      identity: options.identity,
-      logger: get.get(Tokens.Logger),
-      fs: get.get(Tokens.FileSystem),
-      lock: get.get(Tokens.HostLock),
-      services: get.get(Tokens.ServiceManager),
-      engine: get.get(Tokens.LayoutEngine),
-      source: get.get(Tokens.ArtifactSource),
-      extractor: get.get(Tokens.ArchiveExtractor),
-      container: get.get(Tokens.ContainerRootfs),
-      runner: get.get(Tokens.ProcessRunner),
-      clock: get.get(Tokens.Clock),
-      openOperationStore: get.get(Tokens.OperationStoreFactory),
-    }),
-  );
 }

@@ -154,7 +154,7 @@ export function useHarness(): Harness {
       const argv = ['fetch', '--config', configPath, '--root', root(), '--url', attempt.url, '--output', output];
       if (attempt.sha256 !== undefined) argv.push('--sha256', attempt.sha256);
       if (attempt.member !== undefined) argv.push('--member', attempt.member);
-      const cli = await runCliInMemory(argv, { overrides: { artifactSource: source, logger } });
+      const cli = await runCliInMemory(argv, { overrides: { artifactSource: source }, logger });
       const elapsedMs = performance.now() - started;
       const failed = /^agent-upgrade: (E_[A-Z_]+): (.*)$/m.exec(cli.stderr);
       return {
@@ -182,7 +182,7 @@ export function useHarness(): Harness {
       ];
       if (attempt.sha256 !== undefined) argv.push('--sha256', attempt.sha256);
       if (attempt.member !== undefined) argv.push('--member', attempt.member);
-      const cli = await runCliInMemory(argv, { overrides: { artifactSource: source, logger } });
+      const cli = await runCliInMemory(argv, { overrides: { artifactSource: source }, logger });
       const elapsedMs = performance.now() - started;
       const lines = cli.stdout.split('\n').filter((l) => l !== '');
       expect(lines, `one JSON document on stdout, got: ${cli.stdout}`).toHaveLength(1);
@@ -200,7 +200,7 @@ export function useHarness(): Harness {
         cli,
       };
     }
-    const upgrader = sandboxUpgrader(root(), { artifact, agent }, { artifactSource: source, logger });
+    const upgrader = sandboxUpgrader(root(), { artifact, agent }, { artifactSource: source }, logger);
     const result = await upgrader.fetch({ url: attempt.url, sha256: attempt.sha256, member: attempt.member, output });
     const elapsedMs = performance.now() - started;
     return {

@@ -18,18 +18,18 @@ import {
   type Snapshot,
   type TreeSpec,
 } from '../../src/adapters/memory/memory-file-system.js';
+import { MemoryHostLock } from '../../src/adapters/memory/memory-host-lock.js';
 import { MemoryProcessRunner } from '../../src/adapters/memory/memory-process-runner.js';
+import { NoOperationStore } from '../../src/adapters/none/no-operation-store.js';
+import type { Upgrader } from '../../src/app/upgrader.js';
 import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/memory/memory-service-manager.js';
-import { Activation } from '../../src/app/activation/activation.js';
 import type { ActivationReport } from '../../src/app/activation/activation-report.js';
-import { FailureSignal } from '../../src/app/failure-signal.js';
-import { LayoutEngine } from '../../src/app/layout/layout-engine.js';
 import { InvariantViolation } from '../../src/domain/invariant.js';
 import { StateStore } from '../../src/app/state/state-store.js';
-import { translatePortError } from '../../src/app/translate-port-error.js';
 import { guardActiveSlotCheaply } from './active-slot-guard.js';
 import { checkHostInvariants, checkRecordParses, resolveInSnapshot, tempEntries } from './layout-world.js';
-import { agentScript, CONFIG, digestOf, LAYOUT } from './managed-world.js';
+import { agentScript, CONFIG, digestOf, LAYOUT, MemoryArtifactSource } from './managed-world.js';
+import { orThrow, simProcess } from './sim-process.js';
 import { RecordingLogger } from '../support/recording-logger.js';
 
 const V1 = agentScript('1.0.0');
@@ -57,6 +57,7 @@ class DirectHost {
   readonly clock = new MemoryClock();
   readonly logger = new RecordingLogger();
   readonly runner = new MemoryProcessRunner();
+  lock = new MemoryHostLock();
   services: MemoryServiceManager;
   container: MemoryContainerRootfs;
 
@@ -90,48 +91,37 @@ class DirectHost {
     guardActiveSlotCheaply(this.fs);
     this.services = this.newServices();
     this.container = this.newContainer();
+    this.lock = new MemoryHostLock();
     await this.services.restart();
+  }
+
+  /** A fresh process of the CLI: the production composition over this host's memory ports. */
+  process(): Upgrader {
+    return simProcess(
+      {
+        fileSystem: this.fs,
+        clock: this.clock,
+        hostLock: this.lock,
+        serviceManager: this.services,
+        containerRootfs: this.container,
+        processRunner: this.runner,
+        artifactSource: new MemoryArtifactSource(),
+        operationStore: new NoOperationStore(),
+      },
+      CONFIG,
+      this.logger,
+    );
   }
 
   /** A fresh `agent-upgrade migrate` process. */
   async migrate(): Promise<void> {
-    await new LayoutEngine(this.fs, this.services, this.logger, {
-      layout: LAYOUT,
-      binaryMaxBytes: CONFIG.artifact.maxBinaryBytes,
-      euid: 0,
-    }).migrate();
+    orThrow(await this.process().migrate());
   }
 
-  /** A fresh `agent-upgrade activate CANDIDATE` process. */
-  activation(): Activation {
-    const engine = new LayoutEngine(this.fs, this.services, this.logger, {
-      layout: LAYOUT,
-      binaryMaxBytes: CONFIG.artifact.maxBinaryBytes,
-      euid: 0,
-    });
-    return new Activation({
-      fs: this.fs,
-      services: this.services,
-      container: this.container,
-      runner: this.runner,
-      clock: this.clock,
-      logger: this.logger,
-      engine,
-      config: CONFIG,
-      arch: 'amd64',
-    });
-  }
-
-  /** The outcome, or the error code of an expected failure; crashes and invariant violations propagate. */
+  /** The outcome of `agent-upgrade activate CANDIDATE`, or the code it refused with; crashes and invariant violations propagate. */
   async activate(): Promise<ActivationReport['outcome'] | `refused ${string}`> {
-    try {
-      return (await this.activation().activate({ candidatePath: CANDIDATE })).outcome;
-    } catch (error) {
-      if (error instanceof FailureSignal) return `refused ${error.failure.code}`;
-      const translated = translatePortError(error);
-      if (translated !== null) return `refused ${translated.code}`;
-      throw error;
-    }
+    const result = await this.process().activate({ candidatePath: CANDIDATE });
+    return result.ok ? result.value.outcome : `refused ${result.failure.code}`;
   }
 
   private newServices(): MemoryServiceManager {
@@ -231,7 +221,7 @@ describe.each(['legacy', 'managed'] as const)('direct activation on a %s host: c
           const context = `${hostKind}, ${behaviour}, ${mode}, crash at op ${crashAt}`;
           const host = await DirectHost.boot(tree, behaviour);
           host.fs.crashAt(crashAt);
-          await expect(host.activation().activate({ candidatePath: CANDIDATE }), context).rejects.toBeInstanceOf(
+          await expect(host.process().activate({ candidatePath: CANDIDATE }), context).rejects.toBeInstanceOf(
             SimulatedCrash,
           );
           const crashedOp =
@@ -245,11 +235,7 @@ describe.each(['legacy', 'managed'] as const)('direct activation on a %s host: c
           outcomes[rerun] = (outcomes[rerun] ?? 0) + 1;
           // A candidate quarantined before the crash is refused without touching the host, so the
           // temps of the interrupted run wait for the next migration (every daemon start runs one).
-          if (rerun === 'refused E_QUARANTINED')
-            await host
-              .activation()
-              .interrupted.resolve({ restart: 'sync' })
-              .then(() => host.migrate());
+          if (rerun === 'refused E_QUARANTINED') await host.migrate();
           try {
             await expectConverged(host, behaviour, `${context} (${crashedOp}), re-run -> ${rerun}`);
           } catch (error) {

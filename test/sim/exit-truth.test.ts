@@ -17,7 +17,8 @@ import { LOCK_PATH_FAULTS, MemoryHostLock, type LockPathFault } from '../../src/
 import type { FaultCode } from '../../src/adapters/memory/memory-ops.js';
 import { MemoryProcessRunner, versionOutcome } from '../../src/adapters/memory/memory-process-runner.js';
 import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/memory/memory-service-manager.js';
-import { createUpgrader, type Upgrader } from '../../src/app/upgrader.js';
+import { createUpgrader } from '../../src/app/composition/create-upgrader.js';
+import type { Upgrader } from '../../src/app/upgrader.js';
 import type { Result } from '../../src/domain/failure.js';
 import { RecordingLogger } from '../support/recording-logger.js';
 import { tempEntries } from './layout-world.js';

@@ -31,7 +31,7 @@ describe('managed path (self-hosted) in a simulated world', () => {
     expect(await world.services.performScheduledRestarts()).toBe(1);
 
     const restarted = world.daemon(await world.services.mainExecutable());
-    expect(await restarted.gate.run()).toEqual({ kind: 'open' });
+    expect(await restarted.start()).toEqual({ kind: 'open' });
 
     expect(statusOf(world, 'upgrade-1')).toMatchObject({ phase: 'Complete', reason: 'Succeeded' });
     expect(world.store.terminalWrites('upgrade-1')).toBe(1);
@@ -67,7 +67,7 @@ describe('managed path (self-hosted) in a simulated world', () => {
       (entry) => entry.op === 'rename' && entry.path === LAYOUT.state,
     ).length;
     const restarted = world.daemon(await world.services.mainExecutable());
-    expect(await restarted.gate.run()).toEqual({ kind: 'open' });
+    expect(await restarted.start()).toEqual({ kind: 'open' });
     expect(statusOf(world, 'upgrade-nodigest')).toMatchObject({ phase: 'Complete', reason: 'Succeeded' });
     expect(
       world.fs.journal.filter((entry) => entry.op === 'rename' && entry.path === LAYOUT.state).length -
@@ -107,7 +107,7 @@ describe('managed path (self-hosted) in a simulated world', () => {
       rolledBackTo: 'blue',
     });
     const lastGood = world.daemon(await world.services.mainExecutable());
-    expect(await lastGood.gate.run()).toEqual({ kind: 'open' });
+    expect(await lastGood.start()).toEqual({ kind: 'open' });
 
     expect(statusOf(world, 'upgrade-2')).toMatchObject({ phase: 'Failed', reason: 'DaemonFailed' });
     expect(world.store.terminalWrites('upgrade-2')).toBe(1);

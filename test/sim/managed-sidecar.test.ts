@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SimulatedCrash, type RebootMode } from '../../src/adapters/memory/memory-file-system.js';
 import type { AgentBehaviour } from '../../src/adapters/memory/memory-service-manager.js';
 import { checkHostInvariants, resolveInSnapshot, tempEntries } from './layout-world.js';
+import { describeCrash } from './sim-process.js';
 import { agentScript, digestOf, LAYOUT, ManagedWorld, SIDECAR_CONFIG } from './managed-world.js';
 
 const V1 = agentScript('1.0.0');
@@ -35,7 +36,7 @@ async function drive(
       return outcome;
     } catch (error) {
       if (!(error instanceof SimulatedCrash)) throw error;
-      trace.push(`${name}:crash`);
+      trace.push(`${name}:${describeCrash(error)}`);
       await world.reboot(mode);
       return 'crash';
     }

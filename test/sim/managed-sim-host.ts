@@ -1,22 +1,16 @@
-import { interruptedActivationFor } from '../../src/app/activation/interrupted-activation.js';
 import { createHash } from 'node:crypto';
-import { TarGzExtractor } from '../../src/adapters/archive/tar-gz-extractor.js';
 import { SimulatedCrash, type RebootMode, type Snapshot } from '../../src/adapters/memory/memory-file-system.js';
 import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/memory/memory-service-manager.js';
-import { LayoutEngine } from '../../src/app/layout/layout-engine.js';
-import { AgentUpgradeHandler, type HandleOutcome } from '../../src/app/managed/agent-upgrade-handler.js';
-import { HostEffects } from '../../src/app/managed/host-effects.js';
-import { recover } from '../../src/app/managed/recover.js';
-import { StartupGate, type GateOutcome } from '../../src/app/managed/startup-gate.js';
+import type { HandleOutcome } from '../../src/app/managed/agent-upgrade-handler.js';
+import type { ManagedSession, StartOutcome } from '../../src/app/managed/managed-session.js';
 import { FailureSignal } from '../../src/app/failure-signal.js';
-import { RecordStore } from '../../src/app/record/record-store.js';
-import { StateStore } from '../../src/app/state/state-store.js';
 import { translatePortError } from '../../src/app/translate-port-error.js';
 import { parseRecord, type UpgradeRecord } from '../../src/domain/upgrade-record.js';
 import type { Clock } from '../../src/ports/clock.js';
 import type { AgentUpgradeRequest, OperationPhase } from '../../src/ports/operation-store.js';
 import { releaseArchive } from '../support/archive/index.js';
 import { guardActiveSlotCheaply } from './active-slot-guard.js';
+import { orThrow, simProcess } from './sim-process.js';
 import { tempEntries } from './layout-world.js';
 import { agentScript, CANARY, CONFIG, digestOf, LAYOUT, MEMBER, ManagedWorld } from './managed-world.js';
 
@@ -31,8 +25,9 @@ import { agentScript, CANARY, CONFIG, digestOf, LAYOUT, MEMBER, ManagedWorld } f
  * How the host is modelled, round by round: scheduled restarts run first (the transient unit);
  * a failed unit triggers the OnFailure script, which runs `recover` and then resets and restarts
  * the unit if it is still failed; otherwise the daemon process of the current start of the unit
- * (a new one after every start or reboot, remembering nothing) runs its startup gate, and once
- * the gate is open, converges the layout (as every start does) and handles its queue. A new
+ * (a new one after every start or reboot, remembering nothing, built by the production
+ * composition over the memory platform) starts as production does — the startup gate under the
+ * host lock, then, once it is open, the layout converged, at every start — and handles its queue. A new
  * process's queue is what the watch delivers: operations still without a status or Pending. A
  * request whose handling threw or was requeued stays queued in that process and is retried in a
  * later round, with the operation's phase as the cluster has it then (a reconciler re-reads the
@@ -40,7 +35,7 @@ import { agentScript, CANARY, CONFIG, digestOf, LAYOUT, MEMBER, ManagedWorld } f
  * the daemon itself, dies at its first sleep (the stability interval) or at the end of its first
  * round, and systemd marks the unit failed.
  *
- * Trace symbols: `H` handle, `G` startup gate, `M` migrate after the gate opened, `R` recovery
+ * Trace symbols: `H` handle, `G` a start (gate, then migrate), `M` a sweep by the next start, `R` recovery
  * script (OnFailure), `S` scheduled restarts performed, `N` new daemon process, `P` publish call,
  * `!` injected port fault, `$` crash (power loss), `^` reboot, `x` the process died by itself,
  * `U` a new upgrade operation, `=` quiescent.
@@ -142,16 +137,12 @@ interface HostView {
   readonly record: UpgradeRecord | null | 'invalid';
 }
 
+/** One daemon process: the production composition over the memory platform, and its queue. */
 interface Process {
   readonly identity: string;
-  readonly gate: StartupGate;
-  readonly handler: AgentUpgradeHandler;
-  readonly engine: LayoutEngine;
+  readonly session: ManagedSession;
   readonly doomed: boolean;
   readonly queue: Map<string, AgentUpgradeRequest>;
-  migrated: boolean;
-  /** Set when this process's handler handed an upgrade over (its gate then leaves the record). */
-  handedOver: boolean;
 }
 
 interface Tracked {
@@ -248,30 +239,21 @@ export class SimHost {
       return false;
     }
     const process = await this.ensureProcess();
-    let gate: GateOutcome | null = null;
-    const gated = await this.step('G', 'gate', async () => {
-      gate = await process.gate.run();
+    let gate: StartOutcome | null = null;
+    // The daemon's start, as production runs it: the gate under the host lock, then (once open)
+    // the interrupted-activation check and the layout converged.
+    const gated = await this.step('G', 'start', async () => {
+      gate = orThrow(await process.session.start());
       return gate.kind === 'open' ? 'open' : `${gate.kind} ${'reason' in gate ? gate.reason : ''}`;
     });
     if (gated !== 'ok') return false;
-    const opened = (gate as GateOutcome | null)?.kind === 'open';
-    if (opened && !process.migrated) {
-      if (
-        (await this.step('M', 'migrate', async () =>
-          (await process.engine.migrate()).changed ? 'changed' : 'unchanged',
-        )) !== 'ok'
-      )
-        return false;
-      process.migrated = true;
-    }
+    const opened = (gate as StartOutcome | null)?.kind === 'open';
     if (opened) {
       for (const [name, request] of [...process.queue]) {
         const result = await this.step('H', `handle ${name}`, async () => {
-          const outcome: HandleOutcome = await process.handler.handle({
-            ...request,
-            phase: world.store.get(name)?.phase ?? null,
-          });
-          if (outcome.kind === 'handed-over') process.handedOver = true;
+          // A requeued operation is handled as the cluster has it now (the daemon re-reads it).
+          const phase = world.store.get(name)?.phase ?? null;
+          const outcome: HandleOutcome = orThrow(await process.session.handle({ ...request, phase }));
           if (outcome.kind !== 'requeue') process.queue.delete(name);
           return outcome.kind;
         });
@@ -294,7 +276,8 @@ export class SimHost {
     const { world } = this;
     let outcome: string;
     try {
-      const report = await recover(this.recoverDependencies(), RECOVERY_MESSAGE);
+      // The recovery unit's `recover` is a process of its own.
+      const report = orThrow(await simProcess(world.ports(), CONFIG, world.logger).recover(RECOVERY_MESSAGE));
       outcome = report.recovered
         ? `recovered${report.rolledBackTo === null ? '' : ` to ${report.rolledBackTo}`}`
         : 'no record';
@@ -341,116 +324,15 @@ export class SimHost {
           },
         }
       : world.clock;
-    const engine = new LayoutEngine(world.fs, world.services, world.logger, {
-      layout: LAYOUT,
-      binaryMaxBytes: CONFIG.artifact.maxBinaryBytes,
-      euid: 0,
-    });
-    const records = new RecordStore(world.fs, LAYOUT.record);
-    const states = new StateStore(world.fs, LAYOUT.state);
-    const effects = new HostEffects({
-      fs: world.fs,
-      services: world.services,
-      container: world.container,
-      engine,
-      config: CONFIG,
-    });
-    const state = { handedOver: false };
-    const gate = new StartupGate({
-      effects,
-      records,
-      states,
-      store: world.store,
-      services: world.services,
-      clock,
-      logger: world.logger,
-      config: CONFIG,
-      mode: 'self-hosted',
-      instanceId,
-      selfExecutable: self,
-      handedOver: () => state.handedOver,
-    });
-    const handler = new AgentUpgradeHandler({
-      fs: world.fs,
-      services: world.services,
-      container: world.container,
-      runner: world.runner,
-      clock,
-      logger: world.logger,
-      engine,
-      config: CONFIG,
-      arch: 'amd64',
-      lock: world.lock,
-      store: world.store,
-      records,
-      states,
-      source: world.source,
-      extractor: new TarGzExtractor(),
-      instanceId,
-      interrupted: interruptedActivationFor({
-        fs: world.fs,
-        services: world.services,
-        container: world.container,
-        engine,
-        config: CONFIG,
-        logger: world.logger,
-      }),
-    });
+    const upgrader = simProcess({ ...world.ports(), clock }, CONFIG, world.logger, 0x1000 + this.processes);
+    const session = orThrow(upgrader.managed({ store: world.store, selfExecutable: self, instanceId }));
     const queue = new Map<string, AgentUpgradeRequest>();
     // What the watch delivers to a new process: operations not yet started.
     for (const name of this.ops.keys()) {
       const phase = world.store.get(name)?.phase ?? null;
       if (phase === null || phase === 'Pending') queue.set(name, this.requestFor(name));
     }
-    return {
-      identity,
-      gate,
-      handler,
-      engine,
-      doomed,
-      queue,
-      migrated: false,
-      get handedOver() {
-        return state.handedOver;
-      },
-      set handedOver(value: boolean) {
-        state.handedOver = value;
-      },
-    };
-  }
-
-  private recoverDependencies() {
-    const { world } = this;
-    const engine = new LayoutEngine(world.fs, world.services, world.logger, {
-      layout: LAYOUT,
-      binaryMaxBytes: CONFIG.artifact.maxBinaryBytes,
-      euid: 0,
-    });
-    const effects = new HostEffects({
-      fs: world.fs,
-      services: world.services,
-      container: world.container,
-      engine,
-      config: CONFIG,
-    });
-    const interrupted = interruptedActivationFor({
-      fs: world.fs,
-      services: world.services,
-      container: world.container,
-      engine,
-      config: CONFIG,
-      logger: world.logger,
-    });
-    return {
-      lock: world.lock,
-      records: new RecordStore(world.fs, LAYOUT.record),
-      effects,
-      services: world.services,
-      clock: world.clock,
-      logger: world.logger,
-      config: CONFIG,
-      interrupted,
-    };
+    return { identity, session, doomed, queue };
   }
 
   /** The doomed process exits: the kernel drops its lock, systemd marks the unit failed. */
@@ -612,13 +494,12 @@ export class SimHost {
     const temps = tempEntries(snapshot);
     if (temps.length === 0 || this.options.fsErrnoFaults !== true) return temps;
     this.world.fs.clearFaults();
-    const engine = new LayoutEngine(this.world.fs, this.world.services, this.world.logger, {
-      layout: LAYOUT,
-      binaryMaxBytes: CONFIG.artifact.maxBinaryBytes,
-      euid: 0,
-    });
-    await this.step('M', `next start's migrate sweeps ${temps.length} temp(s)`, async () =>
-      (await engine.migrate()).changed ? 'changed' : 'unchanged',
+    const next = simProcess(this.world.ports(), CONFIG, this.world.logger);
+    const session = orThrow(next.managed({ store: this.world.store, selfExecutable: null }));
+    await this.step(
+      'M',
+      `the next start sweeps ${temps.length} temp(s)`,
+      async () => orThrow(await session.start()).kind,
     );
     return tempEntries(this.world.fs.snapshot());
   }

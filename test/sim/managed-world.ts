@@ -1,6 +1,4 @@
-import { interruptedActivationFor } from '../../src/app/activation/interrupted-activation.js';
 import { createHash } from 'node:crypto';
-import { TarGzExtractor } from '../../src/adapters/archive/tar-gz-extractor.js';
 import { MemoryClock } from '../../src/adapters/memory/memory-clock.js';
 import { MemoryContainerRootfs } from '../../src/adapters/memory/memory-container-rootfs.js';
 import { MemoryFileSystem, type RebootMode } from '../../src/adapters/memory/memory-file-system.js';
@@ -9,16 +7,11 @@ import { MemoryOperationStore } from '../../src/adapters/memory/memory-operation
 import { MemoryProcessRunner } from '../../src/adapters/memory/memory-process-runner.js';
 import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/memory/memory-service-manager.js';
 import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/config/upgrader-config.js';
-import { LayoutEngine } from '../../src/app/layout/layout-engine.js';
-import { AgentUpgradeHandler } from '../../src/app/managed/agent-upgrade-handler.js';
-import { HostEffects } from '../../src/app/managed/host-effects.js';
-import { recover } from '../../src/app/managed/recover.js';
-import { StartupGate } from '../../src/app/managed/startup-gate.js';
-import { RecordStore } from '../../src/app/record/record-store.js';
-import { StateStore } from '../../src/app/state/state-store.js';
 import { ArtifactError } from '../../src/domain/port-errors.js';
 import { deriveLayout, type SlotLayout } from '../../src/domain/slot-layout.js';
 import type { ArtifactRequest, ArtifactSource, ArtifactStream } from '../../src/ports/artifact-source.js';
+import type { AgentUpgradeRequest } from '../../src/ports/operation-store.js';
+import { orThrow, simProcess, type SimPorts } from './sim-process.js';
 import { releaseArchive } from '../support/archive/index.js';
 import { RecordingLogger } from '../support/recording-logger.js';
 
@@ -62,8 +55,7 @@ export class MemoryArtifactSource implements ArtifactSource {
 
 /**
  * Everything that survives a process: the disk, the cluster, the unit, the container rootfs,
- * the clock. `daemon()` builds a new process over it — a handler, a gate and `recover` with a
- * fresh instance id and nothing carried in memory.
+ * the clock. `daemon()` builds a new process over it through the production composition.
  */
 export class ManagedWorld {
   readonly clock = new MemoryClock();
@@ -95,99 +87,37 @@ export class ManagedWorld {
     return { url, sha256: createHash('sha256').update(archive).digest('hex') };
   }
 
+  /** The ports as they are now (a reboot replaces the lock, the services and the container). */
+  ports(): SimPorts {
+    const { fs, clock, lock, services, container, runner, source, store } = this;
+    return {
+      fileSystem: fs,
+      clock,
+      hostLock: lock,
+      serviceManager: services,
+      containerRootfs: container,
+      processRunner: runner,
+      artifactSource: source,
+      operationStore: store,
+    };
+  }
+
+  /**
+   * A new daemon process: the production composition over the memory platform, with a fresh
+   * instance id and nothing carried in memory. Its methods throw a use case's failure.
+   */
   daemon(selfExecutable: string | null = null, config: UpgraderConfig = CONFIG) {
     this.instances += 1;
     const instanceId = this.instances.toString(16).padStart(32, '0');
-    const engine = new LayoutEngine(this.fs, this.services, this.logger, {
-      layout: LAYOUT,
-      binaryMaxBytes: CONFIG.artifact.maxBinaryBytes,
-      euid: 0,
-    });
-    const records = new RecordStore(this.fs, LAYOUT.record);
-    const states = new StateStore(this.fs, LAYOUT.state);
-    const effects = new HostEffects({
-      fs: this.fs,
-      services: this.services,
-      container: this.container,
-      engine,
-      config: CONFIG,
-    });
     this.scriptVersions();
-    const base = {
-      fs: this.fs,
-      services: this.services,
-      container: this.container,
-      runner: this.runner,
-      clock: this.clock,
-      logger: this.logger,
-      engine,
-      config,
-      arch: 'amd64' as const,
-    };
-    let handedOver = false;
-    const gate = new StartupGate({
-      effects,
-      records,
-      states,
-      store: this.store,
-      services: this.services,
-      clock: this.clock,
-      logger: this.logger,
-      config: CONFIG,
-      mode: config.agent.mode,
-      instanceId,
-      selfExecutable,
-      handedOver: () => handedOver,
-    });
-    const interrupted = interruptedActivationFor({
-      fs: this.fs,
-      services: this.services,
-      container: this.container,
-      engine,
-      config: CONFIG,
-      logger: this.logger,
-    });
-    const handler = new AgentUpgradeHandler({
-      ...base,
-      lock: this.lock,
-      store: this.store,
-      records,
-      states,
-      source: this.source,
-      extractor: new TarGzExtractor(),
-      instanceId,
-      interrupted,
-    });
+    const upgrader = simProcess(this.ports(), config, this.logger);
+    const session = orThrow(upgrader.managed({ store: this.store, selfExecutable, instanceId }));
     return {
       instanceId,
-      gate,
-      /** A daemon's start: the gate first, then (once open) the layout converged, as every start does. */
-      start: async () => {
-        const outcome = await gate.run();
-        if (outcome.kind === 'open') await engine.migrate();
-        return outcome;
-      },
-      handler: {
-        handle: async (request: Parameters<AgentUpgradeHandler['handle']>[0]) => {
-          const outcome = await handler.handle(request);
-          if (outcome.kind === 'handed-over') handedOver = true;
-          return outcome;
-        },
-      },
-      recover: (message: string) =>
-        recover(
-          {
-            lock: this.lock,
-            records,
-            effects,
-            services: this.services,
-            clock: this.clock,
-            logger: this.logger,
-            config: CONFIG,
-            interrupted,
-          },
-          message,
-        ),
+      /** A daemon's start: the gate under the host lock, then the layout converged, as every start does. */
+      start: async () => orThrow(await session.start()),
+      handler: { handle: async (request: AgentUpgradeRequest) => orThrow(await session.handle(request)) },
+      recover: async (message: string) => orThrow(await upgrader.recover(message)),
     };
   }
 

@@ -6,7 +6,8 @@
  * recovery), and fails random port calls. SimHost checks the invariants after every step and at
  * every quiescence, and keeps a one-line-per-step trace.
  *
- * Trace legend: U upgrade, N new daemon process, G startup gate, M migrate, H handle, P publish
+ * Trace legend: U upgrade, N new daemon process, G a start (gate, then migrate), M a sweep by the
+ * next start, H handle, P publish
  * call, ! port fault, S scheduled restart, R recovery script, x the candidate died, $ crash,
  * ^ reboot, # a decision of the schedule, = quiescent.
  *

@@ -5,9 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SimulatedCrash } from '../../src/adapters/memory/memory-file-system.js';
-import { Activation } from '../../src/app/activation/activation.js';
-import { LayoutEngine } from '../../src/app/layout/layout-engine.js';
 import { resolveInSnapshot } from './layout-world.js';
+import { simProcess } from './sim-process.js';
 import { agentScript, CONFIG, digestOf, LAYOUT, ManagedWorld } from './managed-world.js';
 
 async function upgrade(world: ManagedWorld, version: string, name: string): Promise<void> {
@@ -133,24 +132,8 @@ describe('protocol rules that fix the reference’s weaknesses', () => {
     const operation = world.store.create({ name: 'pending', parameters });
     await world.daemon().handler.handle({ operation, phase: null, parameters });
 
-    const engine = new LayoutEngine(world.fs, world.services, world.logger, {
-      layout: LAYOUT,
-      binaryMaxBytes: CONFIG.artifact.maxBinaryBytes,
-      euid: 0,
-    });
-    const activation = new Activation({
-      fs: world.fs,
-      services: world.services,
-      container: world.container,
-      runner: world.runner,
-      clock: world.clock,
-      logger: world.logger,
-      engine,
-      config: CONFIG,
-      arch: 'amd64',
-    });
-    await expect(activation.activate({ candidatePath: LAYOUT.blue })).rejects.toMatchObject({
-      failure: { code: 'E_UPGRADE_PENDING' },
-    });
+    // `agent-upgrade activate` is a process of its own, wired as production wires it.
+    const result = await simProcess(world.ports(), CONFIG, world.logger).activate({ candidatePath: LAYOUT.blue });
+    expect(result).toMatchObject({ ok: false, failure: { code: 'E_UPGRADE_PENDING' } });
   });
 });

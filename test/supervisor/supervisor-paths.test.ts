@@ -6,7 +6,7 @@ import { SystemClock } from '../../src/adapters/node/system-clock.js';
 import { requestSupervisor } from '../../src/adapters/supervisor/control-client.js';
 import { loadConfig } from '../../src/app/config/load-config.js';
 import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
-import { createUpgrader } from '../../src/app/upgrader.js';
+import { createUpgrader } from '../../src/app/composition/create-upgrader.js';
 import type { TestAgentBuild } from '../support/agent/build-agent.js';
 import { releaseArchive } from '../support/archive/index.js';
 import { serve, startHostileServer, type HostileServer } from '../support/http/hostile-server.js';

@@ -4,8 +4,9 @@ import { loadConfig } from '../../src/app/config/load-config.js';
 import type { CliContext } from '../../src/app/cli/cli-context.js';
 import { createCli, runCli } from '../../src/app/cli/create-cli.js';
 import type { PortOverrides } from '../../src/app/composition/port-overrides.js';
-import { createUpgrader } from '../../src/app/upgrader.js';
+import { createUpgrader } from '../../src/app/composition/create-upgrader.js';
 import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
+import type { Logger } from '../../src/ports/logger.js';
 import { RecordingLogger } from './recording-logger.js';
 
 export interface CliRun {
@@ -17,7 +18,7 @@ export interface CliRun {
 /** Runs the real Cli over in-memory streams, building use cases the way main.ts does. */
 export async function runCliInMemory(
   argv: readonly string[],
-  options: { euid?: number; overrides?: PortOverrides; tty?: boolean } = {},
+  options: { euid?: number; overrides?: PortOverrides; logger?: Logger; tty?: boolean } = {},
 ): Promise<CliRun> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -40,7 +41,7 @@ export async function runCliInMemory(
       return createUpgrader({
         config: config.value,
         identity: { euid: options.euid ?? 0, arch: hostArchitecture(), pid: 4242, command: 'agent-upgrade' },
-        logger: new RecordingLogger(),
+        logger: options.logger ?? new RecordingLogger(),
         overrides: { fileSystem: fs, ...options.overrides },
       });
     },

@@ -5,7 +5,9 @@ import { LayoutEngine } from '../../src/app/layout/layout-engine.js';
 import { deriveLayout } from '../../src/domain/slot-layout.js';
 import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/config/upgrader-config.js';
 import type { PortOverrides } from '../../src/app/composition/port-overrides.js';
-import { createUpgrader, type Upgrader } from '../../src/app/upgrader.js';
+import { createUpgrader } from '../../src/app/composition/create-upgrader.js';
+import type { Upgrader } from '../../src/app/upgrader.js';
+import type { Logger } from '../../src/ports/logger.js';
 import { RecordingLogger } from './recording-logger.js';
 
 /** The flex profile re-rooted under `root`, with no service manager and no container. */
@@ -24,11 +26,12 @@ export function sandboxUpgrader(
   root: string,
   changes: Partial<UpgraderConfig> = {},
   overrides: PortOverrides = {},
+  logger: Logger = new RecordingLogger(),
 ): Upgrader {
   const created = createUpgrader({
     config: sandboxConfig(root, changes),
     identity: { euid: 0, arch: hostArchitecture(), pid: process.pid, command: 'vitest' },
-    logger: new RecordingLogger(),
+    logger,
     overrides,
   });
   if (!created.ok) throw new Error(`sandbox upgrader: ${created.failure.code} ${created.failure.message}`);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryOperationStore } from '../../src/adapters/memory/memory-operation-store.js';
 import { SystemClock } from '../../src/adapters/node/system-clock.js';
-import { createUpgrader } from '../../src/app/upgrader.js';
+import { createUpgrader } from '../../src/app/composition/create-upgrader.js';
 import type { ManagedSession } from '../../src/app/managed/managed-session.js';
 import { buildTestAgent, type TestAgentBuild } from '../support/agent/build-agent.js';
 import { releaseArchive } from '../support/archive/index.js';

@@ -5,36 +5,32 @@ import { KubernetesOperationStore } from '../../adapters/kubernetes/kubernetes-o
 import { NoOperationStore } from '../../adapters/none/no-operation-store.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
-import type { OperationStore } from '../../ports/operation-store.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
+import type { OperationStoreFactory } from '../managed/session-options.js';
 import { Tokens } from '../tokens.js';
-import type { OperationStoreFactory } from '../upgrader-parts.js';
+
+/** `cluster.manager: "none"`: no operations are delivered (the daemon runs its gate, then idles). */
+export const noClusterModule = new ContainerModule(({ bind }) => {
+  bind(Tokens.OperationStoreFactory).toConstantValue(async () => new NoOperationStore());
+});
 
 /**
- * `cluster.manager`: "kubernetes" connects with `cluster.kubeconfig` (or the default chain) and
- * watches for `cluster.machineName` (default: this host's name); "none" delivers no operations
- * (the daemon then runs its startup gate, converges the layout and idles). An
- * embedder's or a test's OperationStore replaces both.
+ * `cluster.manager: "kubernetes"`: connects with `cluster.kubeconfig` (or the default chain) on
+ * first use and watches for `cluster.machineName` (default: this host's name).
  */
-export function clusterPlatformModule(override: OperationStore | undefined): ContainerModule {
-  return new ContainerModule(({ bind }) => {
-    bind(Tokens.OperationStoreFactory)
-      .toResolvedValue(
-        (config: UpgraderConfig, clock: Clock, logger: Logger): OperationStoreFactory =>
-          async () => {
-            if (override !== undefined) return override;
-            if (config.cluster.manager === 'none') return new NoOperationStore();
-            const client = await KubeClient.connect(config.cluster.kubeconfig);
-            const machineName = config.cluster.machineName ?? hostname();
-            return new KubernetesOperationStore({
-              client,
-              machineName,
-              clock,
-              logger: logger.child({ component: 'machine-operations' }),
-            });
-          },
-        [Tokens.Config, Tokens.Clock, Tokens.Logger],
-      )
-      .inSingletonScope();
-  });
-}
+export const kubernetesClusterModule = new ContainerModule(({ bind }) => {
+  bind(Tokens.OperationStoreFactory).toResolvedValue(
+    (config: UpgraderConfig, clock: Clock, logger: Logger): OperationStoreFactory =>
+      async () => {
+        const client = await KubeClient.connect(config.cluster.kubeconfig);
+        const machineName = config.cluster.machineName ?? hostname();
+        return new KubernetesOperationStore({
+          client,
+          machineName,
+          clock,
+          logger: logger.child({ component: 'machine-operations' }),
+        });
+      },
+    [Tokens.Config, Tokens.Clock, Tokens.Logger],
+  );
+});

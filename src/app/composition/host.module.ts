@@ -8,29 +8,17 @@ import { SystemClock } from '../../adapters/node/system-clock.js';
 import type { SlotLayout } from '../../domain/slot-layout.js';
 import type { HostIdentity } from '../host-identity.js';
 import { Tokens } from '../tokens.js';
-import type { PortOverrides } from './port-overrides.js';
 
-/**
- * The real host — node:fs, the system clock, the flock(1) lock, axios downloads, the tar.gz
- * extractor and child processes — unless an embedder overrides a port.
- */
-export function hostModule(overrides: PortOverrides): ContainerModule {
-  return new ContainerModule(({ bind }) => {
-    bind(Tokens.FileSystem).toConstantValue(overrides.fileSystem ?? new NodeFileSystem());
-    bind(Tokens.Clock).toConstantValue(overrides.clock ?? new SystemClock());
-    bind(Tokens.ArtifactSource).toConstantValue(overrides.artifactSource ?? new LazyArtifactSource());
-    bind(Tokens.ArchiveExtractor).toConstantValue(overrides.archiveExtractor ?? new TarGzExtractor());
-    bind(Tokens.ProcessRunner).toConstantValue(overrides.processRunner ?? new NodeProcessRunner());
-    const lock = overrides.hostLock;
-    if (lock !== undefined) bind(Tokens.HostLock).toConstantValue(lock);
-    else {
-      bind(Tokens.HostLock)
-        .toResolvedValue(
-          (layout: SlotLayout, identity: HostIdentity) =>
-            new FlockHostLock(layout.lock, identity.command, { root: layout.root }),
-          [Tokens.Layout, Tokens.HostIdentity],
-        )
-        .inSingletonScope();
-    }
-  });
-}
+/** The real host: node:fs, the system clock, the flock(1) lock, HTTP downloads, child processes. */
+export const hostModule = new ContainerModule(({ bind }) => {
+  bind(Tokens.FileSystem).toConstantValue(new NodeFileSystem());
+  bind(Tokens.Clock).toConstantValue(new SystemClock());
+  bind(Tokens.ArtifactSource).toConstantValue(new LazyArtifactSource());
+  bind(Tokens.ArchiveExtractor).toConstantValue(new TarGzExtractor());
+  bind(Tokens.ProcessRunner).toConstantValue(new NodeProcessRunner());
+  bind(Tokens.HostLock).toResolvedValue(
+    (layout: SlotLayout, identity: HostIdentity) =>
+      new FlockHostLock(layout.lock, identity.command, { root: layout.root }),
+    [Tokens.Layout, Tokens.HostIdentity],
+  );
+});

@@ -1,15 +1,16 @@
+import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import type { ArchiveExtractor } from '../../ports/archive-extractor.js';
 import type { ArtifactSource } from '../../ports/artifact-source.js';
 import type { Clock } from '../../ports/clock.js';
 import type { ContainerRootfs } from '../../ports/container-rootfs.js';
 import type { FileSystem } from '../../ports/file-system.js';
 import type { HostLock } from '../../ports/host-lock.js';
-import type { Logger } from '../../ports/logger.js';
 import type { OperationStore } from '../../ports/operation-store.js';
 import type { ProcessRunner } from '../../ports/process-runner.js';
 import type { ServiceManager } from '../../ports/service-manager.js';
+import { Tokens } from '../tokens.js';
 
-/** Ports an embedder (or a test) supplies instead of the built-in adapters. */
+/** Ports an embedder (or a test) supplies instead of the ones its platform binds. */
 export interface PortOverrides {
   readonly artifactSource?: ArtifactSource;
   readonly archiveExtractor?: ArchiveExtractor;
@@ -19,6 +20,44 @@ export interface PortOverrides {
   readonly clock?: Clock;
   readonly hostLock?: HostLock;
   readonly serviceManager?: ServiceManager;
-  readonly logger?: Logger;
   readonly operationStore?: OperationStore;
+}
+
+/** Every port of a process, as a platform binds them (the memory platform takes them all). */
+export type PlatformPorts = Required<PortOverrides>;
+
+/** Which token each overridable port is bound to. */
+export const PORT_TOKENS: { readonly [K in keyof PortOverrides]-?: ServiceIdentifier<unknown> } = {
+  artifactSource: Tokens.ArtifactSource,
+  archiveExtractor: Tokens.ArchiveExtractor,
+  processRunner: Tokens.ProcessRunner,
+  containerRootfs: Tokens.ContainerRootfs,
+  fileSystem: Tokens.FileSystem,
+  clock: Tokens.Clock,
+  hostLock: Tokens.HostLock,
+  serviceManager: Tokens.ServiceManager,
+  operationStore: Tokens.OperationStoreFactory,
+};
+
+/** Loaded last: each given port replaces (`rebind`) what the platform bound for it. */
+export function overridesModule(overrides: PortOverrides): ContainerModule {
+  return new ContainerModule(({ rebind }) => {
+    for (const [key, value] of Object.entries(overrides) as [keyof PortOverrides, unknown][]) {
+      if (value === undefined) continue;
+      const bound = key === 'operationStore' ? async () => value : value;
+      rebind(PORT_TOKENS[key]).toConstantValue(bound);
+    }
+  });
+}
+
+/**
+ * A platform of given port instances: the simulator's processes (the memory adapters) and an
+ * embedder's fully custom host. The use cases on top are the production ones.
+ */
+export function portsModule(ports: PlatformPorts): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    for (const [key, value] of Object.entries(ports) as [keyof PortOverrides, unknown][]) {
+      bind(PORT_TOKENS[key]).toConstantValue(key === 'operationStore' ? async () => value : value);
+    }
+  });
 }

@@ -1,25 +1,31 @@
-import { randomBytes } from 'node:crypto';
-import type { HostArchitecture } from '../../domain/archive-rules.js';
 import type { Result } from '../../domain/failure.js';
-import type { AgentUpgradeRequest, OperationStore } from '../../ports/operation-store.js';
-import type { UpgraderParts } from '../upgrader-parts.js';
-import { RecordStore } from '../record/record-store.js';
-import { StateStore } from '../state/state-store.js';
+import type { HostLock } from '../../ports/host-lock.js';
+import type { AgentUpgradeRequest } from '../../ports/operation-store.js';
+import type { InterruptedActivation } from '../activation/interrupted-activation.js';
+import type { UpgraderConfig } from '../config/upgrader-config.js';
 import { runUseCase } from '../failure-signal.js';
-import { interruptedActivationFor, type InterruptedActivation } from '../activation/interrupted-activation.js';
-import { AgentUpgradeHandler, type HandleOutcome } from './agent-upgrade-handler.js';
-import { HostEffects } from './host-effects.js';
-import { StartupGate, type GateOutcome } from './startup-gate.js';
+import type { LayoutEngine } from '../layout/layout-engine.js';
+import { withHostLock } from '../lock/with-host-lock.js';
+import type { AgentUpgradeHandler, HandleOutcome } from './agent-upgrade-handler.js';
+import type { SessionOptions, SessionState } from './session-options.js';
+import type { GateOutcome, StartupGate } from './startup-gate.js';
 
-export interface ManagedSessionOptions {
-  readonly store: OperationStore;
-  /** The real path of this process's executable (self-hosted: the daemon is the agent). */
-  readonly selfExecutable: string | null;
-  /** 32 hex characters, new for every process; generated when absent. */
-  readonly instanceId?: string;
-}
+export type { SessionOptions as ManagedSessionOptions } from './session-options.js';
+
+/** A new daemon session over an opened store (a child container per session). */
+export type ManagedSessionFactory = (options: SessionOptions) => ManagedSession;
 
 export type StartOutcome = GateOutcome | { readonly kind: 'busy' };
+
+export interface ManagedSessionDependencies {
+  readonly gate: StartupGate;
+  readonly handler: AgentUpgradeHandler;
+  readonly interrupted: InterruptedActivation;
+  readonly lock: HostLock;
+  readonly engine: LayoutEngine;
+  readonly config: UpgraderConfig;
+  readonly state: SessionState;
+}
 
 /**
  * One daemon process's managed path: its startup gate, then AgentUpgrade operations. The gate
@@ -27,75 +33,38 @@ export type StartOutcome = GateOutcome | { readonly kind: 'busy' };
  * interleaves with it; when the lock is busy the caller runs `start` again later.
  */
 export class ManagedSession {
-  readonly instanceId: string;
-  private readonly gate: StartupGate;
-  private readonly handler: AgentUpgradeHandler;
-  private readonly interrupted: InterruptedActivation;
-  private handedOver = false;
+  constructor(private readonly deps: ManagedSessionDependencies) {}
 
-  constructor(
-    private readonly parts: UpgraderParts,
-    arch: HostArchitecture,
-    options: ManagedSessionOptions,
-  ) {
-    this.instanceId = options.instanceId ?? randomBytes(16).toString('hex');
-    const { fs, services, container, engine, config, layout, clock, logger } = parts;
-    const records = new RecordStore(fs, layout.record);
-    const states = new StateStore(fs, layout.state);
-    const effects = new HostEffects({ fs, services, container, engine, config });
-    this.gate = new StartupGate({
-      effects,
-      records,
-      states,
-      store: options.store,
-      services,
-      clock,
-      logger: logger.child({ component: 'startup-gate' }),
-      config,
-      mode: config.agent.mode,
-      instanceId: this.instanceId,
-      selfExecutable: options.selfExecutable,
-      handedOver: () => this.handedOver,
-    });
-    this.interrupted = interruptedActivationFor({ fs, services, container, engine, config, logger });
-    this.handler = new AgentUpgradeHandler({
-      ...parts,
-      arch,
-      store: options.store,
-      records,
-      states,
-      instanceId: this.instanceId,
-      interrupted: this.interrupted,
-    });
+  get instanceId(): string {
+    return this.deps.state.instanceId;
   }
 
   /** The startup gate, then (once it is open) the layout converged, as every daemon start does. */
   start(): Promise<Result<StartOutcome>> {
     return runUseCase(async () => {
-      const attempt = await this.parts.lock.tryAcquire();
-      if (attempt.kind === 'busy') return { kind: 'busy' } as const;
-      try {
-        const outcome = await this.gate.run();
-        if (outcome.kind !== 'open') return outcome;
-        // A direct activation that died before its verdict: a self-hosted daemon may be its
-        // candidate, so its own rollback restarts it through the service manager.
-        const restart = this.parts.config.agent.mode === 'self-hosted' ? 'scheduled' : 'sync';
-        if ((await this.interrupted.resolve({ restart })) === 'rolled-back' && restart === 'scheduled')
-          return { kind: 'closed', reason: 'restart-scheduled' } as const;
-        await this.parts.engine.migrate();
-        return outcome;
-      } finally {
-        await attempt.lease.release();
-      }
+      const run = await withHostLock(this.deps.lock, () => this.startUnderLock());
+      return run.kind === 'busy' ? ({ kind: 'busy' } as const) : run.value;
     });
   }
 
   /** One AgentUpgrade operation (the handler takes the host lock itself). */
   handle(request: AgentUpgradeRequest): Promise<Result<HandleOutcome>> {
     return runUseCase(async () => {
-      const outcome = await this.handler.handle(request);
-      if (outcome.kind === 'handed-over') this.handedOver = true;
+      const outcome = await this.deps.handler.handle(request);
+      if (outcome.kind === 'handed-over') this.deps.state.handedOver = true;
       return outcome;
     });
+  }
+
+  private async startUnderLock(): Promise<StartOutcome> {
+    const outcome = await this.deps.gate.run();
+    if (outcome.kind !== 'open') return outcome;
+    // A direct activation that died before its verdict: a self-hosted daemon may be its
+    // candidate, so its own rollback restarts it through the service manager.
+    const restart = this.deps.config.agent.mode === 'self-hosted' ? 'scheduled' : 'sync';
+    const resolved = await this.deps.interrupted.resolve({ restart });
+    if (resolved === 'rolled-back' && restart === 'scheduled') return { kind: 'closed', reason: 'restart-scheduled' };
+    await this.deps.engine.migrate();
+    return outcome;
   }
 }

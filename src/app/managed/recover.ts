@@ -1,21 +1,22 @@
 import { failure } from '../../domain/failure.js';
-import { decideRecoverCommand, type ContainerVerdict } from '../../domain/recovery-policy.js';
+import { decideRecoverCommand } from '../../domain/recovery/recover-policy.js';
+import type { ContainerVerdict } from '../../domain/recovery/vocabulary.js';
 import type { SlotName } from '../../domain/slot.js';
 import { withFailure } from '../../domain/upgrade-record.js';
 import type { Clock } from '../../ports/clock.js';
-import type { HostLock, LockLease } from '../../ports/host-lock.js';
+import type { HostLock } from '../../ports/host-lock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ServiceManager } from '../../ports/service-manager.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
 import { raise, unwrap } from '../failure-signal.js';
 import { LogKeys } from '../log-keys.js';
+import { withHostLock } from '../lock/with-host-lock.js';
 import type { InterruptedActivation } from '../activation/interrupted-activation.js';
 import type { RecordStore } from '../record/record-store.js';
 import type { HostEffects } from './host-effects.js';
 
 /** Decisions one `recover` may take (I10); the longest path takes five. */
 const RECOVER_STEPS_MAX = 16;
-const LOCK_POLL_MS = 1000;
 
 export interface RecoverDependencies {
   readonly lock: HostLock;
@@ -41,12 +42,7 @@ export interface RecoverReport {
  */
 export async function recover(deps: RecoverDependencies, message: string): Promise<RecoverReport> {
   if (unwrap(await deps.records.read()) === null) return recoverDirect(deps);
-  const lease = await acquireWithin(deps, 2 * deps.config.health.timeoutMs);
-  try {
-    return await recoverUnderLock(deps, message);
-  } finally {
-    await lease.release();
-  }
+  return underLock(deps, () => recoverUnderLock(deps, message));
 }
 
 /**
@@ -57,15 +53,12 @@ export async function recover(deps: RecoverDependencies, message: string): Promi
 async function recoverDirect(deps: RecoverDependencies): Promise<RecoverReport> {
   const marker = await deps.interrupted.pending();
   if (marker === null) return { recovered: false, rolledBackTo: null };
-  const lease = await acquireWithin(deps, 2 * deps.config.health.timeoutMs);
-  try {
+  return underLock(deps, async () => {
     const outcome = await deps.interrupted.resolve({ restart: 'sync', knownHealth: 'unhealthy' });
     return outcome === 'rolled-back'
       ? { recovered: true, rolledBackTo: marker.previous }
       : { recovered: outcome !== 'none', rolledBackTo: null };
-  } finally {
-    await lease.release();
-  }
+  });
 }
 
 async function recoverUnderLock(deps: RecoverDependencies, message: string): Promise<RecoverReport> {
@@ -107,15 +100,11 @@ async function recoverUnderLock(deps: RecoverDependencies, message: string): Pro
 
 /**
  * The lock may be held by a live upgrader whose own bounded health wait will roll back; wait for
- * it at most `waitMs`, then give up without changes.
+ * it at most twice the health timeout, then give up without changes.
  */
-async function acquireWithin(deps: RecoverDependencies, waitMs: number): Promise<LockLease> {
-  const deadlineMs = deps.clock.nowMs() + waitMs;
-  for (;;) {
-    const attempt = await deps.lock.tryAcquire();
-    if (attempt.kind === 'acquired') return attempt.lease;
-    if (deps.clock.nowMs() >= deadlineMs)
-      raise(failure('E_LOCK_BUSY', 'the host lock stayed busy; the upgrader holding it rolls back on its own'));
-    await deps.clock.sleep(LOCK_POLL_MS);
-  }
+async function underLock<T>(deps: RecoverDependencies, body: () => Promise<T>): Promise<T> {
+  const run = await withHostLock(deps.lock, body, { clock: deps.clock, waitMs: 2 * deps.config.health.timeoutMs });
+  if (run.kind === 'busy')
+    raise(failure('E_LOCK_BUSY', 'the host lock stayed busy; the upgrader holding it rolls back on its own'));
+  return run.value;
 }

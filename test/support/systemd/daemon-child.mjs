@@ -9,7 +9,7 @@ import { SystemClock } from '../../../dist/adapters/node/system-clock.js';
 import { SystemdServiceManager } from '../../../dist/adapters/systemd/systemd-service-manager.js';
 import { systemdAssets } from '../../../dist/app/composition/service-platform.module.js';
 import { loadConfig } from '../../../dist/app/config/load-config.js';
-import { createUpgrader } from '../../../dist/app/upgrader.js';
+import { createUpgrader } from '../../../dist/app/composition/create-upgrader.js';
 import { deriveLayout } from '../../../dist/domain/slot-layout.js';
 
 const input = JSON.parse(process.env.DAEMON_CHILD ?? '{}');
