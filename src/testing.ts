@@ -32,3 +32,9 @@ export {
   type ScriptedBehaviour,
 } from './adapters/memory/memory-process-runner.js';
 export { MemoryHostLock } from './adapters/memory/memory-host-lock.js';
+/**
+ * A platform of port instances for `createUpgrader({ …, platform })`: the production use cases
+ * over the memory adapters above (or an embedder's own), as the project's own simulator runs them.
+ */
+export { memoryPlatform, type Platform } from './app/composition/create-container.js';
+export type { PlatformPorts } from './app/composition/port-overrides.js';

@@ -32,6 +32,11 @@ export interface OperationStore {
   markInProgress(operation: OperationRef, message: string): Promise<StatusWrite>;
   /** Publishes a terminal status. Publishing the same terminal status again is a no-op. */
   publish(operation: OperationRef, status: TerminalStatus): Promise<StatusWrite>;
+  /**
+   * The operation as the cluster has it now, or `null` once it is gone (deleted, or re-created
+   * under the same name): what a requeued operation is handled as.
+   */
+  read(operation: OperationRef): Promise<AgentUpgradeRequest | null>;
   /** Operations of kind AgentUpgrade addressed to this machine, as they arrive. */
   watch(signal: AbortSignal): AsyncIterable<AgentUpgradeRequest>;
 }

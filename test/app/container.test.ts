@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { createContainer } from '../../src/app/composition/create-container.js';
-import { FLEX_PROFILE } from '../../src/app/config/upgrader-config.js';
+import { TarGzExtractor } from '../../src/adapters/archive/tar-gz-extractor.js';
+import { MemoryClock } from '../../src/adapters/memory/memory-clock.js';
+import { MemoryContainerRootfs } from '../../src/adapters/memory/memory-container-rootfs.js';
+import { MemoryFileSystem } from '../../src/adapters/memory/memory-file-system.js';
+import { MemoryHostLock } from '../../src/adapters/memory/memory-host-lock.js';
+import { MemoryOperationStore } from '../../src/adapters/memory/memory-operation-store.js';
+import { MemoryProcessRunner } from '../../src/adapters/memory/memory-process-runner.js';
+import { MemoryServiceManager } from '../../src/adapters/memory/memory-service-manager.js';
+import { NoOperationStore } from '../../src/adapters/none/no-operation-store.js';
+import { createContainer, memoryPlatform, type Platform } from '../../src/app/composition/create-container.js';
+import { describeProcessGraph } from '../../src/app/composition/process-graph.js';
+import { createUpgrader } from '../../src/app/composition/create-upgrader.js';
+import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/config/upgrader-config.js';
 import { Tokens } from '../../src/app/tokens.js';
 import { deriveLayout } from '../../src/domain/slot-layout.js';
+import { MemoryArtifactSource } from '../sim/managed-world.js';
 import { RecordingLogger } from '../support/recording-logger.js';
 
 const layout = (() => {
@@ -10,41 +22,132 @@ const layout = (() => {
   if (!derived.ok) throw new Error(derived.failure.message);
   return derived.value;
 })();
+const identity = { euid: 0, arch: 'amd64', pid: 1, command: 'test' } as const;
+const configWith = (manager: 'systemd' | 'supervisor' | 'none'): UpgraderConfig => ({
+  ...FLEX_PROFILE,
+  root: '/sb',
+  service: { ...FLEX_PROFILE.service, manager },
+});
+// The archive extractor is the real one on both platforms.
+const PORTS = [
+  'FileSystem',
+  'Clock',
+  'HostLock',
+  'ArtifactSource',
+  'ProcessRunner',
+  'ContainerRootfs',
+  'ServiceManager',
+];
 
-function containerFor(manager: 'systemd' | 'supervisor' | 'none') {
-  return createContainer({
-    config: { ...FLEX_PROFILE, root: '/sb', service: { ...FLEX_PROFILE.service, manager } },
-    layout,
-    identity: { euid: 0, arch: 'amd64', pid: 1, command: 'test' },
-    logger: new RecordingLogger(),
-    overrides: {},
+function memory(): Platform {
+  const fs = MemoryFileSystem.fromTree({});
+  const clock = new MemoryClock();
+  return memoryPlatform({
+    fileSystem: fs,
+    clock,
+    hostLock: new MemoryHostLock(),
+    serviceManager: new MemoryServiceManager({ fs, execStart: layout.current, behaviourOf: () => 'healthy' }),
+    containerRootfs: new MemoryContainerRootfs({
+      fs,
+      machinesDir: '/var/lib/machines',
+      binaryPath: '/usr/local/bin/aks-flex-node',
+      activeMachine: () => 'kube1',
+      maxBytes: 1 << 20,
+    }),
+    processRunner: new MemoryProcessRunner(),
+    artifactSource: new MemoryArtifactSource(),
+    archiveExtractor: new TarGzExtractor(),
+    operationStore: new MemoryOperationStore({ clock }),
   });
 }
 
 describe('composition root', () => {
   it.each(['none', 'systemd', 'supervisor'] as const)(
-    'resolves every token with the "%s" service platform',
+    'resolves every process token with the "%s" service platform',
     (manager) => {
-      const container = containerFor(manager);
-      const resolved = [
-        container.get(Tokens.Config),
-        container.get(Tokens.Layout),
-        container.get(Tokens.HostIdentity),
-        container.get(Tokens.FileSystem),
-        container.get(Tokens.Clock),
-        container.get(Tokens.Logger),
-        container.get(Tokens.HostLock),
-        container.get(Tokens.ArtifactSource),
-        container.get(Tokens.ArchiveExtractor),
-        container.get(Tokens.ProcessRunner),
-        container.get(Tokens.ContainerRootfs),
-        container.get(Tokens.ServiceManager),
-        container.get(Tokens.LayoutEngine),
-        container.get(Tokens.OperationStoreFactory),
-      ];
-      expect(resolved).toHaveLength(Object.keys(Tokens).length);
-      for (const value of resolved) expect(value).toBeDefined();
+      const container = createContainer({
+        config: configWith(manager),
+        layout,
+        identity,
+        logger: new RecordingLogger(),
+        overrides: {},
+      });
+      for (const [name, token] of Object.entries(Tokens)) {
+        if (
+          [
+            'OperationStore',
+            'SessionOptions',
+            'SessionState',
+            'StartupGate',
+            'AgentUpgradeHandler',
+            'ManagedSession',
+          ].includes(name)
+        )
+          continue;
+        expect(container.get(token as never), name).toBeDefined();
+      }
       expect(container.get(Tokens.ServiceManager).name).toBe(manager);
     },
   );
+
+  it('a simulated process wires the same graph as a production one: only the ports differ', () => {
+    const session = { store: new NoOperationStore(), selfExecutable: null, instanceId: '0'.repeat(32) };
+    const production = describeProcessGraph(
+      { config: configWith('systemd'), layout, identity, logger: new RecordingLogger(), overrides: {} },
+      session,
+    );
+    const simulated = describeProcessGraph(
+      {
+        config: configWith('systemd'),
+        layout,
+        identity,
+        logger: new RecordingLogger(),
+        platform: memory(),
+        overrides: {},
+      },
+      session,
+    );
+    expect(Object.keys(simulated)).toEqual(Object.keys(production));
+    const differing = Object.keys(production).filter((name) => production[name] !== simulated[name]);
+    expect(differing.sort()).toEqual([...PORTS].sort());
+    // The use cases hold the ports themselves, not copies or wrappers of them.
+    expect(production['Activation']).toContain('fs: <FileSystem>');
+    expect(production['ManagedSession']).toContain('gate: StartupGate');
+  });
+
+  it('an override replaces the platform port for every use case (loaded last)', async () => {
+    const lock = new MemoryHostLock();
+    const held = await lock.tryAcquire({ pid: 77, command: 'another upgrader' });
+    expect(held.kind).toBe('acquired');
+    const config = { ...configWith('none'), container: { ...FLEX_PROFILE.container, manager: 'none' as const } };
+    const created = createUpgrader({
+      config,
+      identity,
+      logger: new RecordingLogger(),
+      platform: memory(),
+      overrides: { hostLock: lock },
+    });
+    if (!created.ok) throw new Error(created.failure.message);
+    expect(await created.value.migrate()).toMatchObject({ ok: false, failure: { code: 'E_LOCK_BUSY' } });
+    expect(await created.value.recover('crash')).toMatchObject({ ok: true, value: { recovered: false } });
+  });
+
+  it('an unsupported architecture refuses the arch-bound use cases with E_WRONG_ARCH, not the others', async () => {
+    const created = createUpgrader({
+      config: configWith('none'),
+      identity: { ...identity, arch: null },
+      logger: new RecordingLogger(),
+      platform: memory(),
+    });
+    if (!created.ok) throw new Error(created.failure.message);
+    expect((await created.value.status()).ok).toBe(true);
+    expect(await created.value.preflight({ candidatePath: '/tmp/x' })).toMatchObject({
+      ok: false,
+      failure: { code: 'E_WRONG_ARCH' },
+    });
+    expect(created.value.managed({ store: new NoOperationStore(), selfExecutable: null })).toMatchObject({
+      ok: false,
+      failure: { code: 'E_WRONG_ARCH' },
+    });
+  });
 });

@@ -11,6 +11,7 @@ import { ArtifactError } from '../../src/domain/port-errors.js';
 import { deriveLayout, type SlotLayout } from '../../src/domain/slot-layout.js';
 import type { ArtifactRequest, ArtifactSource, ArtifactStream } from '../../src/ports/artifact-source.js';
 import type { AgentUpgradeRequest } from '../../src/ports/operation-store.js';
+import type { Upgrader } from '../../src/app/upgrader.js';
 import { orThrow, simProcess, type SimPorts } from './sim-process.js';
 import { releaseArchive } from '../support/archive/index.js';
 import { RecordingLogger } from '../support/recording-logger.js';
@@ -102,6 +103,12 @@ export class ManagedWorld {
     };
   }
 
+  /** A new process of the upgrader over this host (ports replaced as given, e.g. its clock). */
+  process(config: UpgraderConfig = CONFIG, ports: Partial<SimPorts> = {}): Upgrader {
+    this.scriptVersions();
+    return simProcess({ ...this.ports(), ...ports }, config, this.logger);
+  }
+
   /**
    * A new daemon process: the production composition over the memory platform, with a fresh
    * instance id and nothing carried in memory. Its methods throw a use case's failure.
@@ -109,8 +116,7 @@ export class ManagedWorld {
   daemon(selfExecutable: string | null = null, config: UpgraderConfig = CONFIG) {
     this.instances += 1;
     const instanceId = this.instances.toString(16).padStart(32, '0');
-    this.scriptVersions();
-    const upgrader = simProcess(this.ports(), config, this.logger);
+    const upgrader = this.process(config);
     const session = orThrow(upgrader.managed({ store: this.store, selfExecutable, instanceId }));
     return {
       instanceId,

@@ -12,7 +12,7 @@ import type {
 
 export const AGENT_UPGRADE_KIND = 'AgentUpgrade';
 
-export type OperationStoreMethod = 'markInProgress' | 'publish' | 'watch';
+export type OperationStoreMethod = 'markInProgress' | 'publish' | 'read' | 'watch';
 
 export interface ClusterFault {
   /** HTTP status of the refusal (409 conflict, 500, …); `null` is a network error. Default 500. */
@@ -81,7 +81,7 @@ export class MemoryOperationStore implements OperationStore {
   private readonly histories = new Map<string, StatusEntry[]>();
   private readonly terminalCounts = new Map<string, number>();
   private readonly faults = new Map<OperationStoreMethod, ClusterFault[]>();
-  private readonly counts: Record<OperationStoreMethod, number> = { markInProgress: 0, publish: 0, watch: 0 };
+  private readonly counts: Record<OperationStoreMethod, number> = { markInProgress: 0, publish: 0, read: 0, watch: 0 };
   private readonly waiters = new Set<() => void>();
   private uidCounter = 0;
   readonly violations: PublishViolation[] = [];
@@ -188,6 +188,17 @@ export class MemoryOperationStore implements OperationStore {
       },
       ref,
     );
+  }
+
+  async read(ref: OperationRef): Promise<AgentUpgradeRequest | null> {
+    this.counts.read += 1;
+    const operation = this.operations.get(ref.name);
+    if (operation === undefined || (ref.uid !== null && operation.uid !== ref.uid)) return null;
+    return {
+      operation: { name: operation.name, uid: operation.uid },
+      phase: operation.phase,
+      parameters: operation.parameters,
+    };
   }
 
   async *watch(signal: AbortSignal): AsyncGenerator<AgentUpgradeRequest> {

@@ -14,6 +14,10 @@ export class NoOperationStore implements OperationStore {
     throw new ClusterError(null, 'no cluster is configured (cluster.manager "none"): the status cannot be published');
   }
 
+  async read(): Promise<AgentUpgradeRequest | null> {
+    return null;
+  }
+
   async *watch(signal: AbortSignal): AsyncGenerator<AgentUpgradeRequest> {
     await new Promise<void>((resolve) => {
       if (signal.aborted) resolve();

@@ -57,7 +57,7 @@ export function createContainer(input: ContainerInput): Container {
 }
 
 /** One daemon session's objects, over the process's container. */
-function sessionContainer(parent: Container, options: SessionOptions): Container {
+export function sessionContainer(parent: Container, options: SessionOptions): Container {
   const child = new Container({ parent, defaultScope: 'Singleton' });
   child.load(sessionModule(options));
   return child;

@@ -1,12 +1,13 @@
+import type { Failure, Result } from '../../domain/failure.js';
+import { failureOutcome, RETRY_POLICY, retryDelayMs, type WorkOutcome } from '../../domain/retry-policy.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { AgentUpgradeRequest, OperationStore } from '../../ports/operation-store.js';
 import { LogKeys } from '../log-keys.js';
+import type { HandleOutcome } from '../managed/agent-upgrade-handler.js';
 import type { ManagedSession } from '../managed/managed-session.js';
-
-/** A busy lock or a stuck publication is retried after this long; failures back off to the max. */
-const GATE_RETRY_MS = 5_000;
-const FAILURE_RETRY_MS = 30_000;
+import { runUseCase } from '../failure-signal.js';
+import { WorkQueue, workKey } from './work-queue.js';
 
 export type DaemonExit =
   /** Asked to stop (SIGTERM). */
@@ -25,52 +26,44 @@ export interface DaemonDependencies {
 
 /**
  * The daemon's life: the startup gate first (nothing else changes the host before it opened),
- * then AgentUpgrade operations one at a time as the store delivers them. A busy lock requeues the
- * operation; a sidecar's upgrade goes back through the gate; a self-hosted hand-over ends the
- * work of this process, which systemd is about to restart.
+ * then AgentUpgrade operations one at a time as the store delivers them. Work is queued by the
+ * operation's identity and a retried operation is read again, as the cluster has it then; every
+ * delay comes from the retry policy and runs on the clock. A sidecar's upgrade goes back through
+ * the gate; a self-hosted hand-over ends the work of this process, which is about to restart.
  */
 export async function runDaemon(deps: DaemonDependencies, signal: AbortSignal): Promise<DaemonExit> {
-  const { session, logger } = deps;
+  const { logger } = deps;
   if ((await openGate(deps, signal)) === 'handed-over') return await waitForStop(signal);
   if (!deps.handleOperations) {
     logger.info({}, 'MachineOperation handling is disabled (cluster.operationMode "disable").');
     await waitForStop(signal);
     return { kind: 'stopped' };
   }
-  const pending = new WorkQueue<AgentUpgradeRequest>();
+  const pending = new WorkQueue<AgentUpgradeRequest>(deps.clock, (request) => workKey(request.operation));
   const feeding = feed(deps.store, pending, signal, logger);
+  /** Consecutive failures of each operation put back; its presence means it is a retry. */
+  const failures = new Map<string, number>();
   try {
     for (;;) {
-      const request = await pending.take(signal);
-      if (request === null) return { kind: 'stopped' };
-      const fields = { [LogKeys.operation]: request.operation.name };
-      logger.info(fields, `Handling AgentUpgrade ${request.operation.name}.`);
-      const result = await session.handle(request);
-      if (!result.ok) {
-        logger.error(
-          { ...fields, code: result.failure.code },
-          `AgentUpgrade ${request.operation.name} could not be handled: ${result.failure.message}`,
-        );
-        pending.later(request, FAILURE_RETRY_MS);
+      const taken = await pending.take(signal);
+      if (taken === null) return { kind: 'stopped' };
+      // The first delivery is fresh from the watch; a retried one is read again.
+      const request = failures.has(workKey(taken.operation)) ? await reread(deps, taken) : taken;
+      if (request === null) {
+        pending.forget(taken);
         continue;
       }
-      const outcome = result.value;
-      switch (outcome.kind) {
-        case 'finished':
-          break;
-        case 'requeue':
-          logger.info(
-            { ...fields, afterMs: outcome.afterMs },
-            'The host lock is busy; the operation is retried later.',
-          );
-          pending.later(request, outcome.afterMs);
-          break;
-        case 'gate':
-          if ((await openGate(deps, signal)) === 'handed-over') return await waitForStop(signal);
-          break;
-        case 'handed-over':
-          logger.info(fields, 'The agent restarts into the candidate; the restarted daemon publishes the result.');
-          return await waitForStop(signal);
+      const step = await handleOne(deps, request, signal);
+      if (step === 'handed-over') return await waitForStop(signal);
+      const key = workKey(request.operation);
+      const count = step.kind === 'retryable-failure' ? (failures.get(key) ?? 0) + 1 : 0;
+      const delayMs = retryDelayMs(step, count);
+      if (delayMs === null) {
+        failures.delete(key);
+        pending.forget(request);
+      } else {
+        failures.set(key, count);
+        pending.later(request, delayMs);
       }
     }
   } finally {
@@ -79,23 +72,89 @@ export async function runDaemon(deps: DaemonDependencies, signal: AbortSignal): 
   }
 }
 
+/** One operation through the session, as a work outcome (or the end of this process's work). */
+async function handleOne(
+  deps: DaemonDependencies,
+  request: AgentUpgradeRequest,
+  signal: AbortSignal,
+): Promise<WorkOutcome | 'handed-over'> {
+  const fields = { [LogKeys.operation]: request.operation.name };
+  deps.logger.info(fields, `Handling AgentUpgrade ${request.operation.name}.`);
+  const result = await deps.session.handle(request);
+  if (!result.ok) {
+    const outcome = failureOutcome(result.failure);
+    deps.logger.error(
+      { ...fields, code: result.failure.code, retried: outcome.kind === 'retryable-failure' },
+      `AgentUpgrade ${request.operation.name} could not be handled: ${result.failure.message}`,
+    );
+    return outcome;
+  }
+  return afterHandled(deps, result.value, fields, signal);
+}
+
+async function afterHandled(
+  deps: DaemonDependencies,
+  outcome: HandleOutcome,
+  fields: Record<string, string>,
+  signal: AbortSignal,
+): Promise<WorkOutcome | 'handed-over'> {
+  switch (outcome.kind) {
+    case 'finished':
+      return { kind: 'done' };
+    case 'requeue':
+      deps.logger.info(
+        { ...fields, afterMs: outcome.afterMs },
+        'The host lock is busy; the operation is retried later.',
+      );
+      return { kind: 'requeue-after', afterMs: outcome.afterMs };
+    case 'gate':
+      return (await openGate(deps, signal)) === 'handed-over' ? 'handed-over' : { kind: 'done' };
+    case 'handed-over':
+      deps.logger.info(fields, 'The agent restarts into the candidate; the restarted daemon publishes the result.');
+      return 'handed-over';
+  }
+}
+
+/** The operation as the cluster has it now; `null` once it is gone (or cannot be read: retried). */
+async function reread(deps: DaemonDependencies, request: AgentUpgradeRequest): Promise<AgentUpgradeRequest | null> {
+  const read: Result<AgentUpgradeRequest | null> = await runUseCase(() => deps.store.read(request.operation));
+  if (read.ok) return read.value;
+  // Unreadable now (the API server is away): handle what was delivered; the handler's own
+  // cluster writes skip an operation that became terminal meanwhile.
+  return request;
+}
+
 /** Runs the startup gate until it opens (or this process handed over), retrying bounded. */
 async function openGate(deps: DaemonDependencies, signal: AbortSignal): Promise<'open' | 'handed-over' | 'stopped'> {
-  for (;;) {
+  for (let failures = 0; ;) {
     if (signal.aborted) return 'stopped';
     const result = await deps.session.start();
     if (result.ok && result.value.kind === 'open') return 'open';
     if (result.ok && result.value.kind === 'closed') return 'handed-over';
-    const retryMs = result.ok ? GATE_RETRY_MS : FAILURE_RETRY_MS;
-    if (result.ok)
-      deps.logger.warn(
-        { reason: result.value.kind === 'stuck' ? result.value.reason : 'busy', retryMs },
-        `The startup gate is ${result.value.kind}; retrying.`,
-      );
-    else
-      deps.logger.error({ code: result.failure.code, retryMs }, `The startup gate failed: ${result.failure.message}`);
+    failures = result.ok ? 0 : failures + 1;
+    const outcome: WorkOutcome = result.ok
+      ? {
+          kind: 'requeue-after',
+          afterMs: result.value.kind === 'busy' ? RETRY_POLICY.lockBusyMs : RETRY_POLICY.gateStuckMs,
+        }
+      : failureOutcome(result.failure);
+    const retryMs = retryDelayMs(outcome, failures) ?? RETRY_POLICY.failureMaxMs;
+    logGateRetry(deps.logger, result.ok ? result.value : result.failure, retryMs);
     await deps.clock.sleep(retryMs, signal).catch(() => undefined);
   }
+}
+
+function logGateRetry(
+  logger: Logger,
+  why: { readonly kind: string; readonly reason?: string } | Failure,
+  retryMs: number,
+) {
+  if ('code' in why) logger.error({ code: why.code, retryMs }, `The startup gate failed: ${why.message}`);
+  else
+    logger.warn(
+      { reason: why.kind === 'stuck' ? why.reason : 'busy', retryMs },
+      `The startup gate is ${why.kind}; retrying.`,
+    );
 }
 
 async function feed(
@@ -119,54 +178,4 @@ async function waitForStop(signal: AbortSignal): Promise<DaemonExit> {
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
   return { kind: 'handed-over' };
-}
-
-/** Operations waiting to be handled, in arrival order; `later` puts one back after a delay. */
-class WorkQueue<T> {
-  private readonly items: T[] = [];
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private wake: (() => void) | null = null;
-  private failure: unknown = null;
-  private closed = false;
-
-  push(item: T): void {
-    if (this.closed) return;
-    this.items.push(item);
-    this.wake?.();
-  }
-
-  later(item: T, delayMs: number): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.push(item);
-    }, delayMs);
-    this.timers.add(timer);
-  }
-
-  close(failure: unknown = null): void {
-    this.closed = true;
-    this.failure ??= failure;
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    this.wake?.();
-  }
-
-  /** The next item; `null` once stopped. Rethrows the feeder's failure. */
-  async take(signal: AbortSignal): Promise<T | null> {
-    for (;;) {
-      if (this.failure !== null) throw this.failure;
-      const item = this.items.shift();
-      if (item !== undefined) return item;
-      if (this.closed || signal.aborted) return null;
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          signal.removeEventListener('abort', done);
-          this.wake = null;
-          resolve();
-        };
-        this.wake = done;
-        signal.addEventListener('abort', done, { once: true });
-      });
-    }
-  }
 }
