@@ -63,6 +63,16 @@ export class KubernetesOperationStore implements OperationStore {
     });
   }
 
+  async read(ref: OperationRef): Promise<AgentUpgradeRequest | null> {
+    const operation = readMachineOperation(await this.options.client.get(ref.name));
+    if (operation === null || (ref.uid !== null && operation.uid !== ref.uid)) return null;
+    return {
+      operation: { name: operation.name, uid: operation.uid },
+      phase: operation.phase,
+      parameters: operation.parameters,
+    };
+  }
+
   watch(signal: AbortSignal): AsyncIterable<AgentUpgradeRequest> {
     const settings: StreamSettings = {
       ...DEFAULT_STREAM_SETTINGS,
