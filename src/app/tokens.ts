@@ -25,6 +25,7 @@ import type { MarkerStore } from './record/marker-store.js';
 import type { RecordStore } from './record/record-store.js';
 import type { OperationStoreFactory, SessionOptions, SessionState } from './managed/session-options.js';
 import type { StateStore } from './state/state-store.js';
+import type { StatusDependencies } from './status/read-status.js';
 import type { Upgrader } from './upgrader.js';
 
 /**
@@ -58,6 +59,7 @@ export const Tokens = Object.freeze({
   ActivationDependencies: Symbol('ActivationDependencies') as ServiceIdentifier<ActivationDependencies>,
   Activation: Symbol('Activation') as ServiceIdentifier<Activation>,
   RecoverDependencies: Symbol('RecoverDependencies') as ServiceIdentifier<RecoverDependencies>,
+  StatusDependencies: Symbol('StatusDependencies') as ServiceIdentifier<StatusDependencies>,
   ManagedSessionFactory: Symbol('ManagedSessionFactory') as ServiceIdentifier<ManagedSessionFactory>,
   Upgrader: Symbol('Upgrader') as ServiceIdentifier<Upgrader>,
   // One daemon session (a child container): its store, identity and the use cases built on them.

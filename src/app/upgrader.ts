@@ -25,7 +25,7 @@ import type { LayoutEngine, MigrationReport } from './layout/layout-engine.js';
 import { describeHolder, withHostLock } from './lock/with-host-lock.js';
 import type { ManagedSession, ManagedSessionFactory, ManagedSessionOptions } from './managed/managed-session.js';
 import { recover, type RecoverDependencies, type RecoverReport } from './managed/recover.js';
-import { readStatus, type StatusReport } from './status/read-status.js';
+import { readStatus, type StatusDependencies, type StatusReport } from './status/read-status.js';
 import { runSupervisor } from './supervise/run-supervisor.js';
 import type { OperationStoreFactory } from './managed/session-options.js';
 import type { Clock } from '../ports/clock.js';
@@ -45,6 +45,7 @@ export interface UpgraderDependencies {
   readonly clock: Clock;
   readonly openOperationStore: OperationStoreFactory;
   readonly recoverDependencies: RecoverDependencies;
+  readonly statusDependencies: StatusDependencies;
   /** Throw E_WRONG_ARCH on a host the releases are not built for. */
   readonly activation: () => Activation;
   readonly activationDependencies: () => ActivationDependencies;
@@ -77,8 +78,7 @@ export class Upgrader {
   }
 
   status(): Promise<Result<StatusReport>> {
-    const { fs, services, lock, layout, config } = this.deps;
-    return runUseCase(() => readStatus({ fs, services, lock, layout, binaryMaxBytes: config.artifact.maxBinaryBytes }));
+    return runUseCase(() => readStatus(this.deps.statusDependencies));
   }
 
   /** `migrate`: an interrupted direct activation is resolved first, then the layout converges. */

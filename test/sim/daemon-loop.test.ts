@@ -68,3 +68,16 @@ describe('the daemon loop on virtual time', () => {
     expect(world.store.history('up').map((entry) => entry.phase)).toEqual(['Failed']);
   });
 });
+
+describe('a self-hosted daemon outside the slots', () => {
+  it('is refused by the library with E_CONFIG before it touches the host', async () => {
+    const world = new ManagedWorld();
+    await world.services.restart();
+    const before = world.fs.snapshot();
+    const stop = new AbortController();
+    const result = await world.process(CONFIG).daemon(stop.signal, { selfExecutable: '/opt/elsewhere/agent' });
+    expect(result).toMatchObject({ ok: false, failure: { code: 'E_CONFIG' } });
+    expect(world.fs.snapshot()).toEqual(before);
+    expect(world.store.requestCount.watch).toBe(0);
+  });
+});

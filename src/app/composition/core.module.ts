@@ -21,6 +21,7 @@ import type { RecoverDependencies } from '../managed/recover.js';
 import { MarkerStore } from '../record/marker-store.js';
 import { RecordStore } from '../record/record-store.js';
 import { StateStore } from '../state/state-store.js';
+import type { StatusDependencies } from '../status/read-status.js';
 import { Tokens as T } from '../tokens.js';
 
 /**
@@ -29,6 +30,30 @@ import { Tokens as T } from '../tokens.js';
  * dependencies by token (no decorator metadata); each is a singleton of its container.
  */
 export const coreModule = new ContainerModule(({ bind }) => {
+  bindShared(bind);
+  bindStores(bind);
+  bindEffects(bind);
+  bindUseCases(bind);
+});
+
+/** The record, the upgrade state and the activation marker: one store per file of the layout. */
+function bindStores(bind: ContainerModuleLoadOptions['bind']): void {
+  bind(T.RecordStore).toResolvedValue(
+    (fs: FileSystem, layout: SlotLayout) => new RecordStore(fs, layout.record),
+    [T.FileSystem, T.Layout],
+  );
+  bind(T.StateStore).toResolvedValue(
+    (fs: FileSystem, layout: SlotLayout) => new StateStore(fs, layout.state),
+    [T.FileSystem, T.Layout],
+  );
+  bind(T.MarkerStore).toResolvedValue(
+    (fs: FileSystem, layout: SlotLayout) => new MarkerStore(fs, layout.activation),
+    [T.FileSystem, T.Layout],
+  );
+}
+
+/** The architecture and the layout engine every use case works through. */
+function bindShared(bind: ContainerModuleLoadOptions['bind']): void {
   // Resolving anything that needs the architecture refuses an unsupported host with a code.
   bind(T.Architecture).toResolvedValue(
     (identity: HostIdentity): HostArchitecture =>
@@ -54,7 +79,10 @@ export const coreModule = new ContainerModule(({ bind }) => {
       }),
     [T.FileSystem, T.ServiceManager, T.Logger, T.Layout, T.Config, T.HostIdentity, T.ProcessRunner, T.Clock],
   );
-  bindStores(bind);
+}
+
+/** What the direct and the managed path both change the host with. */
+function bindEffects(bind: ContainerModuleLoadOptions['bind']): void {
   bind(T.HostEffects).toResolvedValue(
     (
       fs: FileSystem,
@@ -87,6 +115,10 @@ export const coreModule = new ContainerModule(({ bind }) => {
       T.StateStore,
     ],
   );
+}
+
+/** The use cases of the Upgrader and their dependencies. */
+function bindUseCases(bind: ContainerModuleLoadOptions['bind']): void {
   bind(T.ActivationDependencies).toResolvedValue(
     (
       fs: FileSystem,
@@ -128,20 +160,24 @@ export const coreModule = new ContainerModule(({ bind }) => {
     ): RecoverDependencies => ({ lock, records, effects, services, clock, logger, config, interrupted }),
     [T.HostLock, T.RecordStore, T.HostEffects, T.ServiceManager, T.Clock, T.Logger, T.Config, T.InterruptedActivation],
   );
-});
-
-/** The record, the upgrade state and the activation marker: one store per file of the layout. */
-function bindStores(bind: ContainerModuleLoadOptions['bind']): void {
-  bind(T.RecordStore).toResolvedValue(
-    (fs: FileSystem, layout: SlotLayout) => new RecordStore(fs, layout.record),
-    [T.FileSystem, T.Layout],
-  );
-  bind(T.StateStore).toResolvedValue(
-    (fs: FileSystem, layout: SlotLayout) => new StateStore(fs, layout.state),
-    [T.FileSystem, T.Layout],
-  );
-  bind(T.MarkerStore).toResolvedValue(
-    (fs: FileSystem, layout: SlotLayout) => new MarkerStore(fs, layout.activation),
-    [T.FileSystem, T.Layout],
+  bind(T.StatusDependencies).toResolvedValue(
+    (
+      fs: FileSystem,
+      services: ServiceManager,
+      lock: HostLock,
+      layout: SlotLayout,
+      records: RecordStore,
+      states: StateStore,
+      config: UpgraderConfig,
+    ): StatusDependencies => ({
+      fs,
+      services,
+      lock,
+      layout,
+      records,
+      states,
+      binaryMaxBytes: config.artifact.maxBinaryBytes,
+    }),
+    [T.FileSystem, T.ServiceManager, T.HostLock, T.Layout, T.RecordStore, T.StateStore, T.Config],
   );
 }

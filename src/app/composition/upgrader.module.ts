@@ -23,6 +23,7 @@ export const upgraderModule = new ContainerModule(({ bind }) => {
         clock: context.get(T.Clock),
         openOperationStore: context.get(T.OperationStoreFactory),
         recoverDependencies: context.get(T.RecoverDependencies),
+        statusDependencies: context.get(T.StatusDependencies),
         activation: () => context.get(T.Activation),
         activationDependencies: () => context.get(T.ActivationDependencies),
         sessions: () => context.get(T.ManagedSessionFactory),

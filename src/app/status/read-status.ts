@@ -16,8 +16,8 @@ import type { FileSystem } from '../../ports/file-system.js';
 import type { HostLock, LockHolder } from '../../ports/host-lock.js';
 import type { ServiceActivity, ServiceManager } from '../../ports/service-manager.js';
 import { canonicalRoot, observeLayout } from '../layout/observe-layout.js';
-import { RecordStore } from '../record/record-store.js';
-import { StateStore } from '../state/state-store.js';
+import type { RecordStore } from '../record/record-store.js';
+import type { StateStore } from '../state/state-store.js';
 import { translatePortError } from '../translate-port-error.js';
 
 export type LayoutCondition = 'managed' | 'needs-migration' | 'invalid';
@@ -75,6 +75,8 @@ export interface StatusDependencies {
   readonly services: ServiceManager;
   readonly lock: HostLock;
   readonly layout: SlotLayout;
+  readonly records: RecordStore;
+  readonly states: StateStore;
   readonly binaryMaxBytes: number;
 }
 
@@ -86,8 +88,8 @@ export interface StatusDependencies {
 export async function readStatus(deps: StatusDependencies): Promise<StatusReport> {
   const { fs, layout } = deps;
   const facts = await observeLayout(fs, layout);
-  const record = await portFailureAsResult(() => new RecordStore(fs, layout.record).read());
-  const state = await portFailureAsResult(() => new StateStore(fs, layout.state).read());
+  const record = await portFailureAsResult(() => deps.records.read());
+  const state = await portFailureAsResult(() => deps.states.read());
   const known = state.ok ? state.value : null;
   return {
     root: layout.root,
