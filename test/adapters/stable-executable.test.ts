@@ -13,7 +13,7 @@ const times = (count: number, observation: Observation): Observation[] =>
   Array.from({ length: count }, () => observation);
 
 /**
- * The health rule both service adapters share, as a table: what the service manager shows at
+ * The health rule every service adapter shares, as a table: what the service manager shows at
  * each poll (one observation per `pollMs` of virtual time; the last repeats) → the verdict, and
  * when it is reached. One main process must run the expected binary without interruption for
  * `stableMs`, within `timeoutMs`.

@@ -1,7 +1,10 @@
 import type { Sha256 } from '../../domain/digest.js';
 import { ServiceError } from '../../domain/port-errors.js';
+import type { Clock } from '../../ports/clock.js';
 import type { FileSystem } from '../../ports/file-system.js';
-import type { HealthVerdict, ServiceActivity, ServiceManager } from '../../ports/service-manager.js';
+import type { HealthLimits, HealthVerdict, ServiceActivity, ServiceManager } from '../../ports/service-manager.js';
+import { waitForStableExecutable, type MainProcessObservation } from '../service/stable-executable.js';
+import { MemoryClock } from './memory-clock.js';
 
 /** How a binary behaves when the service manager starts it, keyed by its digest. */
 export type AgentBehaviour =
@@ -9,7 +12,7 @@ export type AgentBehaviour =
   | 'healthy'
   /** Exits at once on every start: the manager gives up after the start limit (failed). */
   | 'crash-on-start'
-  /** Starts, then dies before the stability interval ends. */
+  /** Starts, then dies as soon as any time passed: before any stability interval ends (failed). */
   | 'crash-after-start'
   /** Starts but never reports ready: the start job times out (the process keeps running, unready). */
   | 'hang';
@@ -26,7 +29,18 @@ export interface MemoryServiceOptions {
   readonly behaviourOf: (digest: Sha256) => AgentBehaviour;
   readonly initialActivity?: ServiceActivity;
   readonly binaryMaxBytes?: number;
+  /**
+   * The health wait's time, and the crash-after-start agent's. Default: a memory clock of its
+   * own, so that a wait costs neither real time nor time on the caller's clock.
+   */
+  readonly clock?: Clock;
 }
+
+/**
+ * The limits of a `waitHealthy` called without any (the port always passes them): a caller
+ * that only wants the model's verdict, e.g. to let a crash-after-start agent die.
+ */
+export const MODEL_HEALTH_LIMITS: HealthLimits = { timeoutMs: 30_000, stableMs: 3_000, pollMs: 250 };
 
 export interface StartRecord {
   readonly path: string;
@@ -34,25 +48,36 @@ export interface StartRecord {
   readonly behaviour: AgentBehaviour;
 }
 
+/** The agent's main process: what it runs, its PID (one per start) and when it started. */
+interface MainProcess {
+  readonly start: StartRecord;
+  readonly pid: number;
+  readonly sinceMs: number;
+}
+
 /**
  * A model of the agent's unit for tests and simulations: which binary each start runs (ExecStart
  * resolved through the current link, at start time), what that binary does, and the unit's
  * state. Scheduled restarts wait until the test performs them, as a transient unit would run
- * them after the caller returned. Faults: `failNext(method)` makes the next call fail.
+ * them after the caller returned. Health is judged by the rule the real adapters share
+ * (stable-executable.ts) on the main process the model shows at each poll; a unit that failed
+ * is one the manager gave up on. Faults: `failNext(method)` makes the next call fail.
  */
 export class MemoryServiceManager implements ServiceManager {
   readonly name = 'memory' as const;
   private state: ServiceActivity;
-  private running: StartRecord | null = null;
+  private running: MainProcess | null = null;
   private converged = false;
   private scheduled = 0;
   /** The agent a SIGKILLed supervisor left running, until a new supervisor stops it. */
-  private orphan: StartRecord | null = null;
+  private orphan: MainProcess | null = null;
   private readonly failures = new Set<string>();
+  private readonly clock: Clock;
   readonly starts: StartRecord[] = [];
 
   constructor(private readonly options: MemoryServiceOptions) {
     this.state = options.initialActivity ?? 'active';
+    this.clock = options.clock ?? new MemoryClock();
   }
 
   /** Makes the next call of `method` throw a ServiceError (command-failed). */
@@ -67,7 +92,7 @@ export class MemoryServiceManager implements ServiceManager {
    * restarts fail, as the supervisor's client reports it.
    */
   killSupervisor(): void {
-    this.orphan = this.running;
+    this.orphan = this.settle();
     this.running = null;
   }
 
@@ -79,18 +104,24 @@ export class MemoryServiceManager implements ServiceManager {
 
   /** Agents running now, managed or not: never more than one. */
   get runningAgents(): number {
-    return (this.running === null ? 0 : 1) + (this.orphan === null ? 0 : 1);
+    return (this.settle() === null ? 0 : 1) + (this.orphan === null ? 0 : 1);
   }
 
   get scheduledRestarts(): number {
     return this.scheduled;
   }
 
-  /** Runs the restarts a transient unit would run; returns how many ran. */
+  /**
+   * Runs the restarts a transient unit would run; returns how many ran. Each is a try-restart,
+   * as with the real managers: a unit stopped or failed meanwhile is left as it is.
+   */
   async performScheduledRestarts(): Promise<number> {
     const count = this.scheduled;
     this.scheduled = 0;
-    for (let index = 0; index < count; index += 1) await this.start();
+    for (let index = 0; index < count; index += 1) {
+      this.settle();
+      if (this.state === 'active') await this.start();
+    }
     return count;
   }
 
@@ -106,12 +137,14 @@ export class MemoryServiceManager implements ServiceManager {
   }
 
   async activity(): Promise<ServiceActivity> {
+    this.settle();
     return this.orphan === null ? this.state : 'unknown';
   }
 
   async restart(_options: { readonly resetFailed?: boolean } = {}): Promise<{ readonly restarted: boolean }> {
     this.maybeFail('restart');
     this.refuseWithoutSupervisor();
+    this.settle();
     // A failed unit restarts too: `systemctl restart` starts it again whether or not the
     // failure was reset first (`resetFailed` only clears the start-limit counter).
     if (this.state === 'inactive' || this.state === 'absent') return { restarted: false };
@@ -126,21 +159,33 @@ export class MemoryServiceManager implements ServiceManager {
   }
 
   async mainExecutable(): Promise<string | null> {
-    return (this.running ?? this.orphan)?.path ?? null;
+    return (this.settle() ?? this.orphan)?.start.path ?? null;
   }
 
-  async waitHealthy(expectedPath: string): Promise<HealthVerdict> {
+  async waitHealthy(
+    expectedPath: string,
+    limits: HealthLimits = MODEL_HEALTH_LIMITS,
+    options: { readonly signal?: AbortSignal } = {},
+  ): Promise<HealthVerdict> {
     this.maybeFail('waitHealthy');
-    const main = this.running ?? this.orphan;
-    if (main === null) return { kind: 'not-running' };
-    if (main.path !== expectedPath) return { kind: 'unhealthy', reason: `the agent runs ${main.path}` };
-    if (this.running === null) return { kind: 'healthy' };
-    if (this.running.behaviour === 'crash-after-start') {
+    return waitForStableExecutable(async () => this.observe(), expectedPath, limits, this.clock, options.signal);
+  }
+
+  /** What a poll of the real managers would see now. */
+  private observe(): MainProcessObservation {
+    const main = this.settle() ?? this.orphan;
+    if (main !== null) return { pid: main.pid, executable: main.start.path };
+    return this.state === 'failed' ? 'gave-up' : null;
+  }
+
+  /** Lets a crash-after-start agent die once time passed; returns the managed main process. */
+  private settle(): MainProcess | null {
+    const running = this.running;
+    if (running?.start.behaviour === 'crash-after-start' && this.clock.nowMs() > running.sinceMs) {
       this.running = null;
       this.state = 'failed';
-      return { kind: 'unhealthy', reason: 'the agent exited before it was stable' };
     }
-    return { kind: 'healthy' };
+    return this.running;
   }
 
   private async start(): Promise<void> {
@@ -161,7 +206,8 @@ export class MemoryServiceManager implements ServiceManager {
       this.state = 'failed';
       return;
     }
-    this.running = record;
+    // One PID per start, as a real restart gives: the health rule restarts its interval on a new one.
+    this.running = { start: record, pid: this.starts.length, sinceMs: this.clock.nowMs() };
     this.state = 'active';
     if (record.behaviour === 'hang') {
       this.state = 'failed';

@@ -10,13 +10,24 @@ export interface MainProcessSample {
 }
 
 /**
- * The health rule both service adapters share (docs/operations.md#service-platforms): one main
+ * One poll: the main process, `null` when none runs (stopped, or between two starts), or
+ * 'gave-up' when the manager stopped restarting the agent (a failed unit, the start limit hit).
+ */
+export type MainProcessObservation = MainProcessSample | null | 'gave-up';
+
+/** `mainExecutable` from a poll: the real path the main process runs, or null when none runs. */
+export function executableIn(observation: MainProcessObservation): string | null {
+  return observation === null || observation === 'gave-up' ? null : observation.executable;
+}
+
+/**
+ * The health rule every service adapter shares (docs/operations.md#service-platforms): one main
  * process runs `expectedPath` without interruption for `stableMs`, within `timeoutMs`, sampled
  * every `pollMs`. A new main PID restarts the interval, so an agent that systemd keeps restarting
  * is never "stable"; a manager that gave up (failed unit, start limit hit) ends the wait early.
  */
 export async function waitForStableExecutable(
-  sample: () => Promise<MainProcessSample | null | 'gave-up'>,
+  sample: () => Promise<MainProcessObservation>,
   expectedPath: string,
   limits: HealthLimits,
   clock: Clock,
@@ -54,6 +65,11 @@ function verdictAtDeadline(seen: MainProcessSample | null, lastSeen: MainProcess
     kind: 'unhealthy',
     reason: `the agent was not running the expected binary stably (it runs ${seen.executable})`,
   };
+}
+
+/** A poll's view of main process `pid`, its executable read under `procRoot`. */
+export async function sampleOf(pid: number, procRoot = '/proc'): Promise<MainProcessSample> {
+  return { pid, executable: await executableOf(pid, procRoot) };
 }
 
 /** The real path of `pid`'s executable under `procRoot`, or `null` when the process is gone. */

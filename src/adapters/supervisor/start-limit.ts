@@ -12,10 +12,12 @@ export class StartLimit {
     private readonly intervalMs: number,
   ) {}
 
-  /** Records a start at `nowMs` (a monotonic time) and returns true, or refuses it. */
+  /** Records a start at `nowMs` and returns true, or refuses it. */
   tryStart(nowMs: number): boolean {
     if (this.intervalMs === 0) return true;
-    this.starts = this.starts.filter((startMs) => nowMs - startMs < this.intervalMs);
+    // A start "after now" means the wall clock was set back: it is forgotten, as one long past
+    // would be after a jump forward, so that no clock step keeps the agent failed for longer.
+    this.starts = this.starts.filter((startMs) => startMs <= nowMs && nowMs - startMs < this.intervalMs);
     if (this.starts.length >= this.burst) return false;
     this.starts.push(nowMs);
     return true;

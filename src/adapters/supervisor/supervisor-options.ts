@@ -1,3 +1,4 @@
+import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import { controlFailure, type ControlFailure } from './control-protocol.js';
 import type { FailureHook } from './failure-hook.js';
@@ -24,6 +25,11 @@ export interface SupervisorOptions {
    */
   readonly parentDeathSignal?: boolean;
   readonly logger?: Logger;
+  /**
+   * Times the start limit and the restart delays (default: the system clock); the memory clock
+   * lets a test drive them without waiting.
+   */
+  readonly clock?: Clock;
   /** How long a control client may take to send its request (default 5 s). */
   readonly controlReadTimeoutMs?: number;
 }

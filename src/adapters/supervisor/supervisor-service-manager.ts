@@ -1,7 +1,12 @@
 import type { Clock } from '../../ports/clock.js';
 import { ServiceError } from '../../domain/port-errors.js';
 import type { HealthLimits, HealthVerdict, ServiceActivity, ServiceManager } from '../../ports/service-manager.js';
-import { executableOf, waitForStableExecutable, type MainProcessSample } from '../service/stable-executable.js';
+import {
+  executableIn,
+  sampleOf,
+  waitForStableExecutable,
+  type MainProcessObservation,
+} from '../service/stable-executable.js';
 import { agentRecordPath, liveRecordedAgent, readAgentRecord } from './agent-record.js';
 import { ControlClientError, requestSupervisor } from './control-client.js';
 import type { ControlFailure, ControlOp, ControlRequest, ReplyFor, StatusReply } from './control-protocol.js';
@@ -86,8 +91,7 @@ export class SupervisorServiceManager implements ServiceManager {
   }
 
   async mainExecutable(): Promise<string | null> {
-    const sample = await this.sample();
-    return sample === null || sample === 'gave-up' ? null : sample.executable;
+    return executableIn(await this.sample());
   }
 
   async waitHealthy(
@@ -98,16 +102,12 @@ export class SupervisorServiceManager implements ServiceManager {
     return waitForStableExecutable(() => this.sample(), expectedPath, limits, this.options.clock, options.signal);
   }
 
-  private async sample(): Promise<MainProcessSample | null | 'gave-up'> {
+  private async sample(): Promise<MainProcessObservation> {
     const status = await this.status();
     if (status === 'absent') return null;
-    if ('orphanPid' in status) return this.sampleOf(status.orphanPid);
+    if ('orphanPid' in status) return sampleOf(status.orphanPid, this.options.procRoot);
     if (status.state === 'failed') return 'gave-up';
-    return status.mainPid === null ? null : this.sampleOf(status.mainPid);
-  }
-
-  private async sampleOf(pid: number): Promise<MainProcessSample> {
-    return { pid, executable: await executableOf(pid, this.options.procRoot) };
+    return status.mainPid === null ? null : sampleOf(status.mainPid, this.options.procRoot);
   }
 
   private async status(): Promise<StatusReply | Orphan | 'absent'> {

@@ -4,7 +4,12 @@ import type { FileSystem } from '../../ports/file-system.js';
 import type { ProcessRunner } from '../../ports/process-runner.js';
 import type { HealthLimits, HealthVerdict, ServiceActivity, ServiceManager } from '../../ports/service-manager.js';
 import { convergeFiles, filesCurrent, type OwnedFile } from '../service/converge-files.js';
-import { executableOf, waitForStableExecutable, type MainProcessSample } from '../service/stable-executable.js';
+import {
+  executableIn,
+  sampleOf,
+  waitForStableExecutable,
+  type MainProcessObservation,
+} from '../service/stable-executable.js';
 import { Systemctl, type UnitProperties } from './systemctl.js';
 
 /** The managed path's hand-over waits this long, so the calling daemon can return first. */
@@ -103,8 +108,7 @@ export class SystemdServiceManager implements ServiceManager {
   }
 
   async mainExecutable(): Promise<string | null> {
-    const sample = await this.sample();
-    return sample === null || sample === 'gave-up' ? null : sample.executable;
+    return executableIn(await this.sample());
   }
 
   async waitHealthy(
@@ -115,11 +119,11 @@ export class SystemdServiceManager implements ServiceManager {
     return waitForStableExecutable(() => this.sample(), expectedPath, limits, this.options.clock, options.signal);
   }
 
-  private async sample(): Promise<MainProcessSample | null | 'gave-up'> {
+  private async sample(): Promise<MainProcessObservation> {
     const properties = await this.systemctl.show(this.options.unit);
     if (properties.activeState === 'failed') return 'gave-up';
     if (properties.mainPid === 0) return null;
-    return { pid: properties.mainPid, executable: await executableOf(properties.mainPid, this.options.procRoot) };
+    return sampleOf(properties.mainPid, this.options.procRoot);
   }
 }
 

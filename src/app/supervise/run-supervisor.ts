@@ -3,7 +3,19 @@ import { SupervisorError } from '../../adapters/supervisor/supervisor-error.js';
 import { failure } from '../../domain/failure.js';
 import { raise } from '../failure-signal.js';
 import { RECOVERY_MESSAGE, recoverInvocation, supervisorSocketPath } from '../service-settings.js';
-import type { UpgraderParts } from '../upgrader-parts.js';
+import type { SlotLayout } from '../../domain/slot-layout.js';
+import type { Clock } from '../../ports/clock.js';
+import type { Logger } from '../../ports/logger.js';
+import type { UpgraderConfig } from '../config/upgrader-config.js';
+import type { HostIdentity } from '../host-identity.js';
+
+export interface SupervisorRunDependencies {
+  readonly config: UpgraderConfig;
+  readonly layout: SlotLayout;
+  readonly identity: HostIdentity;
+  readonly logger: Logger;
+  readonly clock: Clock;
+}
 
 /** The agent gets this long to stop on SIGTERM, as the systemd unit's TimeoutStopSec. */
 const STOP_TIMEOUT_MS = 60_000;
@@ -14,11 +26,8 @@ const STOP_TIMEOUT_MS = 60_000;
  * limit, and when it is hit the on-failure hook, which runs `recover` exactly as the systemd
  * recovery script does (recover restarts the agent through the control socket).
  */
-export async function runSupervisor(
-  parts: Pick<UpgraderParts, 'config' | 'layout' | 'identity' | 'logger'>,
-  signal: AbortSignal,
-): Promise<void> {
-  const { config, layout, identity, logger } = parts;
+export async function runSupervisor(parts: SupervisorRunDependencies, signal: AbortSignal): Promise<void> {
+  const { config, layout, identity, logger, clock } = parts;
   const { recoverWith, recoverOptions } = recoverInvocation(config, identity);
   const supervisor = new Supervisor({
     execStart: layout.current,
@@ -35,6 +44,7 @@ export async function runSupervisor(
       timeoutMs: 3 * config.health.timeoutMs + STOP_TIMEOUT_MS,
     },
     logger,
+    clock,
   });
   try {
     await supervisor.start();
