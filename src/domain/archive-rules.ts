@@ -13,8 +13,6 @@ export interface ArchiveLimits {
   readonly maxInflatedBytes: number;
 }
 
-export const MIB = 1024 * 1024;
-
 /** Room for the tar's own blocks besides the member: headers, PAX records, end blocks, padding. */
 export const TAR_OVERHEAD_BYTES = 64 * 1024;
 
@@ -89,6 +87,9 @@ function isSparse(header: TarEntryHeader): boolean {
   return header.pax !== null && Object.keys(header.pax).some((key) => key.startsWith('GNU.sparse.'));
 }
 
+/** C0 controls and DEL: the Unicode category Cc without its C1 range (U+0080–U+009F). */
+const C0_CONTROL_OR_DEL = /[^\P{Cc}\u0080-\u009f]/u;
+
 /** Why a name is unsafe, or null: used for every entry, even ones that would not match. */
 export function unsafeNameReason(name: string): string | null {
   if (name === '') return 'empty name';
@@ -97,7 +98,7 @@ export function unsafeNameReason(name: string): string | null {
   if (name.startsWith('/')) return 'absolute path';
   if (/^[A-Za-z]:/.test(name)) return 'drive-letter path';
   if (name.split('/').some((segment) => segment === '..')) return 'parent-directory segment';
-  if (/[\u0000-\u001f\u007f]/.test(name)) return 'control character';
+  if (C0_CONTROL_OR_DEL.test(name)) return 'control character';
   return null;
 }
 

@@ -12,7 +12,3 @@ export class InvariantViolation extends Error {
 export function invariant(condition: unknown, message: string): asserts condition {
   if (!condition) throw new InvariantViolation(message);
 }
-
-export function assertNever(value: never, what = 'value'): never {
-  throw new InvariantViolation(`unexpected ${what}: ${JSON.stringify(value)}`);
-}

@@ -3,8 +3,19 @@ import type { ErrorCode } from './error-codes.js';
 /**
  * Typed failures thrown by port implementations. They live with the domain (pure data, no I/O)
  * so that ports stay interfaces only; the app translates them to domain failures in one place
- * (src/app/translate-port-error.ts).
+ * (src/app/translate-port-error.ts). Each has a `code` from its port's closed set and a `name`
+ * of its own, given explicitly: a bundler may rename classes, and logs show the name.
  */
+export abstract class PortError<Code extends string> extends Error {
+  readonly code: Code;
+
+  protected constructor(name: string, code: Code, message: string) {
+    super(message);
+    this.name = name;
+    this.code = code;
+  }
+}
+
 export type FileSystemErrorCode =
   | 'ENOENT'
   | 'EEXIST'
@@ -28,47 +39,32 @@ export type FileSystemErrorCode =
   | 'EOTHER';
 
 /** The one error type FileSystem implementations throw for operating failures. */
-export class FileSystemError extends Error {
-  readonly code: FileSystemErrorCode;
+export class FileSystemError extends PortError<FileSystemErrorCode> {
   readonly path: string;
   readonly operation: string;
 
   constructor(code: FileSystemErrorCode, operation: string, path: string, detail?: string) {
-    super(`${operation} ${path}: ${code}${detail === undefined ? '' : ` (${detail})`}`);
-    this.name = 'FileSystemError';
-    this.code = code;
+    super('FileSystemError', code, `${operation} ${path}: ${code}${detail === undefined ? '' : ` (${detail})`}`);
     this.operation = operation;
     this.path = path;
   }
 }
 
-export function isFileSystemError(error: unknown): error is FileSystemError {
-  return error instanceof FileSystemError;
-}
-
 export type ServiceErrorCode = 'unit-not-found' | 'command-failed' | 'timeout' | 'not-supported';
 
 /** Thrown by ServiceManager implementations. */
-export class ServiceError extends Error {
-  readonly code: ServiceErrorCode;
-
+export class ServiceError extends PortError<ServiceErrorCode> {
   constructor(code: ServiceErrorCode, message: string) {
-    super(message);
-    this.name = 'ServiceError';
-    this.code = code;
+    super('ServiceError', code, message);
   }
 }
 
 export type ContainerErrorCode = 'invalid-machine' | 'symlink-refused' | 'too-large' | 'io' | 'not-supported';
 
 /** Thrown by ContainerRootfs implementations. */
-export class ContainerError extends Error {
-  readonly code: ContainerErrorCode;
-
+export class ContainerError extends PortError<ContainerErrorCode> {
   constructor(code: ContainerErrorCode, message: string) {
-    super(message);
-    this.name = 'ContainerError';
-    this.code = code;
+    super('ContainerError', code, message);
   }
 }
 
@@ -80,34 +76,34 @@ export class ContainerError extends Error {
 export type LockErrorCode = 'unavailable' | 'permission' | 'timeout';
 
 /** Thrown by HostLock implementations when the lock cannot be tried at all (busy is not an error). */
-export class LockError extends Error {
-  readonly code: LockErrorCode;
-
+export class LockError extends PortError<LockErrorCode> {
   constructor(code: LockErrorCode, message: string) {
-    super(message);
-    this.name = 'LockError';
-    this.code = code;
+    super('LockError', code, message);
   }
 }
 
-/** Thrown by OperationStore implementations when the cluster cannot be reached or refuses. */
-export class ClusterError extends Error {
+/**
+ * `unavailable`: no answer from the API server (unreachable, the connection broke off, no
+ * usable cluster configuration); `refused`: it answered with an HTTP error status.
+ */
+export type ClusterErrorCode = 'unavailable' | 'refused';
+
+/**
+ * Thrown by OperationStore implementations when the cluster cannot be reached or refuses;
+ * `status` is the HTTP status of a refusal (`null` when there was no answer).
+ */
+export class ClusterError extends PortError<ClusterErrorCode> {
   readonly status: number | null;
 
   constructor(status: number | null, message: string) {
-    super(message);
-    this.name = 'ClusterError';
+    super('ClusterError', status === null ? 'unavailable' : 'refused', message);
     this.status = status;
   }
 }
 
 /** Thrown by ArtifactSource implementations; `code` is the domain code to report. */
-export class ArtifactError extends Error {
-  readonly code: ErrorCode;
-
+export class ArtifactError extends PortError<ErrorCode> {
   constructor(code: ErrorCode, message: string) {
-    super(message);
-    this.name = 'ArtifactError';
-    this.code = code;
+    super('ArtifactError', code, message);
   }
 }

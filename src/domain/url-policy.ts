@@ -27,7 +27,7 @@ export function parseDownloadUrl(text: string, policy: SourcePolicy, hasDigest: 
   if (trimmed === '') return fail('E_INVALID_URL', 'the download URL is empty');
   if (trimmed.length > URL_TEXT_MAX_LENGTH)
     return fail('E_INVALID_URL', `the download URL is longer than ${URL_TEXT_MAX_LENGTH} characters`);
-  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(trimmed))
+  if (/[\s\p{Cc}]/u.test(trimmed))
     return fail('E_INVALID_URL', 'the download URL contains whitespace or control characters');
   // WHATWG parsing would turn "https:host/x", "https:///host/x" or "https:\\@host" into a URL
   // with a host; the text itself must spell out a non-empty authority.

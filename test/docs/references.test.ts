@@ -111,7 +111,7 @@ describe('references', () => {
       'README.md',
       PROTOCOL,
       'docs/configuration.md',
-      'src/domain/recovery-policy.ts',
+      'src/domain/recovery/vocabulary.ts',
       'deploy/machineoperation-crd.yaml',
       '.ci/run',
     ]) {
@@ -198,8 +198,8 @@ describe('references', () => {
     expect(found).toEqual([]);
   });
 
-  it('define the rule names recovery-policy.ts returns', () => {
-    const policy = read('src/domain/recovery-policy.ts');
+  it('define the rule names recovery/vocabulary.ts declares', () => {
+    const policy = read('src/domain/recovery/vocabulary.ts');
     const union = (name: string): string[] => {
       const declaration = new RegExp(`export type ${name} = ([^;]+);`).exec(policy)?.[1] ?? '';
       return [...declaration.matchAll(/'([\w-]+)'/g)].map((match) => (match[1] ?? '').toLowerCase());

@@ -1,17 +1,17 @@
 import { withCompleted } from '../../src/domain/upgrade-record.js';
 import { describe, expect, it } from 'vitest';
 import type { Sha256 } from '../../src/domain/digest.js';
+import { decideRecoverCommand } from '../../src/domain/recovery/recover-policy.js';
+import { decideStartup } from '../../src/domain/recovery/startup-policy.js';
 import {
-  decideRecoverCommand,
-  decideStartup,
   NO_PROGRESS,
   type AgentMode,
+  type CandidateHealth,
   type ContainerVerdict,
-  type HealthVerdict,
   type RunProgress,
   type StartupDecision,
   type TerminalOutcome,
-} from '../../src/domain/recovery-policy.js';
+} from '../../src/domain/recovery/vocabulary.js';
 import type { SlotName } from '../../src/domain/slot.js';
 import {
   newUpgradeRecord,
@@ -67,7 +67,7 @@ interface World {
 interface Proc {
   instanceId: string;
   self: SlotName | null;
-  health: HealthVerdict;
+  health: CandidateHealth;
   container: ContainerVerdict;
   progress: RunProgress;
 }
@@ -82,7 +82,7 @@ function runs(world: World, scenario: Scenario, slot: SlotName): boolean {
   return !(world.slots[slot] === 'v2' && scenario.behaviour === 'crashing');
 }
 
-function healthOf(world: World, scenario: Scenario, proc: Proc, slot: SlotName): HealthVerdict {
+function healthOf(world: World, scenario: Scenario, proc: Proc, slot: SlotName): CandidateHealth {
   const running = scenario.mode === 'self-hosted' ? proc.self : world.agent;
   if (running !== slot) return 'unhealthy';
   return world.slots[slot] === 'v2' && scenario.behaviour !== 'good' ? 'unhealthy' : 'healthy';

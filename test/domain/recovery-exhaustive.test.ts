@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { Sha256 } from '../../src/domain/digest.js';
-import {
-  decideRecoverCommand,
-  decideStartup,
-  type AgentMode,
-  type ContainerVerdict,
-  type HealthVerdict,
-  type RecoverDecision,
-  type RecoverInput,
-  type StartupDecision,
-  type StartupInput,
-} from '../../src/domain/recovery-policy.js';
+import { decideRecoverCommand } from '../../src/domain/recovery/recover-policy.js';
+import { decideStartup } from '../../src/domain/recovery/startup-policy.js';
+import type {
+  AgentMode,
+  CandidateHealth,
+  ContainerVerdict,
+  RecoverDecision,
+  RecoverInput,
+  StartupDecision,
+  StartupInput,
+} from '../../src/domain/recovery/vocabulary.js';
 import { SLOT_NAMES, type SlotName } from '../../src/domain/slot.js';
 import {
   UPGRADE_RECORD_KIND,
@@ -33,7 +33,7 @@ const DAEMON: RecordedFailure = { reason: 'DaemonFailed', code: 'E_UNHEALTHY', m
 
 const SLOTS_OR_NULL: ReadonlyArray<SlotName | null> = [...SLOT_NAMES, null];
 const BOOLS = [false, true] as const;
-const HEALTH: readonly HealthVerdict[] = ['healthy', 'unhealthy', 'unknown'];
+const HEALTH: readonly CandidateHealth[] = ['healthy', 'unhealthy', 'unknown'];
 const CONTAINER: readonly ContainerVerdict[] = ['equal', 'differs', 'not-applicable', 'unknown'];
 const MODES: readonly AgentMode[] = ['self-hosted', 'sidecar'];
 

@@ -2,24 +2,24 @@ import { describe, expect, it } from 'vitest';
 import type { Sha256 } from '../../src/domain/digest.js';
 import { InvariantViolation } from '../../src/domain/invariant.js';
 import {
-  checkStartupDecision,
   COMPLETE_OUTCOME,
-  decideRecoverCommand,
-  decideStartup,
   failedOutcome,
-  NO_PROGRESS,
-  nextRollbackStep,
   POLICY_FAILURES,
   recoverFailure,
-  rollbackAllowed,
-  shouldQuarantine,
+} from '../../src/domain/recovery/policy-failures.js';
+import { decideRecoverCommand } from '../../src/domain/recovery/recover-policy.js';
+import { nextRollbackStep, rollbackAllowed, shouldQuarantine } from '../../src/domain/recovery/rollback-rules.js';
+import { checkStartupDecision } from '../../src/domain/recovery/startup-invariants.js';
+import { decideStartup } from '../../src/domain/recovery/startup-policy.js';
+import {
+  NO_PROGRESS,
   type RecoverDecision,
   type RecoverInput,
   type RunProgress,
   type StartupDecision,
   type StartupInput,
   type StartupObservation,
-} from '../../src/domain/recovery-policy.js';
+} from '../../src/domain/recovery/vocabulary.js';
 import {
   newUpgradeRecord,
   withCandidate,

@@ -1,5 +1,5 @@
 import type { Transform } from 'node:stream';
-import { createInflateRaw, crc32 } from 'node:zlib';
+import { createInflateRaw, crc32, type InflateRaw } from 'node:zlib';
 import { ArtifactError } from '../../domain/port-errors.js';
 import { GZIP_HEADER_MAX_BYTES, parseGzipHeader } from './gzip-header.js';
 
@@ -20,60 +20,8 @@ export async function* gunzipSingleMember(
 ): AsyncGenerator<Uint8Array> {
   // Large output chunks: each chunk is one round trip to the zlib thread, the pipeline's pace.
   const inflater = createInflateRaw({ chunkSize: INFLATE_CHUNK_BYTES });
-  let header: Buffer = Buffer.alloc(0);
-  let headerDone = false;
-  let fedBytes = 0;
-  // The last chunks given to the inflater: the 8-byte trailer lies at their end once it stops
-  // consuming (more than 8 bytes after the deflate data is an error that needs no bytes).
-  const tail = new RecentBytes(TRAILER_BYTES);
-  let inflaterEnded = false;
-  inflater.once('end', () => {
-    inflaterEnded = true;
-  });
-
-  const feed = async (chunk: Buffer): Promise<void> => {
-    if (chunk.length === 0) return;
-    fedBytes += chunk.length;
-    tail.add(chunk);
-    if (inflaterEnded || inflater.destroyed) return;
-    if (!inflater.write(chunk)) await drainedOrDone(inflater);
-  };
-
-  // A failure of the input (a dropped connection, a timeout) after the deflate data ended is
-  // still a failure: it is kept here and rethrown once the inflated data was read.
-  let inputFailure: unknown = null;
-  const feeding = (async () => {
-    try {
-      for await (const piece of input) {
-        const chunk = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
-        if (headerDone) {
-          await feed(chunk);
-          continue;
-        }
-        header = Buffer.concat([header, chunk]);
-        const parsed = parseGzipHeader(header);
-        if (parsed.kind === 'invalid')
-          throw new ArtifactError('E_ARCHIVE_FORMAT', `the archive is not a gzip file: ${parsed.reason}`);
-        if (parsed.kind === 'incomplete') {
-          if (header.length > GZIP_HEADER_MAX_BYTES)
-            throw new ArtifactError('E_ARCHIVE_FORMAT', 'the gzip header is too long');
-          continue;
-        }
-        headerDone = true;
-        await feed(header.subarray(parsed.length));
-      }
-      if (!headerDone)
-        throw new ArtifactError(
-          header.length === 0 ? 'E_TRUNCATED' : 'E_ARCHIVE_FORMAT',
-          'the archive ended inside its gzip header',
-        );
-      inflater.end();
-    } catch (error) {
-      inputFailure = error;
-      inflater.destroy(error instanceof Error ? error : new Error(String(error)));
-    }
-  })();
-
+  const member = new MemberFeed(inflater);
+  const feeding = member.feedFrom(input);
   let inflated = 0;
   let crc = 0;
   try {
@@ -90,8 +38,77 @@ export async function* gunzipSingleMember(
     inflater.destroy();
   }
   await feeding;
-  if (inputFailure !== null) throw asGzipError(inputFailure);
-  checkTrailer(tail, fedBytes - inflater.bytesWritten, crc, inflated);
+  if (member.inputFailure !== null) throw asGzipError(member.inputFailure);
+  checkTrailer(member.tail, member.fedBytes - inflater.bytesWritten, crc, inflated);
+}
+
+/**
+ * The input side: parses the gzip header off the first chunks and writes the rest (the deflate
+ * body and the trailer) into the inflater, keeping the last bytes written for the trailer check.
+ */
+class MemberFeed {
+  /**
+   * A failure of the input (a dropped connection, a timeout) after the deflate data ended is
+   * still a failure: it is kept here and rethrown once the inflated data was read.
+   */
+  inputFailure: unknown = null;
+  fedBytes = 0;
+  /**
+   * The last chunks given to the inflater: the 8-byte trailer lies at their end once it stops
+   * consuming (more than 8 bytes after the deflate data is an error that needs no bytes).
+   */
+  readonly tail = new RecentBytes(TRAILER_BYTES);
+  private header: Buffer = Buffer.alloc(0);
+  private headerDone = false;
+  private inflaterEnded = false;
+
+  constructor(private readonly inflater: InflateRaw) {
+    inflater.once('end', () => {
+      this.inflaterEnded = true;
+    });
+  }
+
+  /** Never rejects: a failure is kept in `inputFailure` and ends the inflater's output with it. */
+  async feedFrom(input: AsyncIterable<Uint8Array>): Promise<void> {
+    try {
+      for await (const piece of input) {
+        const chunk = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+        if (this.headerDone) await this.feed(chunk);
+        else await this.takeHeader(chunk);
+      }
+      if (!this.headerDone)
+        throw new ArtifactError(
+          this.header.length === 0 ? 'E_TRUNCATED' : 'E_ARCHIVE_FORMAT',
+          'the archive ended inside its gzip header',
+        );
+      this.inflater.end();
+    } catch (error) {
+      this.inputFailure = error;
+      this.inflater.destroy(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private async takeHeader(chunk: Buffer): Promise<void> {
+    this.header = Buffer.concat([this.header, chunk]);
+    const parsed = parseGzipHeader(this.header);
+    if (parsed.kind === 'invalid')
+      throw new ArtifactError('E_ARCHIVE_FORMAT', `the archive is not a gzip file: ${parsed.reason}`);
+    if (parsed.kind === 'incomplete') {
+      if (this.header.length > GZIP_HEADER_MAX_BYTES)
+        throw new ArtifactError('E_ARCHIVE_FORMAT', 'the gzip header is too long');
+      return;
+    }
+    this.headerDone = true;
+    await this.feed(this.header.subarray(parsed.length));
+  }
+
+  private async feed(chunk: Buffer): Promise<void> {
+    if (chunk.length === 0) return;
+    this.fedBytes += chunk.length;
+    this.tail.add(chunk);
+    if (this.inflaterEnded || this.inflater.destroyed) return;
+    if (!this.inflater.write(chunk)) await drainedOrDone(this.inflater);
+  }
 }
 
 function checkTrailer(tail: RecentBytes, afterDeflateBytes: number, crc: number, inflated: number): void {

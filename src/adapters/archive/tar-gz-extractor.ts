@@ -70,7 +70,7 @@ export class TarGzExtractor implements ArchiveExtractor {
         throw error;
       }
     };
-    let memberBytes = 0;
+    let memberBytes: number;
     try {
       memberBytes = await readSingleMember(extract, request.expectedMember, limits, sink);
       await feeding;

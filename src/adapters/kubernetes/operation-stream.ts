@@ -6,6 +6,7 @@ import type { AgentUpgradeRequest } from '../../ports/operation-store.js';
 import { EventQueue } from './event-queue.js';
 import type { KubeClient, WatchEventType } from './kube-client.js';
 import { AGENT_UPGRADE, readMachineOperation, type MachineOperationView } from './machine-operation.js';
+import { NodeLabels } from './node-labels.js';
 
 export interface StreamSettings {
   readonly machineName: string;
@@ -38,98 +39,160 @@ export async function* operationStream(
   logger: Logger,
   signal: AbortSignal,
 ): AsyncGenerator<AgentUpgradeRequest> {
-  const yielded = new Set<string>();
-  const labels = new NodeLabels(client, settings, clock, logger);
-  let useFieldSelector = true;
-  let resourceVersion: string | null = null;
-  let failures = 0;
-  let connected = false;
-  const backOff = async (why: string): Promise<void> => {
-    failures += 1;
-    const delayMs = Math.min(settings.retryDelayMaxMs, settings.retryDelayMs * 2 ** Math.min(failures - 1, 16));
-    logger.warn({ delayMs, attempt: failures }, `MachineOperation watch: ${why}; retrying in ${delayMs} ms.`);
-    await clock.sleep(delayMs, signal).catch(() => undefined);
+  const stream: Stream = {
+    client,
+    settings,
+    clock,
+    logger,
+    signal,
+    yielded: new Set<string>(),
+    labels: new NodeLabels(client, settings.machineName, settings.nodeLabelsTtlMs, clock, logger),
+    useFieldSelector: true,
+    resourceVersion: null,
+    failures: 0,
+    connected: false,
   };
-  const fieldSelector = (): string | undefined =>
-    useFieldSelector ? `spec.machineRef=${settings.machineName}` : undefined;
-
   while (!signal.aborted) {
-    if (resourceVersion === null) {
-      try {
-        const listed = await listAll(client, fieldSelector(), settings.listPageSize);
-        // Said only after a list succeeded: a loaded kubeconfig proves nothing about the server, the credentials or RBAC.
-        if (!connected)
-          logger.info(
-            { server: client.server, machine: settings.machineName, operations: listed.items.length },
-            'Connected to the cluster.',
-          );
-        connected = true;
-        yield* actionableOf(listed.items, settings.machineName, labels, yielded);
-        resourceVersion = listed.resourceVersion;
-        failures = 0;
-      } catch (error) {
-        const status = (error as ClusterError).status;
-        if (status === 400 && useFieldSelector) {
-          // The server has no selectable field spec.machineRef: filter on this side instead.
-          useFieldSelector = false;
-          logger.info({}, 'MachineOperation field selectors are not supported by the server; filtering client-side.');
-          continue;
-        }
-        await backOff(`list failed (${(error as Error).message})`);
-        continue;
-      }
-    }
-    const queue = new EventQueue<StreamItem>();
-    let handle: { abort(): void } | null = null;
-    try {
-      handle = await client.watch(
-        {
-          resourceVersion,
-          timeoutSeconds: settings.watchTimeoutSeconds,
-          ...(fieldSelector() === undefined ? {} : { fieldSelector: fieldSelector() as string }),
-        },
-        (type, object) => queue.push({ kind: 'event', type, object }),
-        (error) => queue.push({ kind: 'done', error }),
-      );
-    } catch (error) {
-      await backOff(`watch failed to start (${(error as Error).message})`);
-      continue;
-    }
-    try {
-      for (;;) {
-        const item = await queue.take(settings.idleTimeoutMs, signal);
-        if (item === 'aborted') return;
-        if (item === 'idle') {
-          logger.warn(
-            { idleMs: settings.idleTimeoutMs },
-            'MachineOperation watch went silent; re-watching from the last resourceVersion.',
-          );
-          break;
-        }
-        if (item.kind === 'done') {
-          if (item.error?.status === 410) resourceVersion = null;
-          else if (item.error !== null) await backOff(`the watch ended (${item.error.message})`);
-          break;
-        }
-        failures = 0;
-        if (item.type === 'ERROR') {
-          // An expired resourceVersion arrives as an ERROR event carrying Status 410: relist.
-          const code = (item.object as { code?: unknown } | null)?.code;
-          if (code === 410) resourceVersion = null;
-          else await backOff(`the watch reported an error (${String(code)})`);
-          break;
-        }
-        const version = (item.object as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
-        if (typeof version === 'string' && version !== '') resourceVersion = version;
-        if (item.type === 'ADDED' || item.type === 'MODIFIED') {
-          const request = await actionable(item.object, settings.machineName, labels, yielded);
-          if (request !== null) yield request;
-        }
-      }
-    } finally {
-      handle.abort();
-    }
+    const from = stream.resourceVersion ?? (yield* relist(stream));
+    if (from === null) continue;
+    if ((yield* watchOnce(stream, from)) === 'aborted') return;
   }
+}
+
+/** What the stream's steps share: its inputs, and the cursor they move between list and watches. */
+interface Stream {
+  readonly client: KubeClient;
+  readonly settings: StreamSettings;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+  /** The uids yielded by this process: each operation at most once. */
+  readonly yielded: Set<string>;
+  readonly labels: NodeLabels;
+  /** Cleared for good when the server cannot select on spec.machineRef. */
+  useFieldSelector: boolean;
+  /** Where the next watch starts; `null` = relist first. */
+  resourceVersion: string | null;
+  /** Failures in a row, for the backoff; reset by anything that works. */
+  failures: number;
+  /** "Connected to the cluster." was logged: once, after the first list that worked. */
+  connected: boolean;
+}
+
+/**
+ * Lists every operation (paged), yields the actionable ones and returns the resourceVersion to
+ * watch from; `null` when the list failed (after backing off), and the caller tries again.
+ */
+async function* relist(stream: Stream): AsyncGenerator<AgentUpgradeRequest, string | null> {
+  const { client, settings, logger } = stream;
+  try {
+    const listed = await listAll(client, fieldSelector(stream), settings.listPageSize);
+    // Said only after a list succeeded: a loaded kubeconfig proves nothing about the server, the credentials or RBAC.
+    if (!stream.connected)
+      logger.info(
+        { server: client.server, machine: settings.machineName, operations: listed.items.length },
+        'Connected to the cluster.',
+      );
+    stream.connected = true;
+    yield* actionableOf(listed.items, settings.machineName, stream.labels, stream.yielded);
+    stream.resourceVersion = listed.resourceVersion;
+    stream.failures = 0;
+    return listed.resourceVersion;
+  } catch (error) {
+    const status = (error as ClusterError).status;
+    if (status === 400 && stream.useFieldSelector) {
+      // The server has no selectable field spec.machineRef: filter on this side instead.
+      stream.useFieldSelector = false;
+      logger.info({}, 'MachineOperation field selectors are not supported by the server; filtering client-side.');
+      return null;
+    }
+    await backOff(stream, `list failed (${(error as Error).message})`);
+    return null;
+  }
+}
+
+/**
+ * One watch from resourceVersion `from`, until it ends, errs, goes silent or `signal`
+ * aborts: yields the actionable operations it delivers and moves the resourceVersion along
+ * (back to `null` when it expired, so the next round relists).
+ */
+async function* watchOnce(stream: Stream, from: string): AsyncGenerator<AgentUpgradeRequest, 'ended' | 'aborted'> {
+  const { settings, logger } = stream;
+  const queue = new EventQueue<StreamItem>();
+  const handle = await startWatch(stream, from, queue);
+  if (handle === null) return 'ended';
+  try {
+    for (;;) {
+      const item = await queue.take(settings.idleTimeoutMs, stream.signal);
+      if (item === 'aborted') return 'aborted';
+      if (item === 'idle') {
+        logger.warn(
+          { idleMs: settings.idleTimeoutMs },
+          'MachineOperation watch went silent; re-watching from the last resourceVersion.',
+        );
+        return 'ended';
+      }
+      if (item.kind === 'done') {
+        if (item.error?.status === 410) stream.resourceVersion = null;
+        else if (item.error !== null) await backOff(stream, `the watch ended (${item.error.message})`);
+        return 'ended';
+      }
+      stream.failures = 0;
+      if (item.type === 'ERROR') {
+        // An expired resourceVersion arrives as an ERROR event carrying Status 410: relist.
+        const code = (item.object as { code?: unknown } | null)?.code;
+        if (code === 410) stream.resourceVersion = null;
+        else await backOff(stream, `the watch reported an error (${String(code)})`);
+        return 'ended';
+      }
+      const version = (item.object as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
+      if (typeof version === 'string' && version !== '') stream.resourceVersion = version;
+      if (item.type === 'ADDED' || item.type === 'MODIFIED') {
+        const request = await actionable(item.object, settings.machineName, stream.labels, stream.yielded);
+        if (request !== null) yield request;
+      }
+    }
+  } finally {
+    handle.abort();
+  }
+}
+
+/** Starts a watch from `from` that feeds `queue`; `null` when it could not start (after backing off). */
+async function startWatch(
+  stream: Stream,
+  from: string,
+  queue: EventQueue<StreamItem>,
+): Promise<{ abort(): void } | null> {
+  const selector = fieldSelector(stream);
+  try {
+    return await stream.client.watch(
+      {
+        resourceVersion: from,
+        timeoutSeconds: stream.settings.watchTimeoutSeconds,
+        ...(selector === undefined ? {} : { fieldSelector: selector }),
+      },
+      (type, object) => queue.push({ kind: 'event', type, object }),
+      (error) => queue.push({ kind: 'done', error }),
+    );
+  } catch (error) {
+    await backOff(stream, `watch failed to start (${(error as Error).message})`);
+    return null;
+  }
+}
+
+function fieldSelector(stream: Stream): string | undefined {
+  return stream.useFieldSelector ? `spec.machineRef=${stream.settings.machineName}` : undefined;
+}
+
+async function backOff(stream: Stream, why: string): Promise<void> {
+  const { settings } = stream;
+  stream.failures += 1;
+  const delayMs = Math.min(settings.retryDelayMaxMs, settings.retryDelayMs * 2 ** Math.min(stream.failures - 1, 16));
+  stream.logger.warn(
+    { delayMs, attempt: stream.failures },
+    `MachineOperation watch: ${why}; retrying in ${delayMs} ms.`,
+  );
+  await stream.clock.sleep(delayMs, stream.signal).catch(() => undefined);
 }
 
 async function* actionableOf(
@@ -187,32 +250,4 @@ function requestOf(operation: MachineOperationView): AgentUpgradeRequest {
     phase: operation.phase,
     parameters: operation.parameters,
   };
-}
-
-/** The local Node's labels for machineSelector operations, read at most once per TTL. */
-class NodeLabels {
-  private cached: { readonly labels: Readonly<Record<string, string>> | null; readonly atMs: number } | null = null;
-
-  constructor(
-    private readonly client: KubeClient,
-    private readonly settings: StreamSettings,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-  ) {}
-
-  async get(): Promise<Readonly<Record<string, string>> | null> {
-    const nowMs = this.clock.nowMs();
-    if (this.cached !== null && nowMs - this.cached.atMs < this.settings.nodeLabelsTtlMs) return this.cached.labels;
-    let labels: Readonly<Record<string, string>> | null = null;
-    try {
-      labels = await this.client.nodeLabels(this.settings.machineName);
-    } catch (error) {
-      this.logger.warn(
-        {},
-        `The Node ${this.settings.machineName} cannot be read (${(error as Error).message}); machineSelector operations are not matched.`,
-      );
-    }
-    this.cached = { labels, atMs: nowMs };
-    return labels;
-  }
 }

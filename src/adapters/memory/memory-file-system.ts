@@ -1,4 +1,4 @@
-import { basenamePath, dirnamePath } from '../../domain/posix-path.js';
+import { dirnamePath } from '../../domain/posix-path.js';
 import { FileSystemError } from '../../domain/port-errors.js';
 import type { Sha256 } from '../../domain/digest.js';
 import type {
@@ -11,17 +11,10 @@ import type {
 } from '../../ports/file-system.js';
 import { asFileSystemError, componentsOf, PARENT_DIRECTORY_MODE, tooBigError } from '../file-system-shared.js';
 import { DurableLayer } from './durable-layer.js';
+import { MemoryOpSteps } from './memory-op-steps.js';
 import { MemoryStagedFile } from './memory-staged-file.js';
-import { moveInModel, type MoveSteps } from './memory-move-file.js';
-import {
-  OpRunner,
-  SimulatedCrash,
-  type FaultCode,
-  type FaultPredicate,
-  type JournalEntry,
-  type MutationHook,
-  type OpKind,
-} from './memory-ops.js';
+import { moveInModel } from './memory-move-file.js';
+import { OpRunner, type FaultCode, type FaultPredicate, type JournalEntry, type MutationHook } from './memory-ops.js';
 import { digestOf, entriesFromSpec, snapshotOf, type Snapshot, type TreeEntry, type TreeSpec } from './memory-tree.js';
 import { VisibleLayer } from './visible-layer.js';
 
@@ -46,12 +39,14 @@ export type RebootMode = 'prefix' | 'synced';
 export class MemoryFileSystem implements FileSystem {
   private readonly ops = new OpRunner();
   private readonly durable = new DurableLayer();
-  private tempCounter = 0;
+  private readonly steps: MemoryOpSteps;
 
   private constructor(
     private readonly visible: VisibleLayer,
     private readonly defaultUid: number,
-  ) {}
+  ) {
+    this.steps = new MemoryOpSteps(this.ops, visible, this.durable);
+  }
 
   /** Builds a file system holding `tree`; all of it is durable. */
   static fromTree(tree: TreeSpec, options: MemoryFileSystemOptions = {}): MemoryFileSystem {
@@ -63,11 +58,11 @@ export class MemoryFileSystem implements FileSystem {
 
   private static fromEntries(entries: readonly TreeEntry[], uid: number): MemoryFileSystem {
     const fs = new MemoryFileSystem(VisibleLayer.load(entries, uid), uid);
-    fs.syncDirectory('/');
+    fs.steps.syncDirectory('/');
     // Walk what was built rather than `entries`: implied parent directories need syncing too.
     for (const entry of fs.visible.walk()) {
-      if (entry.kind === 'directory') fs.syncDirectory(entry.path);
-      if (entry.kind === 'file') fs.syncFile(entry.path);
+      if (entry.kind === 'directory') fs.steps.syncDirectory(entry.path);
+      if (entry.kind === 'file') fs.steps.syncFile(entry.path);
     }
     return fs;
   }
@@ -135,11 +130,11 @@ export class MemoryFileSystem implements FileSystem {
   // ---- FileSystem: reads ----
 
   async lstat(path: string): Promise<EntryStat | null> {
-    return this.read('lstat', path, () => this.visible.lstat(path));
+    return this.steps.read('lstat', path, () => this.visible.lstat(path));
   }
 
   async readLink(path: string): Promise<string | null> {
-    return this.read('readLink', path, () => {
+    return this.steps.read('readLink', path, () => {
       const entry = this.visible.raw(path);
       if (entry === null) return null;
       if (entry.kind !== 'symlink') throw new FileSystemError('EINVAL', 'readLink', path, 'not a symlink');
@@ -148,7 +143,7 @@ export class MemoryFileSystem implements FileSystem {
   }
 
   async resolve(path: string): Promise<Resolution> {
-    return this.read('resolve', path, (): Resolution => {
+    return this.steps.read('resolve', path, (): Resolution => {
       let real: string;
       try {
         real = this.visible.realpath(path);
@@ -164,7 +159,7 @@ export class MemoryFileSystem implements FileSystem {
   }
 
   async readFile(path: string, maxBytes: number, options: ReadFileOptions = {}): Promise<Uint8Array | null> {
-    return this.read('readFile', path, () => {
+    return this.steps.read('readFile', path, () => {
       // The model holds no FIFOs or devices (memfs has none), so only the link rule applies here.
       if (options.followLinks === false && this.visible.lstat(path)?.kind === 'symlink')
         throw new FileSystemError('ELOOP', 'readFile', path, 'a symlink, not followed');
@@ -175,22 +170,22 @@ export class MemoryFileSystem implements FileSystem {
   }
 
   async readRange(path: string, offset: number, bytes: number): Promise<Uint8Array | null> {
-    return this.read('readRange', path, () => this.visible.readFile(path)?.slice(offset, offset + bytes) ?? null);
+    return this.steps.read('readRange', path, () => this.visible.readFile(path)?.slice(offset, offset + bytes) ?? null);
   }
 
   async hashFile(path: string, maxBytes: number): Promise<FileDigest> {
-    return this.read('hashFile', path, () => digestOf(this.readExisting('hashFile', path, maxBytes)));
+    return this.steps.read('hashFile', path, () => digestOf(this.steps.readExisting('hashFile', path, maxBytes)));
   }
 
   async listDirectory(path: string): Promise<readonly string[] | null> {
-    return this.read('listDirectory', path, () => this.visible.list(path));
+    return this.steps.read('listDirectory', path, () => this.visible.list(path));
   }
 
   // ---- FileSystem: mutations ----
 
   async writeFileAtomic(path: string, data: Uint8Array, options: { readonly mode: number }): Promise<void> {
     this.ops.assertAlive();
-    this.replaceFile(path, Uint8Array.from(data), options.mode);
+    this.steps.replaceFile(path, Uint8Array.from(data), options.mode);
   }
 
   async copyFileAtomic(
@@ -199,10 +194,10 @@ export class MemoryFileSystem implements FileSystem {
     options: { readonly mode: number; readonly maxBytes: number },
   ): Promise<FileDigest> {
     // Read first: past maxBytes nothing at all is created.
-    const data = this.read('copyFileAtomic', source, () =>
-      this.readExisting('copyFileAtomic', source, options.maxBytes),
+    const data = this.steps.read('copyFileAtomic', source, () =>
+      this.steps.readExisting('copyFileAtomic', source, options.maxBytes),
     );
-    this.replaceFile(target, data, options.mode);
+    this.steps.replaceFile(target, data, options.mode);
     return digestOf(data);
   }
 
@@ -211,173 +206,58 @@ export class MemoryFileSystem implements FileSystem {
     target: string,
     options: { readonly mode: number; readonly maxBytes: number; readonly sha256: Sha256 },
   ): Promise<FileDigest> {
-    return this.read('moveFileAtomic', source, () => moveInModel(this.moveSteps(), source, target, options));
+    return this.steps.read('moveFileAtomic', source, () =>
+      moveInModel(this.steps.moveSteps(), source, target, options),
+    );
   }
 
   async replaceSymlink(link: string, target: string): Promise<void> {
-    if (this.read('replaceSymlink', link, () => this.visible.raw(link))?.kind === 'directory') {
+    if (this.steps.read('replaceSymlink', link, () => this.visible.raw(link))?.kind === 'directory') {
       throw new FileSystemError('EISDIR', 'replaceSymlink', link);
     }
-    const temp = this.tempPathFor(link);
-    this.withTempCleanup(temp, () => {
-      this.step('symlink-temp', temp, target, () => this.visible.symlink(target, temp));
-      const stored = this.read('replaceSymlink', temp, () => this.visible.readLink(temp));
+    const temp = this.steps.tempPathFor(link);
+    this.steps.withTempCleanup(temp, () => {
+      this.steps.step('symlink-temp', temp, target, () => this.visible.symlink(target, temp));
+      const stored = this.steps.read('replaceSymlink', temp, () => this.visible.readLink(temp));
       if (stored !== target) throw new FileSystemError('EIO', 'replaceSymlink', link, 'link text read back differs');
-      this.step('rename', link, temp, () => this.visible.renameOver(temp, link));
+      this.steps.step('rename', link, temp, () => this.visible.renameOver(temp, link));
     });
-    this.step('fsync-dir', dirnamePath(link), undefined, () => this.syncDirectory(dirnamePath(link)));
+    this.steps.syncParent(link);
   }
 
   async stageFile(target: string, options: { readonly mode: number; readonly maxBytes: number }): Promise<StagedFile> {
     this.ops.assertAlive();
-    return new MemoryStagedFile(
-      {
-        writeTemp: (path, data, mode) => {
-          const temp = this.tempPathFor(path);
-          this.withTempCleanup(temp, () => {
-            this.step('create-temp', temp, `${data.length} bytes`, () =>
-              this.visible.createExclusive(temp, data, mode),
-            );
-            this.step('fsync-file', temp, undefined, () => this.syncFile(temp));
-          });
-          return temp;
-        },
-        renameIntoPlace: (temp, path) => {
-          this.withTempCleanup(temp, () => this.step('rename', path, temp, () => this.visible.renameOver(temp, path)));
-          this.step('fsync-dir', dirnamePath(path), undefined, () => this.syncDirectory(dirnamePath(path)));
-        },
-        removeTemp: (temp) => {
-          if (this.visible.raw(temp) === null) return;
-          try {
-            this.step('cleanup', temp, undefined, () => this.visible.unlink(temp));
-          } catch (error) {
-            if (error instanceof SimulatedCrash) throw error;
-          }
-        },
-      },
-      target,
-      options.mode,
-      options.maxBytes,
-    );
+    return new MemoryStagedFile(this.steps.stagingSteps(), target, options.mode, options.maxBytes);
   }
 
   async remove(path: string): Promise<void> {
-    const entry = this.read('remove', path, () => this.visible.raw(path));
+    const entry = this.steps.read('remove', path, () => this.visible.raw(path));
     if (entry?.kind === 'directory') throw new FileSystemError('EISDIR', 'remove', path);
-    if (entry !== null) this.step('unlink', path, undefined, () => this.visible.unlink(path));
+    if (entry !== null) this.steps.step('unlink', path, undefined, () => this.visible.unlink(path));
     // Also when already absent: a crashed earlier attempt may have unlinked without the fsync.
     const directory = dirnamePath(path);
-    if (this.read('remove', directory, () => this.visible.rawFollowing(directory))?.kind === 'directory') {
-      this.step('fsync-dir', directory, undefined, () => this.syncDirectory(directory));
+    if (this.steps.read('remove', directory, () => this.visible.rawFollowing(directory))?.kind === 'directory') {
+      this.steps.syncParent(path);
     }
   }
 
   async ensureDirectory(path: string, mode: number): Promise<void> {
     this.ops.assertAlive();
     for (const component of componentsOf(path)) {
-      const existing = this.read('ensureDirectory', component, () => ({
+      const existing = this.steps.read('ensureDirectory', component, () => ({
         followed: this.visible.rawFollowing(component),
         itself: this.visible.raw(component),
       }));
       if (existing.followed === null && existing.itself === null) {
         const componentMode = component === path ? mode : PARENT_DIRECTORY_MODE;
-        this.step('mkdir', component, componentMode.toString(8), () => this.visible.mkdir(component, componentMode));
+        this.steps.step('mkdir', component, componentMode.toString(8), () =>
+          this.visible.mkdir(component, componentMode),
+        );
       } else if (existing.followed?.kind !== 'directory') {
         throw new FileSystemError('ENOTDIR', 'ensureDirectory', component);
       }
       // Every parent, changed or not: an earlier attempt may have crashed between mkdir and fsync.
-      const parent = dirnamePath(component);
-      this.step('fsync-dir', parent, undefined, () => this.syncDirectory(parent));
+      this.steps.syncParent(component);
     }
-  }
-
-  // ---- internals ----
-
-  /** Protocol W as ops: create-temp (+write, chmod), fsync-file, rename, fsync-dir. */
-  private replaceFile(path: string, data: Uint8Array, mode: number): void {
-    const temp = this.tempPathFor(path);
-    this.withTempCleanup(temp, () => {
-      this.step('create-temp', temp, `${data.length} bytes`, () => this.visible.createExclusive(temp, data, mode));
-      this.step('fsync-file', temp, undefined, () => this.syncFile(temp));
-      this.step('rename', path, temp, () => this.visible.renameOver(temp, path));
-    });
-    this.step('fsync-dir', dirnamePath(path), undefined, () => this.syncDirectory(dirnamePath(path)));
-  }
-
-  private moveSteps(): MoveSteps {
-    return {
-      lstat: (path) => this.visible.lstat(path),
-      content: (path) => this.visible.readFile(path),
-      chmodAndSync: (path, mode) =>
-        this.step('fsync-file', path, mode.toString(8), () => {
-          const { ino } = this.visible.fileState(path);
-          // The layer has no chmod of its own; setMeta is what createExclusive uses for the mode.
-          this.visible['setMeta'](ino, mode, this.visible.uidOf(ino));
-          this.syncFile(path);
-        }),
-      renameOver: (from, to) => this.step('rename', to, from, () => this.visible.renameOver(from, to)),
-      syncDirectory: (path) => this.step('fsync-dir', path, undefined, () => this.syncDirectory(path)),
-    };
-  }
-
-  /**
-   * Runs `body`; if it fails (not by crashing: a dead process cleans nothing) while the temp
-   * exists, unlinks the temp as a best-effort `cleanup` op and rethrows the original failure.
-   */
-  private withTempCleanup(temp: string, body: () => void): void {
-    try {
-      body();
-    } catch (error) {
-      if (error instanceof SimulatedCrash || this.visible.raw(temp) === null) throw error;
-      try {
-        this.step('cleanup', temp, undefined, () => this.visible.unlink(temp));
-      } catch (cleanupError) {
-        if (cleanupError instanceof SimulatedCrash) throw cleanupError;
-      }
-      throw error;
-    }
-  }
-
-  private step(op: OpKind, path: string, detail: string | undefined, effect: () => void): void {
-    this.ops.run(op, path, detail, effect);
-  }
-
-  /** A read: not an op, but a dead process cannot do it either. */
-  private read<T>(operation: string, path: string, body: () => T): T {
-    this.ops.assertAlive();
-    try {
-      return body();
-    } catch (error) {
-      throw asFileSystemError(error, operation, path);
-    }
-  }
-
-  private readExisting(operation: string, path: string, maxBytes: number): Uint8Array {
-    const data = this.visible.readFile(path);
-    if (data === null) throw new FileSystemError('ENOENT', operation, path);
-    if (data.length > maxBytes) throw tooBigError(operation, path, maxBytes);
-    return data;
-  }
-
-  /** Deterministic names (runs replay exactly), skipping any left behind by an earlier life. */
-  private tempPathFor(path: string): string {
-    const directory = dirnamePath(path);
-    const prefix = `${directory === '/' ? '' : directory}/.${basenamePath(path)}.tmp-`;
-    // Ends: every candidate is new and a directory holds finitely many entries.
-    for (;;) {
-      const candidate = `${prefix}${this.tempCounter}`;
-      this.tempCounter += 1;
-      if (this.read('temp', candidate, () => this.visible.raw(candidate)) === null) return candidate;
-    }
-  }
-
-  private syncFile(path: string): void {
-    const { ino, data, mode } = this.visible.fileState(path);
-    this.durable.syncFile(ino, data, mode);
-  }
-
-  private syncDirectory(path: string): void {
-    const { realPath, entries } = this.visible.directoryState(path);
-    this.durable.syncDirectory(realPath, entries);
   }
 }

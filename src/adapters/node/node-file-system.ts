@@ -1,24 +1,9 @@
 import { createHash } from 'node:crypto';
-import { constants, type Stats } from 'node:fs';
-import {
-  chmod,
-  lstat,
-  mkdir,
-  open,
-  readdir,
-  readlink,
-  realpath,
-  rename,
-  stat,
-  symlink,
-  unlink,
-  type FileHandle,
-} from 'node:fs/promises';
+import { lstat, readdir, readlink, realpath, rename, symlink, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { sha256FromHex } from '../../domain/digest.js';
 import { FileSystemError } from '../../domain/port-errors.js';
 import type {
-  EntryKind,
   EntryStat,
   FileDigest,
   FileSystem,
@@ -26,88 +11,16 @@ import type {
   Resolution,
   StagedFile,
 } from '../../ports/file-system.js';
-import { fsyncDirectory, TEMP_MODE, tempPathFor, writeAll } from './node-fs-primitives.js';
-import { readRegularFile } from './node-read-file.js';
-import { NodeStagedFile } from './node-staged-file.js';
+import { asFileSystemError, componentsOf, PARENT_DIRECTORY_MODE, tooBigError } from '../file-system-shared.js';
+import { openRegularFile, readChunks } from './node-chunked-read.js';
+import { entryStat, hasCode, lstatOrNull, mkdirExact, statOrNull } from './node-entries.js';
+import { fsyncDirectory, tempPathFor, writeAll } from './node-fs-primitives.js';
 import { moveFileAtomic, type MoveOptions } from './node-move-file.js';
-import {
-  asFileSystemError,
-  componentsOf,
-  errnoCode,
-  PARENT_DIRECTORY_MODE,
-  tooBigError,
-} from '../file-system-shared.js';
+import { readRegularFile } from './node-read-file.js';
+import { replaceFile } from './node-replace-file.js';
+import { NodeStagedFile } from './node-staged-file.js';
 
 const COPY_CHUNK_BYTES = 1024 * 1024;
-
-function hasCode(error: unknown, code: string): boolean {
-  return errnoCode(error) === code;
-}
-
-function kindOf(stats: Stats): EntryKind {
-  if (stats.isFile()) return 'file';
-  if (stats.isDirectory()) return 'directory';
-  if (stats.isSymbolicLink()) return 'symlink';
-  return 'other';
-}
-
-function entryStat(stats: Stats): EntryStat {
-  return { kind: kindOf(stats), mode: stats.mode & 0o7777, uid: stats.uid, size: stats.size };
-}
-
-async function lstatOrNull(path: string): Promise<Stats | null> {
-  try {
-    return await lstat(path);
-  } catch (error) {
-    if (hasCode(error, 'ENOENT')) return null;
-    throw error;
-  }
-}
-
-async function statOrNull(path: string): Promise<Stats | null> {
-  try {
-    return await stat(path);
-  } catch (error) {
-    if (hasCode(error, 'ENOENT')) return null;
-    throw error;
-  }
-}
-
-/**
- * Opens a regular file for reading, following links. O_NONBLOCK keeps a FIFO planted at the
- * path from blocking the open; anything but a regular file is then refused.
- */
-async function openRegularFile(path: string, operation: string): Promise<{ handle: FileHandle; size: number }> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const stats = await handle.stat();
-    if (stats.isDirectory()) throw new FileSystemError('EISDIR', operation, path);
-    if (!stats.isFile()) throw new FileSystemError('EINVAL', operation, path, 'not a regular file');
-    return { handle, size: stats.size };
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-}
-
-/** Reads to the end in bounded chunks, refusing once more than `maxBytes` arrive. */
-async function readChunks(
-  handle: FileHandle,
-  chunkBytes: number,
-  maxBytes: number,
-  tooBig: () => FileSystemError,
-  onChunk: (chunk: Uint8Array) => Promise<void> | void,
-): Promise<number> {
-  const buffer = Buffer.allocUnsafe(chunkBytes);
-  let total = 0;
-  for (;;) {
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-    if (bytesRead === 0) return total;
-    total += bytesRead;
-    if (total > maxBytes) throw tooBig();
-    await onChunk(buffer.subarray(0, bytesRead));
-  }
-}
 
 /** The FileSystem port over node:fs/promises, following the crash-consistency protocols W and S. */
 export class NodeFileSystem implements FileSystem {
@@ -190,7 +103,7 @@ export class NodeFileSystem implements FileSystem {
   }
 
   async writeFileAtomic(path: string, data: Uint8Array, options: { readonly mode: number }): Promise<void> {
-    await this.replaceFile(path, options.mode, 'writeFileAtomic', (temp) => writeAll(temp, data));
+    await replaceFile(path, options.mode, 'writeFileAtomic', (temp) => writeAll(temp, data));
   }
 
   async copyFileAtomic(
@@ -209,7 +122,7 @@ export class NodeFileSystem implements FileSystem {
     try {
       // Refuse up front when we already know, so nothing at all is created.
       if (size > maxBytes) throw tooBigError('copyFileAtomic', source, maxBytes);
-      return await this.replaceFile(target, options.mode, 'copyFileAtomic', async (output) => {
+      return await replaceFile(target, options.mode, 'copyFileAtomic', async (output) => {
         const hash = createHash('sha256');
         // The source may grow while we copy: the bound is enforced on the bytes read too.
         const bytes = await readChunks(
@@ -300,51 +213,4 @@ export class NodeFileSystem implements FileSystem {
       throw asFileSystemError(error, 'listDirectory', path);
     }
   }
-
-  /**
-   * Protocol W: temp in the destination directory (exclusive, no-follow, 0600), fill, fchmod to
-   * the final mode, fsync, close, rename over `path`, fsync the directory. The temp is unlinked
-   * on any failure before the rename; an fsync failure is final (never retried).
-   */
-  private async replaceFile<T>(
-    path: string,
-    mode: number,
-    operation: string,
-    fill: (temp: FileHandle) => Promise<T>,
-  ): Promise<T> {
-    const temp = tempPathFor(path);
-    let handle: FileHandle | null = null;
-    let tempExists = false;
-    try {
-      const flags = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW;
-      handle = await open(temp, flags, TEMP_MODE);
-      tempExists = true;
-      const result = await fill(handle);
-      await handle.chmod(mode);
-      await handle.sync();
-      const closing = handle;
-      handle = null;
-      await closing.close();
-      await rename(temp, path);
-      tempExists = false;
-      await fsyncDirectory(dirname(path));
-      return result;
-    } catch (error) {
-      if (handle !== null) await handle.close().catch(() => undefined);
-      if (tempExists) await unlink(temp).catch(() => undefined);
-      throw asFileSystemError(error, operation, path);
-    }
-  }
-}
-
-/** mkdir applies the umask, so the exact mode is set afterwards. A racing creator is fine. */
-async function mkdirExact(path: string, mode: number): Promise<void> {
-  try {
-    await mkdir(path, { mode });
-  } catch (error) {
-    if (!hasCode(error, 'EEXIST')) throw error;
-    if (!(await statOrNull(path))?.isDirectory()) throw new FileSystemError('ENOTDIR', 'ensureDirectory', path);
-    return;
-  }
-  await chmod(path, mode);
 }

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { constants, type Stats } from 'node:fs';
+import { constants } from 'node:fs';
 import { lstat, open, rename, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { sha256FromHex, type Sha256 } from '../../domain/digest.js';
 import { FileSystemError } from '../../domain/port-errors.js';
 import type { FileDigest } from '../../ports/file-system.js';
 import { asFileSystemError, errnoCode, tooBigError } from '../file-system-shared.js';
+import { lstatOrNull } from './node-entries.js';
 import { fsyncDirectory } from './node-fs-primitives.js';
 
 const HASH_CHUNK_BYTES = 1024 * 1024;
@@ -54,15 +55,6 @@ export async function moveFileAtomic(source: string, target: string, options: Mo
     throw asFileSystemError(error, 'moveFileAtomic', target);
   } finally {
     await handle.close();
-  }
-}
-
-async function lstatOrNull(path: string): Promise<Stats | null> {
-  try {
-    return await lstat(path);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return null;
-    throw error;
   }
 }
 

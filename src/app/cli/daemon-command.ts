@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { Command, Option } from 'clipanion';
+import { holdEventLoop } from '../../adapters/node/event-loop-hold.js';
 import { failure } from '../../domain/failure.js';
 import { BaseCommand, LOG_LEVELS } from './base-command.js';
 
@@ -64,13 +65,13 @@ export class DaemonCommand extends BaseCommand {
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
     // Without a cluster nothing else holds the event loop open while the daemon waits for work.
-    const keepAlive = setInterval(() => undefined, 3_600_000);
+    const keepAlive = holdEventLoop();
     try {
       const result = await upgrader.value.daemon(stop.signal, { selfExecutable: self });
       if (!result.ok) return this.failWith(result.failure);
       return this.succeed({ daemon: result.value }, [`The daemon stopped (${result.value.kind}).`]);
     } finally {
-      clearInterval(keepAlive);
+      keepAlive.release();
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
     }

@@ -46,14 +46,15 @@ export class DemoCommand extends BaseCommand {
       ['info', 'debug', 'trace'].includes(this.logLevel) ? this.logLevel : 'fatal',
     );
     // Loaded on use: `--help` and the other commands start without the upgrader's modules.
-    const [{ runDemo }, { runUseCase }] = await Promise.all([
+    const [{ runDemo }, { runUseCase }, { SystemClock }] = await Promise.all([
       import('../demo/run-demo.js'),
       import('../failure-signal.js'),
+      import('../../adapters/node/system-clock.js'),
     ]);
     const print = (line: string): void => void (this.json ? undefined : this.context.stdout.write(`${line}\n`));
     const { result, signal } = await this.interruptible(async (signal) => ({
       result: await runUseCase(() =>
-        runDemo({ keep: this.keep, systemd: this.systemd, identity, logger, print, signal }),
+        runDemo({ keep: this.keep, systemd: this.systemd, identity, logger, clock: new SystemClock(), print, signal }),
       ),
       signal,
     }));

@@ -1,8 +1,12 @@
 import { resolve } from 'node:path';
 import { Command, Option } from 'clipanion';
+import { SystemClock } from '../../adapters/node/system-clock.js';
 import { BaseCommand } from './base-command.js';
 import { interruptedExitCode } from './interrupt-exit.js';
 import { ProgressBar } from './progress-bar.js';
+
+/** A terminal's progress bar paces its redraws and its rate on real time. */
+const CLOCK = new SystemClock();
 
 export class FetchCommand extends BaseCommand {
   static override paths = [['fetch']];
@@ -53,7 +57,8 @@ export class FetchCommand extends BaseCommand {
     if (!upgrader.ok) return this.failWith(upgrader.failure);
     const stderr = this.context.stderr as NodeJS.WriteStream;
     const { report, signal } = await this.interruptible(async (signal) => {
-      const progress = !this.json && stderr.isTTY === true ? new ProgressBar(stderr, Date.now, signal) : null;
+      const progress =
+        !this.json && stderr.isTTY === true ? new ProgressBar(stderr, () => CLOCK.nowMs(), signal) : null;
       try {
         const fetched = await upgrader.value.fetch({
           url: this.url,

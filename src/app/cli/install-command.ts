@@ -1,7 +1,11 @@
 import { Command, Option } from 'clipanion';
+import { SystemClock } from '../../adapters/node/system-clock.js';
 import { ActivationCommandBase } from './activate-command.js';
 import { ProgressBar } from './progress-bar.js';
 import { renderPreflight } from './render-activation.js';
+
+/** A terminal's progress bar paces its redraws and its rate on real time. */
+const CLOCK = new SystemClock();
 
 export class InstallCommand extends ActivationCommandBase {
   static override paths = [['install']];
@@ -51,7 +55,8 @@ export class InstallCommand extends ActivationCommandBase {
     const stderr = this.context.stderr as NodeJS.WriteStream;
     const result = await this.interruptible(async (signal) => {
       // Erased by an interrupt at once, not only when the rollback it starts has finished.
-      const progress = !this.json && stderr.isTTY === true ? new ProgressBar(stderr, Date.now, signal) : null;
+      const progress =
+        !this.json && stderr.isTTY === true ? new ProgressBar(stderr, () => CLOCK.nowMs(), signal) : null;
       try {
         return await upgrader.value.install({
           ...request,

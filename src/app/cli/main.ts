@@ -31,7 +31,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     async openUpgrader(options: GlobalOptions) {
       const [{ loadConfig }, { createUpgrader }, { NodeFileSystem }] = await Promise.all([
         import('../config/load-config.js'),
-        import('../upgrader.js'),
+        import('../composition/create-upgrader.js'),
         import('../../adapters/node/node-file-system.js'),
       ]);
       const fs = new NodeFileSystem();

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { MIB } from '../../domain/byte-units.js';
 import { terminalLineFor, type TerminalLine } from './terminal-line.js';
 
 const REDRAW_INTERVAL_MS = 100;
@@ -8,7 +9,6 @@ const BAR_WIDTH_MIN = 10;
 /** When the stream does not say how wide it is (not a terminal after all). */
 const DEFAULT_COLUMNS = 80;
 const LABEL = 'Downloading';
-const MIB = 1024 * 1024;
 
 /**
  * A one-line download progress bar for terminals. It fits the terminal's width as it is at each
@@ -24,7 +24,8 @@ export class ProgressBar {
 
   constructor(
     private readonly stream: Writable & { readonly columns?: number },
-    private readonly nowMs: () => number = Date.now,
+    /** The clock's `nowMs`: a terminal's bar runs on the system clock, a test's on its own. */
+    private readonly nowMs: () => number,
     signal?: AbortSignal,
   ) {
     this.startMs = nowMs();

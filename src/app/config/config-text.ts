@@ -5,12 +5,13 @@
  */
 
 /**
- * C0 controls (tab, LF and CR included), DEL and the C1 range. A line break in a unit value
- * starts a new directive, systemd drops or rewrites others, and none of them has a legitimate
- * use in an argument, a unit name or a path. Tabs are refused too: they survive quoting but a
- * path or an argument containing one is almost certainly a mistake nobody would notice.
+ * C0 controls (tab, LF and CR included), DEL and the C1 range: the Unicode category Cc. A line
+ * break in a unit value starts a new directive, systemd drops or rewrites others, and none of
+ * them has a legitimate use in an argument, a unit name or a path. Tabs are refused too: they
+ * survive quoting but a path or an argument containing one is almost certainly a mistake nobody
+ * would notice.
  */
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL_CHARACTER = /\p{Cc}/u;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** The configuration is three levels deep (`agent.args[i]`); anything far deeper is hostile. */

@@ -1,11 +1,11 @@
 import * as t from 'typanion';
+import { MIB } from '../../domain/byte-units.js';
 import { fail, ok, type Result } from '../../domain/failure.js';
 import { isCleanAbsolutePath } from '../../domain/posix-path.js';
 import { findRuleProblem, type ConfigProblem } from './config-rules.js';
 import { CONFIG_NESTING_MAX, isPlainText, nestsDeeperThan } from './config-text.js';
 import { FLEX_PROFILE, type UpgraderConfig } from './upgrader-config.js';
 
-const MIB = 1024 * 1024;
 /** Error texts quote the offending value; a long one would bury the key it names. */
 const CONFIG_MESSAGE_MAX_CHARS = 400;
 

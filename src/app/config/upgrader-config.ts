@@ -1,9 +1,10 @@
+import { MIB } from '../../domain/byte-units.js';
+import type { AgentMode } from '../../domain/recovery/vocabulary.js';
 import type { LayoutSettings } from '../../domain/slot-layout.js';
 
 /**
  * The resolved configuration (docs/configuration.md): every key filled in from the profile.
  */
-export type AgentMode = 'self-hosted' | 'sidecar';
 export type ServicePlatform = 'systemd' | 'supervisor' | 'none';
 export type ContainerPlatform = 'nspawn' | 'none';
 export type ClusterPlatform = 'kubernetes' | 'none';
@@ -55,8 +56,6 @@ export interface UpgraderConfig {
     readonly operationMode: 'auto' | 'disable';
   };
 }
-
-const MIB = 1024 * 1024;
 
 /** The built-in `flex` profile: the AKS Flex Node agent's production layout. */
 export const FLEX_PROFILE: UpgraderConfig = {

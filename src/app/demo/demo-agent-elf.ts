@@ -10,65 +10,46 @@ const HEADERS_BYTES = 64 + 56;
 
 export function demoAgentElf(version: string, behaviour: 'healthy' | 'crash-on-start'): Uint8Array {
   const message = Buffer.from(`demo-agent version ${version}\n`, 'latin1');
-  const code = Buffer.from([
-    0x48,
-    0x8b,
-    0x04,
-    0x24, //             mov rax, [rsp]          ; argc
-    0x48,
-    0x83,
-    0xf8,
-    0x02, //             cmp rax, 2
-    0x7c,
-    0x2b, //                         jl agent
-    0x48,
-    0x8b,
-    0x74,
-    0x24,
-    0x10, //       mov rsi, [rsp+16]       ; argv[1]
-    0x80,
-    0x3e,
-    0x76, //                   cmp byte [rsi], 'v'
-    0x75,
-    0x21, //                         jne agent
-    0xb8,
-    0x01,
-    0x00,
-    0x00,
-    0x00, //       mov eax, 1              ; write
-    0xbf,
-    0x01,
-    0x00,
-    0x00,
-    0x00, //       mov edi, 1              ; stdout
-    0x48,
-    0x8d,
-    0x35,
-    0x1c,
-    0x00,
-    0x00,
-    0x00, // lea rsi, [rip+28]   ; the message
-    0xba,
-    message.length,
-    0x00,
-    0x00,
-    0x00, // mov edx, length
-    0x0f,
-    0x05, //                         syscall
-    0x31,
-    0xff, //                         xor edi, edi
-    0xb8,
-    0x3c,
-    0x00,
-    0x00,
-    0x00, //       mov eax, 60             ; exit(0)
-    0x0f,
-    0x05, //                         syscall
+  return elfImage(agentCode(message.length, behaviour), message);
+}
+
+/** The program: `version` writes the message that follows the code; anything else is the agent. */
+function agentCode(messageBytes: number, behaviour: 'healthy' | 'crash-on-start'): Buffer {
+  // One instruction per row; the jump and lea offsets count the bytes of the rows below them.
+  const instructions: readonly (readonly number[])[] = [
+    [0x48, 0x8b, 0x04, 0x24], // mov rax, [rsp]          ; argc
+    [0x48, 0x83, 0xf8, 0x02], // cmp rax, 2
+    [0x7c, 0x2b], // jl agent
+    [0x48, 0x8b, 0x74, 0x24, 0x10], // mov rsi, [rsp+16]       ; argv[1]
+    [0x80, 0x3e, 0x76], // cmp byte [rsi], 'v'
+    [0x75, 0x21], // jne agent
+    [0xb8, 0x01, 0x00, 0x00, 0x00], // mov eax, 1              ; write
+    [0xbf, 0x01, 0x00, 0x00, 0x00], // mov edi, 1              ; stdout
+    [0x48, 0x8d, 0x35, 0x1c, 0x00, 0x00, 0x00], // lea rsi, [rip+28]       ; the message
+    [0xba, messageBytes, 0x00, 0x00, 0x00], // mov edx, length
+    [0x0f, 0x05], // syscall
+    [0x31, 0xff], // xor edi, edi
+    [0xb8, 0x3c, 0x00, 0x00, 0x00], // mov eax, 60             ; exit(0)
+    [0x0f, 0x05], // syscall
     // agent: (offset 53)
     ...(behaviour === 'healthy'
-      ? [0xb8, 0x22, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xeb, 0xf7, 0x90, 0x90, 0x90] // pause(); loop
-      : [0xbf, 0x01, 0x00, 0x00, 0x00, 0xb8, 0x3c, 0x00, 0x00, 0x00, 0x0f, 0x05]), // exit(1)
-  ]);
+      ? [
+          [0xb8, 0x22, 0x00, 0x00, 0x00], // mov eax, 34             ; pause
+          [0x0f, 0x05], // syscall
+          [0xeb, 0xf7], // jmp agent
+          [0x90, 0x90, 0x90], // nop padding: both endings are 12 bytes
+        ]
+      : [
+          [0xbf, 0x01, 0x00, 0x00, 0x00], // mov edi, 1
+          [0xb8, 0x3c, 0x00, 0x00, 0x00], // mov eax, 60             ; exit(1)
+          [0x0f, 0x05], // syscall
+        ]),
+  ];
+  return Buffer.from(instructions.flat());
+}
+
+/** A minimal ELF executable: the ELF header, one program header, then `code` and `message`. */
+function elfImage(code: Buffer, message: Buffer): Buffer {
   const size = HEADERS_BYTES + code.length + message.length;
   const elf = Buffer.alloc(size);
   // ELF header: 64-bit, little-endian, current version, System V, executable for x86-64.

@@ -2,11 +2,13 @@ import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { failure } from '../../domain/failure.js';
+import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import { parseConfigValue } from '../config/parse-config.js';
 import { raise, unwrap } from '../failure-signal.js';
 import type { HostIdentity } from '../host-identity.js';
-import { createUpgrader, type Upgrader } from '../upgrader.js';
+import type { Upgrader } from '../upgrader.js';
+import { createUpgrader } from '../composition/create-upgrader.js';
 import { demoAgentElf } from './demo-agent-elf.js';
 import { supervisorPlatform, systemdPlatform, type DemoPlatform } from './demo-platforms.js';
 import { DemoReleaseServer, sha256, type DemoRelease } from './demo-releases.js';
@@ -19,6 +21,8 @@ export interface DemoOptions {
   readonly systemd: boolean;
   readonly identity: HostIdentity;
   readonly logger: Logger;
+  /** Times the timeline and paces the wait for the agent to start. */
+  readonly clock: Clock;
   readonly print: (line: string) => void;
   /** Aborted by an interrupt: the demo stops at its next step, cleaning up as at its end. */
   readonly signal?: AbortSignal | undefined;
@@ -67,7 +71,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   // Chosen first: a platform this host lacks is refused before anything is created.
   const platform = options.systemd ? systemdPlatform(options.identity.euid) : supervisorPlatform();
   const sandbox = mkdtempSync(join(tmpdir(), 'agent-upgrade-demo-'));
-  const startedMs = Date.now();
+  const startedMs = options.clock.nowMs();
   const steps: DemoStep[] = [];
   let releases: DemoReleaseServer | null = null;
   // Whatever ends the story — its end, a failure, an interrupt — stops the agent and removes
@@ -82,7 +86,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   }
   options.print('');
   options.print(
-    `Done in ${((Date.now() - startedMs) / 1000).toFixed(1)} s: the agent is stopped, ${options.keep ? `the sandbox is kept at ${sandbox}` : 'the sandbox is removed'}.`,
+    `Done in ${((options.clock.nowMs() - startedMs) / 1000).toFixed(1)} s: the agent is stopped, ${options.keep ? `the sandbox is kept at ${sandbox}` : 'the sandbox is removed'}.`,
   );
   return { sandbox, kept: options.keep, steps };
 }
@@ -97,45 +101,12 @@ interface Story {
 }
 
 /** The demo's phases, each recorded as a step; an interrupt ends it at the next step. */
-async function tellStory({ options, platform, sandbox, releases, startedMs, steps }: Story): Promise<void> {
+async function tellStory(story: Story): Promise<void> {
+  const { options, platform, sandbox, releases } = story;
   const { signal } = options;
-  const stopIfInterrupted = (): void => {
-    if (signal?.aborted === true)
-      raise(failure('E_INTERRUPTED', 'the demo was interrupted; its agent is stopped and its sandbox removed'));
-  };
-  const configValue = { ...DEMO_CONFIG, ...platform.configFor(sandbox) };
-  const config = unwrap(parseConfigValue(configValue, 'the demo configuration'));
-  // Where `--root SANDBOX` finds it: the on-failure hook's `recover --root SANDBOX` then runs on
-  // the demo's configuration too, not on the built-in profile.
-  mkdirSync(join(sandbox, 'etc/aks-flex-node'), { recursive: true });
-  writeFileSync(join(sandbox, 'etc/aks-flex-node/agent-upgrade.json'), `${JSON.stringify(configValue, null, 2)}\n`, {
-    mode: 0o600,
-  });
-  const member = config.agent.member.replace('{arch}', 'amd64');
-  const published: DemoRelease[] = [];
-  for (const { version, crashes } of VERSIONS)
-    published.push(
-      await releases.publish(member, version, demoAgentElf(version, crashes ? 'crash-on-start' : 'healthy'), crashes),
-    );
-  const label = labeller(published);
-  const upgrader = unwrap(
-    createUpgrader({ config, identity: quietRecoveryIdentity(options.identity, sandbox), logger: options.logger }),
-  );
-  const services = serviceProbe(upgrader, signal);
-  const step = async (phase: string, note: string): Promise<void> => {
-    stopIfInterrupted();
-    const entry: DemoStep = {
-      atMs: Date.now() - startedMs,
-      phase,
-      current: linkTarget(sandbox, 'current'),
-      lastGood: linkTarget(sandbox, 'last-good'),
-      running: await services.running(label),
-      note,
-    };
-    steps.push(entry);
-    options.print(render(entry, label, sandbox));
-    stopIfInterrupted();
-  };
+  const { upgrader, published, label } = await setUpStory(story);
+  const services = serviceProbe(upgrader, options.clock, signal);
+  const step = stepRecorder(story, label, services);
 
   options.print(`Sandbox ${sandbox} (nothing outside it is touched).`);
   options.print(
@@ -172,7 +143,59 @@ async function tellStory({ options, platform, sandbox, releases, startedMs, step
   );
 }
 
-function serviceProbe(upgrader: Upgrader, signal: AbortSignal | undefined) {
+/** The sandbox's configuration file, the three releases on the server, and the use cases over them. */
+async function setUpStory({ options, platform, sandbox, releases }: Story): Promise<{
+  readonly upgrader: Upgrader;
+  readonly published: readonly DemoRelease[];
+  readonly label: (path: string | null) => string;
+}> {
+  const configValue = { ...DEMO_CONFIG, ...platform.configFor(sandbox) };
+  const config = unwrap(parseConfigValue(configValue, 'the demo configuration'));
+  // Where `--root SANDBOX` finds it: the on-failure hook's `recover --root SANDBOX` then runs on
+  // the demo's configuration too, not on the built-in profile.
+  mkdirSync(join(sandbox, 'etc/aks-flex-node'), { recursive: true });
+  writeFileSync(join(sandbox, 'etc/aks-flex-node/agent-upgrade.json'), `${JSON.stringify(configValue, null, 2)}\n`, {
+    mode: 0o600,
+  });
+  const member = config.agent.member.replace('{arch}', 'amd64');
+  const published: DemoRelease[] = [];
+  for (const { version, crashes } of VERSIONS)
+    published.push(
+      await releases.publish(member, version, demoAgentElf(version, crashes ? 'crash-on-start' : 'healthy'), crashes),
+    );
+  const upgrader = unwrap(
+    createUpgrader({ config, identity: quietRecoveryIdentity(options.identity, sandbox), logger: options.logger }),
+  );
+  return { upgrader, published, label: labeller(published) };
+}
+
+/** Records and prints one step of the timeline; an interrupt stops the demo before and after it. */
+function stepRecorder(
+  { options, sandbox, startedMs, steps }: Story,
+  label: (path: string | null) => string,
+  services: ReturnType<typeof serviceProbe>,
+): (phase: string, note: string) => Promise<void> {
+  const stopIfInterrupted = (): void => {
+    if (options.signal?.aborted === true)
+      raise(failure('E_INTERRUPTED', 'the demo was interrupted; its agent is stopped and its sandbox removed'));
+  };
+  return async (phase, note) => {
+    stopIfInterrupted();
+    const entry: DemoStep = {
+      atMs: options.clock.nowMs() - startedMs,
+      phase,
+      current: linkTarget(sandbox, 'current'),
+      lastGood: linkTarget(sandbox, 'last-good'),
+      running: await services.running(label),
+      note,
+    };
+    steps.push(entry);
+    options.print(render(entry, label, sandbox));
+    stopIfInterrupted();
+  };
+}
+
+function serviceProbe(upgrader: Upgrader, clock: Clock, signal: AbortSignal | undefined) {
   return {
     async running(label: (path: string | null) => string): Promise<string | null> {
       const status = await upgrader.status();
@@ -183,7 +206,7 @@ function serviceProbe(upgrader: Upgrader, signal: AbortSignal | undefined) {
       for (let attempt = 0; attempt < 50 && signal?.aborted !== true; attempt += 1) {
         const status = await upgrader.status();
         if (status.ok && status.value.service.mainExecutable !== null) return;
-        await new Promise((done) => setTimeout(done, 100));
+        await clock.sleep(100);
       }
       if (signal?.aborted !== true) raise(failure('E_SERVICE', 'the supervisor did not start the agent within 5 s'));
     },

@@ -1,6 +1,6 @@
 import type { Sha256 } from '../../domain/digest.js';
 import { linkedSlot } from '../../domain/host-facts.js';
-import type { ContainerVerdict } from '../../domain/recovery-policy.js';
+import type { ContainerVerdict } from '../../domain/recovery/vocabulary.js';
 import { slotAt, slotPath } from '../../domain/slot-layout.js';
 import type { SlotName } from '../../domain/slot.js';
 import type { ContainerRootfs } from '../../ports/container-rootfs.js';

@@ -1,13 +1,14 @@
 import { failure } from '../../domain/failure.js';
+import { RETRY_POLICY } from '../../domain/retry-policy.js';
+import { decideStartup } from '../../domain/recovery/startup-policy.js';
 import {
-  decideStartup,
   NO_PROGRESS,
   type AgentMode,
+  type CandidateHealth,
   type ContainerVerdict,
-  type HealthVerdict,
   type RunProgress,
   type StartupDecision,
-} from '../../domain/recovery-policy.js';
+} from '../../domain/recovery/vocabulary.js';
 import type { SlotName } from '../../domain/slot.js';
 import { withCompleted, withFailure, type UpgradeRecord } from '../../domain/upgrade-record.js';
 import { isQuarantined, withQuarantined, withSlotInfo } from '../../domain/upgrade-state.js';
@@ -27,7 +28,6 @@ import type { HostEffects } from './host-effects.js';
 export const GATE_STEPS_MAX = 64;
 /** Publication attempts per decision, with doubling backoff from 1 s (1+2+4+8+16 s ≈ 31 s). */
 export const PUBLISH_ATTEMPTS_MAX = 5;
-const PUBLISH_BACKOFF_FIRST_MS = 1000;
 
 export type GateOutcome =
   /** No record is left: host-changing reconciliation may run. */
@@ -69,7 +69,7 @@ export class StartupGate {
    * turns its path into a link to the candidate.
    */
   private selfSlot: Promise<SlotName | null> | null = null;
-  private health: HealthVerdict = 'unknown';
+  private health: CandidateHealth = 'unknown';
   private container: ContainerVerdict = 'unknown';
 
   constructor(private readonly deps: StartupGateDependencies) {}
@@ -208,7 +208,7 @@ export class StartupGate {
    * Self-hosted: this process is the candidate (the policy checked `self`); it must stay up for
    * the stability interval. Sidecar: the agent's main process must run the candidate stably.
    */
-  private async measureHealth(slot: SlotName): Promise<HealthVerdict> {
+  private async measureHealth(slot: SlotName): Promise<CandidateHealth> {
     const { health } = this.deps.config;
     if (this.deps.mode === 'self-hosted') {
       await this.deps.clock.sleep(health.stableMs);
@@ -221,7 +221,7 @@ export class StartupGate {
   /** Publishes with bounded, doubling backoff; a deleted operation counts as published. */
   private async publish(record: UpgradeRecord, status: TerminalStatus): Promise<boolean> {
     const operation = record.operation;
-    let delayMs = PUBLISH_BACKOFF_FIRST_MS;
+    let delayMs = RETRY_POLICY.publishFirstMs;
     for (let attempt = 1; attempt <= PUBLISH_ATTEMPTS_MAX; attempt += 1) {
       try {
         await this.deps.store.publish(operation, status);
