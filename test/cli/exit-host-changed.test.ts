@@ -17,9 +17,7 @@ const LEGACY: TreeSpec = {
 };
 
 /** `migrate` of a legacy host through the CLI, on the memory filesystem, with a fault at op `at` (or none). */
-async function migrateWithFaultAt(
-  at: number | null,
-): Promise<{
+async function migrateWithFaultAt(at: number | null): Promise<{
   exitCode: number;
   error: { code: string; hostChanged?: boolean } | undefined;
   changed: boolean;

@@ -1,7 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { Command, Option } from 'clipanion';
 import { holdEventLoop } from '../../adapters/node/event-loop-hold.js';
-import { failure } from '../../domain/failure.js';
 import { BaseCommand, LOG_LEVELS } from './base-command.js';
 
 export class DaemonCommand extends BaseCommand {
@@ -45,21 +44,7 @@ export class DaemonCommand extends BaseCommand {
     const upgrader = await this.openUpgrader();
     if (!upgrader.ok) return this.failWith(upgrader.failure);
     const self = processExecutable();
-    const { layout, config } = upgrader.value;
-    if (
-      config.agent.mode === 'self-hosted' &&
-      (self === null || ![layout.blue, layout.green, layout.entry].some((path) => sameFile(path, self)))
-    ) {
-      // Self-hosted means this process is the agent, started from a slot (or the legacy file).
-      // Run from anywhere else, its own executable would never be the candidate, and every
-      // upgrade would be judged a failure and rolled back.
-      return this.failWith(
-        failure(
-          'E_CONFIG',
-          'agent.mode is "self-hosted" but this process does not run from the agent\'s slots: set agent.mode to "sidecar" to run the daemon beside the agent',
-        ),
-      );
-    }
+    // A self-hosted daemon must run from the agent's slots: the library refuses it otherwise.
     const stop = new AbortController();
     const onSignal = () => stop.abort();
     process.once('SIGTERM', onSignal);
@@ -75,14 +60,6 @@ export class DaemonCommand extends BaseCommand {
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
     }
-  }
-}
-
-function sameFile(path: string, realPath: string): boolean {
-  try {
-    return realpathSync(path) === realPath;
-  } catch {
-    return false;
   }
 }
 
