@@ -12,7 +12,7 @@ const LEVEL_WORDS: Readonly<Record<number, string>> = {
 /** What every entry carries and a reader at a terminal does not need repeated. */
 const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['level', 'time', 'name', 'msg', 'pid', 'hostname']);
 /** C0, DEL and C1 controls: a logged value (a server's reason phrase) must not drive the terminal. */
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+const CONTROL_CHARACTERS = /\p{Cc}/gu;
 
 /**
  * A pino destination for a terminal: each JSON entry becomes one readable line — `warning:

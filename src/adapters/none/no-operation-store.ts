@@ -18,10 +18,19 @@ export class NoOperationStore implements OperationStore {
     return null;
   }
 
-  async *watch(signal: AbortSignal): AsyncGenerator<AgentUpgradeRequest> {
-    await new Promise<void>((resolve) => {
+  /** Delivers nothing, and ends when the daemon stops. */
+  watch(signal: AbortSignal): AsyncIterable<AgentUpgradeRequest> {
+    const untilStopped = new Promise<void>((resolve) => {
       if (signal.aborted) resolve();
       else signal.addEventListener('abort', () => resolve(), { once: true });
     });
+    return {
+      [Symbol.asyncIterator]: () => ({
+        next: async (): Promise<IteratorResult<AgentUpgradeRequest>> => {
+          await untilStopped;
+          return { done: true, value: undefined };
+        },
+      }),
+    };
   }
 }

@@ -11,7 +11,7 @@ import type { OwnedFile } from '../service/converge-files.js';
  * rewrites other controls, so no quoting makes them safe. Configuration refuses them first
  * (`E_CONFIG`); reaching this is a bug, and rendering must stop rather than write a changed unit.
  */
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL_CHARACTER = /\p{Cc}/u;
 
 function assertRenderable(field: string, value: string): string {
   if (CONTROL_CHARACTER.test(value))
