@@ -1,5 +1,5 @@
 import { fail, ok, type Result } from './failure.js';
-import { dirnamePath, isCleanAbsolutePath, isPathInside, joinPath, rerootPath } from './posix-path.js';
+import { basenamePath, dirnamePath, isCleanAbsolutePath, isPathInside, joinPath, rerootPath } from './posix-path.js';
 import type { SlotName } from './slot.js';
 
 /**
@@ -27,6 +27,18 @@ export interface SlotLayout {
   readonly lock: string;
   readonly daemonState: string;
   readonly unitDir: string;
+  /**
+   * Where a download is staged on a managed host: a private temp of the blue slot in the slot
+   * directory, so the install is a rename and a crash leaves nothing the sweep would miss.
+   */
+  readonly downloadStaging: string;
+  /**
+   * Where `install` stages its download on a host not yet migrated (no slot directory yet): a
+   * temp of the compatibility entry, beside it, swept like any temp of the entry.
+   */
+  readonly legacyDownloadStaging: string;
+  /** The direct path's private copy of a candidate (`activate`), a temp of the blue slot. */
+  readonly candidateSnapshot: string;
 }
 
 /** The roles that name a single file or link and must all be distinct. */
@@ -93,11 +105,13 @@ export function deriveLayout(settings: LayoutSettings): Result<SlotLayout> {
   const name = settings.agentName;
   const inRoot = (path: string): string => rerootPath(settings.root, path);
   const slotDir = inRoot(settings.slotDir);
+  const entry = inRoot(settings.entry);
+  const blue = joinPath(slotDir, `${name}-blue`);
   const layout: SlotLayout = {
     root: settings.root,
-    entry: inRoot(settings.entry),
+    entry,
     slotDir,
-    blue: joinPath(slotDir, `${name}-blue`),
+    blue,
     green: joinPath(slotDir, `${name}-green`),
     current: joinPath(slotDir, `${name}-current`),
     lastGood: joinPath(slotDir, `${name}-last-good`),
@@ -108,9 +122,20 @@ export function deriveLayout(settings: LayoutSettings): Result<SlotLayout> {
     lock: inRoot(settings.lock),
     daemonState: inRoot(settings.daemonState),
     unitDir: inRoot(settings.unitDir),
+    downloadStaging: privateTempOf(blue, 'download'),
+    legacyDownloadStaging: privateTempOf(entry, 'download'),
+    candidateSnapshot: privateTempOf(blue, 'candidate'),
   };
   const problem = checkDistinct(layout, identity(layout));
   return problem === null ? ok(layout) : fail('E_LAYOUT', problem);
+}
+
+/**
+ * A private temp beside `file`, named like the temps an atomic write of `file` leaves
+ * (`.<name>.tmp-<purpose>`), so a crash that strands it leaves an entry the next sweep removes.
+ */
+function privateTempOf(file: string, purpose: string): string {
+  return joinPath(dirnamePath(file), `.${basenamePath(file)}.tmp-${purpose}`);
 }
 
 export function slotPath(layout: SlotLayout, slot: SlotName): string {

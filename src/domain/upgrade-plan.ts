@@ -1,27 +1,23 @@
+import {
+  candidateChanges,
+  lastGoodSteps,
+  planSlotChange,
+  type ActivationStep,
+  type SlotChange,
+} from './activation-steps.js';
 import type { Sha256 } from './digest.js';
 import { fail, ok, type Result } from './failure.js';
 import { linkedSlot, type LayoutFacts } from './host-facts.js';
 import { planMigration, type LayoutAction } from './migration-plan.js';
-import { slotPath, type SlotLayout } from './slot-layout.js';
+import type { SlotLayout } from './slot-layout.js';
 import { otherSlot, type SlotName } from './slot.js';
+import type { StepPlan } from './step-failure.js';
 
-/**
- * The activation plan of a candidate against observed host facts: what `--preflight` prints and
- * what the activation executes, step by step, in this order.
- */
-export type ActivationStep =
-  | { readonly kind: 'verify-candidate' }
-  | { readonly kind: 'initialize-layout'; readonly actions: readonly LayoutAction[] }
-  | { readonly kind: 'remove-stale-temps'; readonly paths: readonly string[] }
-  | { readonly kind: 'point-last-good'; readonly slot: SlotName; readonly why: 'protect' | 'repair' }
-  /** The durable marker an interrupted activation is resolved from: written before the slot changes. */
-  | { readonly kind: 'mark-activation'; readonly previous: SlotName; readonly candidate: SlotName }
-  | { readonly kind: 'install-candidate'; readonly slot: SlotName }
-  | { readonly kind: 'switch-current'; readonly slot: SlotName }
-  | { readonly kind: 'update-service-assets' }
-  | { readonly kind: 'restart-service' }
-  | { readonly kind: 'wait-healthy'; readonly slot: SlotName }
-  | { readonly kind: 'sync-container'; readonly slot: SlotName };
+export { describeStep, type ActivationStep } from './activation-steps.js';
+
+// The activation plans of both paths (docs/protocol.md#activation-steps): lists of the same
+// steps, built from the same slot change, run by the same step loop, failing by the same table
+// (`decideStepFailure`). What `--preflight` prints is the direct plan.
 
 export interface ActivationInput {
   readonly layout: SlotLayout;
@@ -49,35 +45,20 @@ export interface ActivationPlan {
   readonly steps: readonly ActivationStep[];
 }
 
+/** The direct path (`activate`, `install`), planned on the host as observed after migration. */
 export function planActivation(input: ActivationInput): Result<ActivationPlan> {
-  const migration = planMigration(input.layout, input.facts);
-  if (!migration.ok) return migration;
-  const { actions, currentSlot: activeSlot } = migration.value;
-  // Sweeping temps and re-pointing a broken last-good are repairs of a managed layout, shown as
-  // their own steps; anything else means the host is not managed yet and is initialised first.
-  const initializeLayout = actions.some((action) => !isRepair(action));
-  const candidateChanged = input.candidateDigest !== input.activeDigest;
+  const prepared = prepareLayout(input.layout, input.facts);
+  if (!prepared.ok) return prepared;
+  const { initializeLayout, activeSlot, lastGood } = prepared.value;
+  const candidateChanged = candidateChanges(input.candidateDigest, input.activeDigest);
   const targetSlot = candidateChanged ? otherSlot(activeSlot) : activeSlot;
-
-  const steps: ActivationStep[] = [{ kind: 'verify-candidate' }];
-  let lastGood = initializeLayout ? migration.value.lastGoodSlot : linkedSlot(input.facts, 'lastGood');
-  if (initializeLayout) steps.push({ kind: 'initialize-layout', actions });
-  else {
-    const stale = actions.flatMap((action) => (action.kind === 'remove-stale-temp' ? [action.path] : []));
-    if (stale.length > 0) steps.push({ kind: 'remove-stale-temps', paths: stale });
-    if (lastGood === null) {
-      steps.push({ kind: 'point-last-good', slot: activeSlot, why: 'repair' });
-      lastGood = activeSlot;
-    }
-  }
-  if (candidateChanged) {
-    // The slot about to be overwritten may be last-good's; re-point last-good at the running
-    // binary before the write so no moment leaves last-good naming a half-replaced slot.
-    if (lastGood === targetSlot) steps.push({ kind: 'point-last-good', slot: activeSlot, why: 'protect' });
-    steps.push({ kind: 'mark-activation', previous: activeSlot, candidate: targetSlot });
-    steps.push({ kind: 'install-candidate', slot: targetSlot });
-    steps.push({ kind: 'switch-current', slot: targetSlot });
-  }
+  const change: SlotChange = { active: activeSlot, target: targetSlot, lastGood };
+  const mark: ActivationStep = { kind: 'mark-activation', previous: activeSlot, candidate: targetSlot };
+  const steps: ActivationStep[] = [
+    { kind: 'verify-candidate' },
+    ...prepared.value.steps,
+    ...(candidateChanged ? planSlotChange(change, { beforeInstall: [mark] }) : lastGoodSteps(change)),
+  ];
   if (!input.serviceAssetsCurrent) steps.push({ kind: 'update-service-assets' });
   if (input.serviceActive) {
     steps.push({ kind: 'restart-service' });
@@ -90,36 +71,119 @@ export function planActivation(input: ActivationInput): Result<ActivationPlan> {
   return ok({ initializeLayout, activeSlot, targetSlot, candidateChanged, rollbackSlot, steps });
 }
 
+interface PreparedLayout {
+  readonly initializeLayout: boolean;
+  readonly activeSlot: SlotName;
+  /** The slot last-good names once the layout steps ran, or null when a repair is still due. */
+  readonly lastGood: SlotName | null;
+  readonly steps: readonly ActivationStep[];
+}
+
+/**
+ * Sweeping temps and re-pointing a broken last-good are repairs of a managed layout, shown as
+ * their own steps; anything else means the host is not managed yet and is initialised first.
+ */
+function prepareLayout(layout: SlotLayout, facts: LayoutFacts): Result<PreparedLayout> {
+  const migration = planMigration(layout, facts);
+  if (!migration.ok) return migration;
+  const { actions, currentSlot: activeSlot } = migration.value;
+  if (actions.some((action) => !isRepair(action)))
+    return ok({
+      initializeLayout: true,
+      activeSlot,
+      lastGood: migration.value.lastGoodSlot,
+      steps: [{ kind: 'initialize-layout', actions }],
+    });
+  const stale = actions.flatMap((action) => (action.kind === 'remove-stale-temp' ? [action.path] : []));
+  return ok({
+    initializeLayout: false,
+    activeSlot,
+    lastGood: linkedSlot(facts, 'lastGood'),
+    steps: stale.length > 0 ? [{ kind: 'remove-stale-temps', paths: stale }] : [],
+  });
+}
+
 function isRepair(action: LayoutAction): boolean {
   return action.kind === 'remove-stale-temp' || (action.kind === 'point-link' && action.role === 'lastGood');
 }
 
-/** The lines `--preflight` prints for each step (stable wording; JSON output carries the data). */
-export function describeStep(layout: SlotLayout, step: ActivationStep): string {
-  switch (step.kind) {
-    case 'verify-candidate':
-      return 'verify the candidate binary';
-    case 'initialize-layout':
-      return `initialise the managed layout (${step.actions.length} change${step.actions.length === 1 ? '' : 's'})`;
-    case 'remove-stale-temps':
-      return `remove ${step.paths.length} temp entr${step.paths.length === 1 ? 'y' : 'ies'} left by an interrupted write`;
-    case 'point-last-good':
-      return `${step.why} last-good: point ${layout.lastGood} at ${slotPath(layout, step.slot)}`;
-    case 'mark-activation':
-      return 'record the activation, so that an interrupted one is rolled back';
-    case 'install-candidate':
-      return `install the candidate into ${slotPath(layout, step.slot)}`;
-    case 'switch-current':
-      return `switch ${layout.current} to ${slotPath(layout, step.slot)}`;
-    case 'update-service-assets':
-      return 'update the service configuration and reload the service manager';
-    case 'restart-service':
-      return 'restart the agent service';
-    case 'wait-healthy':
-      return `wait until the agent runs ${slotPath(layout, step.slot)} and stays up`;
-    case 'sync-container':
-      return `copy ${slotPath(layout, step.slot)} into the active container`;
+/** A managed plan (docs/protocol.md#managed-path-rows-1-8): the record writes are its steps. */
+export interface ManagedPlan extends StepPlan {
+  /** The slot that ran when the upgrade began: the record's `previous`. */
+  readonly activeSlot: SlotName;
+  readonly candidateChanged: boolean;
+}
+
+/**
+ * Rows 5–6 up to the verified candidate, on the layout as migrated: the candidate slot is the
+ * inactive one. The managed path learns the candidate's bytes only from the download, so the
+ * rest of its plan (`planManagedSwitch`) is made once they are verified.
+ */
+export function planManagedStaging(facts: LayoutFacts): Result<ManagedPlan> {
+  const previous = linkedSlot(facts, 'current');
+  if (previous === null) return fail('E_LAYOUT', 'the current link does not name a slot after migration');
+  const candidate = otherSlot(previous);
+  return ok({
+    activeSlot: previous,
+    targetSlot: candidate,
+    rollbackSlot: previous,
+    candidateChanged: true,
+    steps: [
+      { kind: 'record-candidate', candidate, previous },
+      { kind: 'download-candidate' },
+      { kind: 'verify-candidate' },
+    ],
+  });
+}
+
+export interface ManagedSwitchInput {
+  /** The host as observed once the candidate is verified: the links decide, temps are not swept. */
+  readonly facts: LayoutFacts;
+  /** The slot the record names as `previous`. */
+  readonly previous: SlotName;
+  readonly candidateDigest: Sha256;
+  /** Digest of the binary in `previous`, the one that runs. */
+  readonly activeDigest: Sha256;
+  /**
+   * Whether the active container's copy differs from the binary that runs. Consulted only for an
+   * identical candidate: a changed one reaches the container through the startup gate (S4).
+   */
+  readonly containerDiffers: boolean;
+}
+
+/**
+ * Rows 6–7 once the candidate is verified: the slot change with the record written after the
+ * install (`record-digest`) and after the switch (`commit-switch`). An identical candidate
+ * changes nothing (docs/protocol.md#identical-candidate): the staging file goes, a container
+ * copy that differs is made equal (Complete promises I7), and Complete is recorded as the
+ * outcome, without a switch or a restart.
+ */
+export function planManagedSwitch(input: ManagedSwitchInput): Result<ManagedPlan> {
+  const active = linkedSlot(input.facts, 'current');
+  if (active !== input.previous)
+    return fail('E_LAYOUT', 'the current link no longer names the slot the upgrade started from');
+  if (!candidateChanges(input.candidateDigest, input.activeDigest)) {
+    const sync: ActivationStep[] = input.containerDiffers ? [{ kind: 'sync-container', slot: active }] : [];
+    return ok({
+      activeSlot: active,
+      targetSlot: active,
+      rollbackSlot: active,
+      candidateChanged: false,
+      steps: [{ kind: 'discard-staging' }, ...sync, { kind: 'record-completion' }],
+    });
   }
+  const candidate = otherSlot(active);
+  const change: SlotChange = { active, target: candidate, lastGood: linkedSlot(input.facts, 'lastGood') };
+  return ok({
+    activeSlot: active,
+    targetSlot: candidate,
+    rollbackSlot: active,
+    candidateChanged: true,
+    steps: planSlotChange(change, {
+      afterInstall: [{ kind: 'record-digest' }, { kind: 'discard-staging' }],
+      afterSwitch: [{ kind: 'commit-switch' }],
+    }),
+  });
 }
 
 /**

@@ -5,8 +5,8 @@ import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/me
 import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
 import { FLEX_PROFILE } from '../../src/app/config/upgrader-config.js';
 import type { Upgrader } from '../../src/app/upgrader.js';
-import { makeScratch, snapshotTree, writeExecutable } from '../support/real-tree.js';
-import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader } from '../support/sandbox-upgrader.js';
+import { makeScratch, makeSymlink, snapshotTree, writeExecutable } from '../support/real-tree.js';
+import { FLEX_SANDBOX_PATHS as P, sandboxEngine, sandboxUpgrader } from '../support/sandbox-upgrader.js';
 import { createHash } from 'node:crypto';
 
 const agent = (version: string): string =>
@@ -155,6 +155,76 @@ describe('direct activation (real files, modelled service)', () => {
     expect(first).toMatchObject({ ok: true, value: { changed: true, from: 'green', to: 'blue', restarted: true } });
     expect(second).toMatchObject({ ok: true, value: { changed: false } });
     expect(await services.mainExecutable()).toBe(at(P.blue));
+  });
+});
+
+/**
+ * The layout steps of an activation on real files, with no service manager: what `activate`
+ * changes in the layout is exactly the plan's layout steps (these ran through the layout
+ * engine's own `switchTo` before the activation's step loop took it over).
+ */
+describe("the activation's layout steps (real files, no service manager)", () => {
+  let scratch: ReturnType<typeof makeScratch>;
+  let root: string;
+  const at = (path: string): string => join(root, path);
+  const scripts = { agent: { ...FLEX_PROFILE.agent, allowScripts: true } };
+
+  beforeEach(() => {
+    scratch = makeScratch();
+    root = scratch.root;
+  });
+  afterEach(() => scratch.cleanup());
+
+  it('protects a last-good that points at the inactive slot before overwriting that slot', async () => {
+    writeExecutable(at(P.blue), 'v1');
+    writeExecutable(at(P.green), 'v0');
+    makeSymlink(at(P.current), 'aks-flex-node-blue');
+    makeSymlink(at(P.lastGood), 'aks-flex-node-green');
+    makeSymlink(at(P.entry), '../lib/aks-flex-node/aks-flex-node-current');
+    writeExecutable(at('/staging/candidate'), agent('2.0.0'));
+
+    const result = await sandboxUpgrader(root, scripts).activate({ candidatePath: at('/staging/candidate') });
+
+    expect(result).toMatchObject({ ok: true, value: { outcome: 'activated', from: 'blue', to: 'green' } });
+    expect(readlinkSync(at(P.current))).toBe('aks-flex-node-green');
+    expect(readlinkSync(at(P.lastGood))).toBe('aks-flex-node-blue');
+    expect(readFileSync(at(P.green), 'utf8')).toBe(agent('2.0.0'));
+    expect(readFileSync(at(P.blue), 'utf8')).toBe('v1');
+  });
+
+  it('rolls back to last-good after an activation, and a second rollback changes nothing', async () => {
+    writeExecutable(at(P.entry), 'v1');
+    writeExecutable(at('/staging/candidate'), agent('2.0.0'));
+    const activated = await sandboxUpgrader(root, scripts).activate({ candidatePath: at('/staging/candidate') });
+    expect(activated).toMatchObject({ ok: true, value: { outcome: 'activated', from: 'blue', to: 'green' } });
+    const engine = sandboxEngine(root);
+
+    const first = await engine.rollback();
+    const afterFirst = snapshotTree(root);
+    const second = await engine.rollback();
+
+    expect(first).toMatchObject({ changed: true, from: 'green', to: 'blue' });
+    expect(second).toMatchObject({ changed: false, from: 'blue', to: 'blue' });
+    expect(snapshotTree(root)).toEqual(afterFirst);
+    expect(readFileSync(at(P.entry), 'utf8')).toBe('v1');
+  });
+
+  it('treats an identical candidate as no change to the layout, and a second run changes nothing at all', async () => {
+    writeExecutable(at(P.entry), agent('1.0.0'));
+    writeExecutable(at('/staging/candidate'), agent('1.0.0'));
+    const upgrader = sandboxUpgrader(root, scripts);
+    await sandboxEngine(root).migrate();
+    // The state file under /etc is bookkeeping: the activation records the slot's version there.
+    const layoutBefore = snapshotTree(root, ['/run', '/etc']);
+
+    const result = await upgrader.activate({ candidatePath: at('/staging/candidate') });
+    expect(result).toMatchObject({ ok: true, value: { outcome: 'unchanged', from: 'blue', to: 'blue' } });
+    expect(snapshotTree(root, ['/run', '/etc'])).toEqual(layoutBefore);
+
+    const before = snapshotTree(root);
+    const again = await upgrader.activate({ candidatePath: at('/staging/candidate') });
+    expect(again).toMatchObject({ ok: true, value: { outcome: 'unchanged', from: 'blue', to: 'blue' } });
+    expect(snapshotTree(root)).toEqual(before);
   });
 });
 

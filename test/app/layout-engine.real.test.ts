@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } fr
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FLEX_PROFILE } from '../../src/app/config/upgrader-config.js';
-import { FLEX_SANDBOX_PATHS as P, sandboxEngine, sandboxUpgrader } from '../support/sandbox-upgrader.js';
+import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader } from '../support/sandbox-upgrader.js';
 import { makeScratch, makeSymlink, snapshotTree, writeExecutable } from '../support/real-tree.js';
 
 describe('layout engine on a real filesystem', () => {
@@ -46,51 +46,8 @@ describe('layout engine on a real filesystem', () => {
     expect(realpathSync(at(P.entry))).toBe(realpathSync(at(P.blue)));
   });
 
-  it('protects a last-good that points at the inactive slot before overwriting that slot', async () => {
-    writeExecutable(at(P.blue), 'v1');
-    writeExecutable(at(P.green), 'v0');
-    makeSymlink(at(P.current), 'aks-flex-node-blue');
-    makeSymlink(at(P.lastGood), 'aks-flex-node-green');
-    makeSymlink(at(P.entry), '../lib/aks-flex-node/aks-flex-node-current');
-    writeExecutable(at('/staging/candidate'), 'v2');
-
-    const result = await sandboxEngine(root).switchTo(at('/staging/candidate'));
-
-    expect(result).toMatchObject({ changed: true, from: 'blue', to: 'green' });
-    expect(readlinkSync(at(P.current))).toBe('aks-flex-node-green');
-    expect(readlinkSync(at(P.lastGood))).toBe('aks-flex-node-blue');
-    expect(readFileSync(at(P.green), 'utf8')).toBe('v2');
-    expect(readFileSync(at(P.blue), 'utf8')).toBe('v1');
-  });
-
-  it('rolls back to last-good, and a second rollback changes nothing', async () => {
-    writeExecutable(at(P.entry), 'v1');
-    writeExecutable(at('/staging/candidate'), 'v2');
-    const engine = sandboxEngine(root);
-    await engine.switchTo(at('/staging/candidate'));
-
-    const first = await engine.rollback();
-    const afterFirst = snapshotTree(root);
-    const second = await engine.rollback();
-
-    expect(first).toMatchObject({ changed: true, from: 'green', to: 'blue' });
-    expect(second).toMatchObject({ changed: false, from: 'blue', to: 'blue' });
-    expect(snapshotTree(root)).toEqual(afterFirst);
-    expect(readFileSync(at(P.entry), 'utf8')).toBe('v1');
-  });
-
-  it('treats an identical candidate as no change', async () => {
-    writeExecutable(at(P.entry), 'same');
-    writeExecutable(at('/staging/candidate'), 'same');
-    const engine = sandboxEngine(root);
-    await engine.migrate();
-    const before = snapshotTree(root);
-
-    const result = await engine.switchTo(at('/staging/candidate'));
-
-    expect(result).toMatchObject({ changed: false, from: 'blue', to: 'blue' });
-    expect(snapshotTree(root)).toEqual(before);
-  });
+  // Switching to a candidate is the activation's (its step loop runs the layout steps): those
+  // tests live in test/app/activation.test.ts.
 
   it('refuses roles that alias through a symlinked directory, changing nothing', async () => {
     writeExecutable(at(P.entry), 'v1');

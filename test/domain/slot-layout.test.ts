@@ -18,6 +18,13 @@ import {
 } from '../../src/domain/slot-layout.js';
 import { canonicalWith, FLEX_PATHS, FLEX_SETTINGS, flexLayout, unwrap } from './layout-fixtures.js';
 
+/** The private staging temps the layout derives (named like temps of the blue slot and of the entry). */
+const FLEX_STAGING = {
+  downloadStaging: '/usr/local/lib/aks-flex-node/.aks-flex-node-blue.tmp-download',
+  legacyDownloadStaging: '/usr/local/bin/.aks-flex-node.tmp-download',
+  candidateSnapshot: '/usr/local/lib/aks-flex-node/.aks-flex-node-blue.tmp-candidate',
+} as const;
+
 const SETTINGS_PATH_KEYS = ['entry', 'slotDir', 'record', 'state', 'lock', 'daemonState', 'unitDir'] as const;
 
 function codeOf(settings: LayoutSettings): string | null {
@@ -40,7 +47,7 @@ describe('deriveLayout: flex defaults', () => {
   );
 
   it('returns exactly the flex profile layout', () => {
-    expect(layout).toEqual({ root: '/', ...FLEX_PATHS });
+    expect(layout).toEqual({ root: '/', ...FLEX_PATHS, ...FLEX_STAGING });
   });
 
   it('has the documented modes', () => {
@@ -63,6 +70,8 @@ describe('deriveLayout: --root re-rooting', () => {
       expect(isPathInside(root, layout[role])).toBe(true);
       expect(layout[role]).not.toBe(root);
     }
+    for (const [field, path] of Object.entries(FLEX_STAGING))
+      expect(layout[field as keyof typeof FLEX_STAGING]).toBe(`${root}${path}`);
   });
 
   it('derives slot names from the agent name under a root', () => {
@@ -79,6 +88,11 @@ describe('deriveLayout: --root re-rooting', () => {
         '/sb/opt/slots/my.agent_2-recovery.sh',
       ],
     );
+    expect([layout.downloadStaging, layout.candidateSnapshot, layout.legacyDownloadStaging]).toEqual([
+      '/sb/opt/slots/.my.agent_2-blue.tmp-download',
+      '/sb/opt/slots/.my.agent_2-blue.tmp-candidate',
+      '/sb/usr/local/bin/.aks-flex-node.tmp-download',
+    ]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   SimulatedCrash,
   type MemoryFileSystem,
@@ -6,9 +6,12 @@ import {
   type Snapshot,
   type TreeSpec,
 } from '../../src/adapters/memory/memory-file-system.js';
-import type { LayoutEngine } from '../../src/app/layout/layout-engine.js';
+import { FailureSignal } from '../../src/app/failure-signal.js';
+import { translatePortError } from '../../src/app/translate-port-error.js';
+import type { FaultCode } from '../../src/adapters/memory/memory-ops.js';
 import { FileSystemError } from '../../src/domain/port-errors.js';
 import {
+  activationOver,
   checkHostInvariants,
   checkRecordParses,
   engineOver,
@@ -29,7 +32,8 @@ const ENTRY_TEXT = '../lib/aks-flex-node/aks-flex-node-current';
 interface Scenario {
   readonly name: string;
   readonly tree: TreeSpec;
-  readonly run: (engine: LayoutEngine) => Promise<unknown>;
+  /** The command, as a freshly started process runs it over `fs`. */
+  readonly run: (fs: MemoryFileSystem) => Promise<unknown>;
   readonly known: readonly string[];
   /** Whether to enumerate a second crash during recovery too (default yes). */
   readonly secondCrash?: boolean;
@@ -38,6 +42,9 @@ interface Scenario {
 }
 
 const exe = (content: string) => ({ file: content, mode: 0o755 });
+/** `agent-upgrade activate CANDIDATE`: the activation's step loop runs the plan's layout steps. */
+const activate = (fs: MemoryFileSystem) =>
+  activationOver(fs, { path: CANDIDATE, version: '2.0.0' }).activate({ candidatePath: CANDIDATE });
 const managedOn = (slot: 'blue' | 'green', lastGood: 'blue' | 'green') => ({
   [LAYOUT.current]: { symlink: `aks-flex-node-${slot}` },
   [LAYOUT.lastGood]: { symlink: `aks-flex-node-${lastGood}` },
@@ -48,49 +55,59 @@ const scenarios: readonly Scenario[] = [
   {
     name: 'migrate a legacy single-file install',
     tree: { [LAYOUT.entry]: exe(V1) },
-    run: (engine) => engine.migrate(),
+    run: (fs) => engineOver(fs).migrate(),
     known: [V1],
     final: { current: LAYOUT.blue, lastGood: LAYOUT.blue, currentContent: V1 },
   },
   {
     name: 'migrate a host left with only a seeded blue slot',
     tree: { [LAYOUT.entry]: exe(V1), [LAYOUT.blue]: exe(V1) },
-    run: (engine) => engine.migrate(),
+    run: (fs) => engineOver(fs).migrate(),
     known: [V1],
     final: { current: LAYOUT.blue, lastGood: LAYOUT.blue, currentContent: V1 },
   },
   {
-    name: 'switch a managed host to a new candidate',
+    name: 'activate a new candidate on a managed host',
     tree: { [LAYOUT.blue]: exe(V1), ...managedOn('blue', 'blue'), [CANDIDATE]: exe(V2) },
-    run: (engine) => engine.switchTo(CANDIDATE),
+    run: activate,
     known: [V1, V2],
     final: { current: LAYOUT.green, lastGood: LAYOUT.blue, currentContent: V2 },
   },
   {
-    name: 'switch while last-good names the slot about to be overwritten',
+    name: 'activate while last-good names the slot about to be overwritten',
     tree: { [LAYOUT.blue]: exe(V1), [LAYOUT.green]: exe(V0), ...managedOn('blue', 'green'), [CANDIDATE]: exe(V2) },
-    run: (engine) => engine.switchTo(CANDIDATE),
+    run: activate,
     known: [V0, V1, V2],
     final: { current: LAYOUT.green, lastGood: LAYOUT.blue, currentContent: V2 },
   },
   {
-    name: 'switch a legacy host (migration first)',
+    name: 'activate on a legacy host (migration first)',
     secondCrash: false,
     tree: { [LAYOUT.entry]: exe(V1), [CANDIDATE]: exe(V2) },
-    run: (engine) => engine.switchTo(CANDIDATE),
+    run: activate,
     known: [V1, V2],
     final: { current: LAYOUT.green, lastGood: LAYOUT.blue, currentContent: V2 },
   },
   {
     name: 'roll back to last-good',
     tree: { [LAYOUT.blue]: exe(V1), [LAYOUT.green]: exe(V2), ...managedOn('green', 'blue') },
-    run: (engine) => engine.rollback(),
+    run: (fs) => engineOver(fs).rollback(),
     known: [V1, V2],
     final: { current: LAYOUT.blue, lastGood: LAYOUT.blue, currentContent: V1 },
   },
 ];
 
 const MODES: readonly RebootMode[] = ['prefix', 'synced'];
+
+/**
+ * A fault surfaces with its code: as the port's own error, or — where the activation reports it
+ * as its failure (the state commit after the verdict) — as the failure that error translates to.
+ */
+function expectFaultSurfaced(outcome: unknown, code: FaultCode): void {
+  if (outcome instanceof FailureSignal)
+    expect(outcome.failure.code).toBe(translatePortError(new FileSystemError(code, 'write', LAYOUT.state))?.code);
+  else expect(outcome).toMatchObject({ constructor: FileSystemError, code });
+}
 
 function expectInvariants(snapshot: Snapshot, scenario: Scenario): void {
   expect(checkHostInvariants(snapshot, new Set(scenario.known.map(sha256)))).toEqual([]);
@@ -112,22 +129,36 @@ async function expectCompleted(fs: MemoryFileSystem, scenario: Scenario): Promis
 
 /** Runs the command to completion on a rebooted host, then again: the second run changes nothing (I11). */
 async function recoverAndCheck(fs: MemoryFileSystem, scenario: Scenario): Promise<void> {
-  await scenario.run(engineOver(fs));
+  await scenario.run(fs);
   await expectCompleted(fs, scenario);
   const once = fs.snapshot();
-  await scenario.run(engineOver(fs));
+  await scenario.run(fs);
   expect(fs.snapshot()).toEqual(once);
 }
 
+const counts = { crashPoints: 0, secondCrashPoints: 0, faultPoints: 0 };
+let stackTraceLimit = Error.stackTraceLimit;
+beforeAll(() => {
+  // memfs builds an Error per failed lookup; their stacks cost a third of the run time.
+  stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+});
+afterAll(() => {
+  Error.stackTraceLimit = stackTraceLimit;
+  console.info(
+    `layout: ${counts.crashPoints} crash points (op × durability mode), ${counts.secondCrashPoints} second crashes during recovery, ${counts.faultPoints} errno faults`,
+  );
+});
+
 function opCountOf(scenario: Scenario): Promise<number> {
   const fs = hostFromTree(scenario.tree);
-  return scenario.run(engineOver(fs)).then(() => fs.opCount);
+  return scenario.run(fs).then(() => fs.opCount);
 }
 
 describe.each(scenarios)('crash at every operation: $name', (scenario) => {
   it('completes without a crash', async () => {
     const fs = hostFromTree(scenario.tree);
-    await scenario.run(engineOver(fs));
+    await scenario.run(fs);
     await expectCompleted(fs, scenario);
   });
 
@@ -138,42 +169,41 @@ describe.each(scenarios)('crash at every operation: $name', (scenario) => {
       for (let crashAt = 0; crashAt < opCount; crashAt += 1) {
         const fs = hostFromTree(scenario.tree);
         fs.crashAt(crashAt);
-        await expect(scenario.run(engineOver(fs)), `${mode} crash at op ${crashAt}`).rejects.toBeInstanceOf(
-          SimulatedCrash,
-        );
+        await expect(scenario.run(fs), `${mode} crash at op ${crashAt}`).rejects.toBeInstanceOf(SimulatedCrash);
         const rebooted = reboot(fs, mode);
         expectInvariants(rebooted.snapshot(), scenario);
         expect(await checkRecordParses(rebooted)).toEqual([]);
         await recoverAndCheck(rebooted, scenario);
       }
     }
+    counts.crashPoints += opCount * MODES.length;
   });
 
-  // The legacy-host switch (26 ops) is the migrate and switch scenarios run back to back; its
-  // second-crash enumeration (~3,000 runs) adds nothing they do not cover, so it is not generated,
-  // which keeps the whole crash-point suite within its time budget.
+  // The legacy-host activation (46 ops) is the migrate and managed-host activation scenarios run
+  // back to back; its second-crash enumeration (~4,000 runs) adds nothing they do not cover, so it
+  // is not generated, which keeps the whole crash-point suite within its time budget.
+  // One test per durability mode: the enumeration is quadratic in the ops of an activation.
   if (scenario.secondCrash !== false)
-    it('survives a second crash during recovery at any op', async () => {
+    it.each(MODES)('survives a second crash during recovery at any op (%s durability)', async (mode) => {
       const opCount = await opCountOf(scenario);
-      for (const mode of MODES) {
-        for (let first = 0; first < opCount; first += 1) {
-          const crashed = hostFromTree(scenario.tree);
-          crashed.crashAt(first);
-          await scenario.run(engineOver(crashed)).catch((error: unknown) => {
-            if (!(error instanceof SimulatedCrash)) throw error;
-          });
-          const probe = reboot(crashed, mode);
-          await scenario.run(engineOver(probe));
-          const recoveryOps = probe.opCount;
-          for (let second = 0; second < recoveryOps; second += 1) {
-            const host = reboot(crashed, mode);
-            host.crashAt(second);
-            await expect(scenario.run(engineOver(host))).rejects.toBeInstanceOf(SimulatedCrash);
-            const again = reboot(host, mode);
-            expectInvariants(again.snapshot(), scenario);
-            await recoverAndCheck(again, scenario);
-          }
+      for (let first = 0; first < opCount; first += 1) {
+        const crashed = hostFromTree(scenario.tree);
+        crashed.crashAt(first);
+        await scenario.run(crashed).catch((error: unknown) => {
+          if (!(error instanceof SimulatedCrash)) throw error;
+        });
+        const probe = reboot(crashed, mode);
+        await scenario.run(probe);
+        const recoveryOps = probe.opCount;
+        for (let second = 0; second < recoveryOps; second += 1) {
+          const host = reboot(crashed, mode);
+          host.crashAt(second);
+          await expect(scenario.run(host)).rejects.toBeInstanceOf(SimulatedCrash);
+          const again = reboot(host, mode);
+          expectInvariants(again.snapshot(), scenario);
+          await recoverAndCheck(again, scenario);
         }
+        counts.secondCrashPoints += recoveryOps;
       }
     });
 
@@ -184,15 +214,16 @@ describe.each(scenarios)('crash at every operation: $name', (scenario) => {
       for (let failAt = 0; failAt < opCount; failAt += 1) {
         const fs = hostFromTree(scenario.tree);
         fs.failAt(failAt, code);
-        const outcome = await scenario.run(engineOver(fs)).then(
+        const outcome = await scenario.run(fs).then(
           () => null,
           (error: unknown) => error,
         );
         // A fault in a best-effort step may be absorbed; any other fault surfaces with its code.
-        if (outcome !== null) expect(outcome).toMatchObject({ constructor: FileSystemError, code });
+        if (outcome !== null) expectFaultSurfaced(outcome, code);
         expectInvariants(fs.snapshot(), scenario);
         await recoverAndCheck(fs, scenario);
       }
+      counts.faultPoints += opCount;
     },
   );
 });

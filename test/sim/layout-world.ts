@@ -1,11 +1,15 @@
 import { createHash } from 'node:crypto';
+import { NoContainerRootfs } from '../../src/adapters/none/no-container-rootfs.js';
 import { NoServiceManager } from '../../src/adapters/none/none-service-manager.js';
+import { MemoryClock } from '../../src/adapters/memory/memory-clock.js';
 import {
   MemoryFileSystem,
   type RebootMode,
   type Snapshot,
   type TreeSpec,
 } from '../../src/adapters/memory/memory-file-system.js';
+import { MemoryProcessRunner, versionOutcome } from '../../src/adapters/memory/memory-process-runner.js';
+import { Activation } from '../../src/app/activation/activation.js';
 import { FLEX_PROFILE } from '../../src/app/config/upgrader-config.js';
 import { LayoutEngine } from '../../src/app/layout/layout-engine.js';
 import { InvariantViolation } from '../../src/domain/invariant.js';
@@ -36,6 +40,35 @@ export function engineOver(fs: MemoryFileSystem): LayoutEngine {
 }
 
 /**
+ * The direct activation a fresh `activate` process builds over `fs` — the path production runs:
+ * the candidate checks, the migration, the snapshot, then the step loop over the plan's layout
+ * steps (and its marker), then the verdict. No service manager (nothing to restart or judge) and
+ * no container, so the layout steps are all it changes besides its marker and state file.
+ */
+export function activationOver(fs: MemoryFileSystem, candidate: { readonly path: string; readonly version: string }) {
+  const services = new NoServiceManager();
+  const logger = new RecordingLogger();
+  const runner = new MemoryProcessRunner();
+  runner.setBehaviour(candidate.path, versionOutcome(candidate.version));
+  const engine = new LayoutEngine(fs, services, logger, { layout: LAYOUT, binaryMaxBytes: BINARY_MAX_BYTES, euid: 0 });
+  return new Activation({
+    fs,
+    services,
+    container: new NoContainerRootfs(),
+    runner,
+    clock: new MemoryClock(),
+    logger,
+    engine,
+    config: {
+      ...FLEX_PROFILE,
+      agent: { ...FLEX_PROFILE.agent, allowScripts: true },
+      artifact: { ...FLEX_PROFILE.artifact, maxBinaryBytes: BINARY_MAX_BYTES },
+    },
+    arch: 'amd64',
+  });
+}
+
+/**
  * A memory host whose hook enforces I3 as it happens: no op may replace or unlink the slot that
  * current names at that moment.
  */
@@ -48,6 +81,8 @@ export function hostFromTree(tree: TreeSpec): MemoryFileSystem {
 export function guardActiveSlot(fs: MemoryFileSystem): void {
   fs.beforeMutation((op) => {
     if (op.op !== 'rename' && op.op !== 'unlink') return;
+    // Only the two slot paths can be the active slot: the tree is resolved for those ops alone.
+    if (op.path !== LAYOUT.blue && op.path !== LAYOUT.green) return;
     const active = activeSlotPath(fs.snapshot());
     if (active !== null && op.path === active)
       throw new InvariantViolation(`I3: ${op.op} of the active slot ${op.path}`);

@@ -1,11 +1,13 @@
 import type { Sha256 } from '../../domain/digest.js';
+import { planActivation, type ActivationPlan } from '../../domain/upgrade-plan.js';
 import { failure, type Result } from '../../domain/failure.js';
 import type { LayoutFacts } from '../../domain/host-facts.js';
 import { parseVersion, type Version } from '../../domain/version.js';
 import type { FileSystem } from '../../ports/file-system.js';
+import type { ContainerRootfs } from '../../ports/container-rootfs.js';
 import type { ServiceManager } from '../../ports/service-manager.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
-import { raise } from '../failure-signal.js';
+import { raise, unwrap } from '../failure-signal.js';
 import type { LayoutEngine } from '../layout/layout-engine.js';
 
 /** The binary the agent runs now: what current resolves to or, on a host not yet managed, the legacy file. */
@@ -32,4 +34,26 @@ export async function serviceIsActive(services: ServiceManager): Promise<boolean
   const activity = await services.activity();
   if (activity === 'unknown') raise(failure('E_SERVICE', 'the agent service is in an unexpected state'));
   return activity === 'active' || activity === 'failed';
+}
+
+/** The direct plan on the host as observed; the container is present when a machine is active. */
+export async function planDirect(
+  deps: { readonly engine: LayoutEngine; readonly container: ContainerRootfs },
+  facts: LayoutFacts,
+  candidateDigest: Sha256,
+  activeDigest: Sha256,
+  serviceActive: boolean,
+  serviceAssetsCurrent: boolean,
+): Promise<ActivationPlan> {
+  return unwrap(
+    planActivation({
+      layout: deps.engine.layout,
+      facts,
+      candidateDigest,
+      activeDigest,
+      serviceAssetsCurrent,
+      serviceActive,
+      containerPresent: (await deps.container.activeMachine()) !== null,
+    }),
+  );
 }

@@ -1,10 +1,12 @@
 import { newActivationMarker } from '../../domain/activation-marker.js';
 import type { HostArchitecture } from '../../domain/archive-rules.js';
-import type { Sha256 } from '../../domain/digest.js';
 import { failure, type Failure } from '../../domain/failure.js';
 import { linkedSlot, type LayoutFacts } from '../../domain/host-facts.js';
 import { slotPath } from '../../domain/slot-layout.js';
-import { describeStep, planActivation, type ActivationPlan, type ActivationStep } from '../../domain/upgrade-plan.js';
+import { describeStep, isLayoutStep, type ActivationStep } from '../../domain/activation-steps.js';
+import { invariant } from '../../domain/invariant.js';
+import type { SlotName } from '../../domain/slot.js';
+import type { ActivationPlan } from '../../domain/upgrade-plan.js';
 import { withCommittedVersion, withQuarantined, withSlotInfo, type UpgradeState } from '../../domain/upgrade-state.js';
 import { formatVersion } from '../../domain/version.js';
 import type { Clock } from '../../ports/clock.js';
@@ -13,8 +15,7 @@ import type { FileSystem } from '../../ports/file-system.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ProcessRunner } from '../../ports/process-runner.js';
 import type { ServiceManager } from '../../ports/service-manager.js';
-import { checkCandidate, type CheckedCandidate } from '../artifact/check-candidate.js';
-import { activeVersion } from '../artifact/running-version.js';
+import type { CheckedCandidate } from '../artifact/check-candidate.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
 import { asFailure, raise, unwrap } from '../failure-signal.js';
 import type { LayoutEngine } from '../layout/layout-engine.js';
@@ -22,9 +23,11 @@ import { LogKeys } from '../log-keys.js';
 import { MarkerStore } from '../record/marker-store.js';
 import { RecordStore } from '../record/record-store.js';
 import { StateStore } from '../state/state-store.js';
-import { activeBinary, parseRequestedVersion, serviceIsActive } from './activation-support.js';
+import { activeBinary, planDirect, serviceIsActive } from './activation-support.js';
 import type { ActivationReport, PreflightReport } from './activation-report.js';
+import { checkDirectCandidate, snapshotCandidate, type ActivateRequest } from './candidate-intake.js';
 import { InterruptedActivation } from './interrupted-activation.js';
+import { runSteps } from './run-steps.js';
 import { realSlotPath, SlotEffects } from './slot-effects.js';
 
 export interface ActivationDependencies {
@@ -39,20 +42,7 @@ export interface ActivationDependencies {
   readonly arch: HostArchitecture;
 }
 
-export interface ActivateRequest {
-  readonly candidatePath: string;
-  /**
-   * The candidate is already a private copy in the slot directory (a verified download): no
-   * snapshot is taken, and the migration keeps it.
-   */
-  readonly candidateIsPrivate?: boolean;
-  readonly requestedVersion?: string | undefined;
-  readonly allowDowngrade?: boolean | undefined;
-  /** Accept a candidate whose digest is quarantined. */
-  readonly force?: boolean | undefined;
-  /** Aborted by SIGINT/SIGTERM/SIGHUP: after the switch the activation rolls back, then ends. */
-  readonly signal?: AbortSignal | undefined;
-}
+export type { ActivateRequest } from './candidate-intake.js';
 
 type ReportBase = Omit<ActivationReport, 'outcome' | 'failure' | 'quarantined' | 'rollbackFailure' | 'node'>;
 
@@ -61,8 +51,10 @@ type ReportBase = Omit<ActivationReport, 'outcome' | 'failure' | 'quarantined' |
  * The caller holds the host lock throughout. The candidate is checked before anything changes,
  * then snapshotted and compared with what was checked, so replacing its path later cannot change
  * what is activated. A durable marker exists from before the slot is written until the verdict,
- * so even a SIGKILL leaves enough for the next lock holder to roll back; after the switch, any
- * failure — or a signal — rolls back to the previous binary.
+ * so even a SIGKILL leaves enough for the next lock holder to roll back. The plan's steps run
+ * through the step loop the managed path shares, and what a failed one means — propagate, put
+ * current back, or roll back to the previous binary — is the domain's failure table
+ * (docs/protocol.md#step-failures).
  */
 export class Activation {
   private readonly records: RecordStore;
@@ -87,7 +79,8 @@ export class Activation {
     const facts = await this.deps.engine.inspect();
     const candidate = await this.deps.fs.hashFile(request.candidatePath, this.deps.config.artifact.maxBinaryBytes);
     const active = await activeBinary(this.deps, facts);
-    const plan = await this.plan(
+    const plan = await planDirect(
+      this.deps,
       facts,
       candidate.sha256,
       active?.digest ?? candidate.sha256,
@@ -121,13 +114,15 @@ export class Activation {
     await this.interrupted.resolve({ restart: 'sync' });
     const isPrivate = request.candidateIsPrivate === true;
     // A snapshot an interrupted activation left behind is ours: gone before anything else.
-    if (!isPrivate) await this.deps.fs.remove(this.snapshotPath());
+    if (!isPrivate) await this.deps.fs.remove(engine.layout.candidateSnapshot);
     const serviceActive = await serviceIsActive(this.deps.services);
     const state = unwrap(await this.states.read());
     // Everything that can refuse the candidate runs before the first change to the host.
-    const checked = await this.check(request, state, await engine.inspect());
+    const checked = await checkDirectCandidate(this.deps, request, state, await engine.inspect());
     await engine.migrate({ keep: isPrivate ? [request.candidatePath] : [] });
-    const snapshot = isPrivate ? request.candidatePath : await this.snapshot(request.candidatePath, checked.digest);
+    const snapshot = isPrivate
+      ? request.candidatePath
+      : await snapshotCandidate(this.deps, request.candidatePath, checked.digest);
     try {
       const observed = await engine.inspect();
       // The snapshot is ours, not a stale temp of an interrupted write.
@@ -137,13 +132,14 @@ export class Activation {
       const activeDigest = (
         await this.deps.fs.hashFile(slotPath(engine.layout, activeSlot), this.deps.config.artifact.maxBinaryBytes)
       ).sha256;
-      const plan = await this.plan(facts, checked.digest, activeDigest, serviceActive, true);
+      const plan = await planDirect(this.deps, facts, checked.digest, activeDigest, serviceActive, true);
       return await this.execute(plan, { snapshot, checked, state, facts, serviceActive, signal: request.signal });
     } finally {
       if (snapshot !== request.candidatePath) await this.deps.fs.remove(snapshot);
     }
   }
 
+  /** The plan's steps through the shared step loop; a failed step is settled as the domain decides. */
   private async execute(plan: ActivationPlan, run: ActivationRun): Promise<ActivationReport> {
     const report: ReportBase = {
       from: plan.rollbackSlot === plan.targetSlot ? plan.activeSlot : plan.rollbackSlot,
@@ -152,33 +148,27 @@ export class Activation {
       candidateVersion: formatVersion(run.checked.version),
       restarted: plan.steps.some((step) => step.kind === 'restart-service'),
     };
-    let switched = false;
-    for (const step of plan.steps) {
-      try {
-        if (run.signal?.aborted === true) raise(failure('E_INTERRUPTED', 'interrupted by a signal'));
-        await this.runStep(step, run);
-        if (step.kind === 'switch-current') switched = true;
-      } catch (error) {
-        const cause = asFailure(error);
-        const serviceStep =
-          step.kind === 'restart-service' || step.kind === 'wait-healthy' || step.kind === 'sync-container';
-        // Before the switch and the service steps nothing runs the candidate; with nowhere else
-        // to go (an identical candidate and last-good on the same slot) there is nothing to undo.
-        if ((!switched && !serviceStep) || plan.rollbackSlot === plan.targetSlot) {
-          if (plan.candidateChanged) await this.markers.delete();
-          throw error;
-        }
-        return this.undo(plan, run, report, cause);
-      }
-    }
-    return this.commit(plan, run, report);
+    const outcome = await runSteps(plan, (step) => this.runStep(step, run), run.signal);
+    if (outcome.kind === 'completed') return this.commit(plan, run, report);
+    const { decision } = outcome;
+    if (decision.kind === 'roll-back') return this.undo(plan, run, report, outcome.cause, decision);
+    // The marker goes only once current is back where it was, so a failed restore leaves it for
+    // the next lock holder.
+    if (decision.kind === 'restore-current') await this.deps.engine.pointCurrentAt(decision.to);
+    if (plan.candidateChanged) await this.markers.delete();
+    throw outcome.error;
   }
 
   private async runStep(step: ActivationStep, run: ActivationRun): Promise<void> {
     const { engine, services } = this.deps;
+    if (isLayoutStep(step))
+      return engine.applyLayoutStep(step, { path: run.snapshot, digest: run.checked.digest, isPrivate: true });
     switch (step.kind) {
+      case 'verify-candidate':
+        // Done before the first change to the host; the plan lists it for `--preflight`.
+        return;
       case 'mark-activation':
-        await this.markers.write(
+        return this.markers.write(
           newActivationMarker({
             previous: step.previous,
             candidate: step.candidate,
@@ -187,18 +177,18 @@ export class Activation {
             serviceActive: run.serviceActive,
           }),
         );
+      case 'update-service-assets':
+        await services.convergeAssets();
         return;
       case 'restart-service':
         await services.restart();
         return;
       case 'wait-healthy':
-        await this.effects.expectHealthy(realSlotPath(run.facts, step.slot), run.signal);
-        return;
+        return this.effects.expectHealthy(realSlotPath(run.facts, step.slot), run.signal);
       case 'sync-container':
-        await this.effects.syncContainer(slotPath(engine.layout, step.slot));
-        return;
+        return this.effects.syncContainer(slotPath(engine.layout, step.slot));
       default:
-        await engine.applyLayoutStep(step, run.snapshot, run.checked.digest, true);
+        return invariant(false, `the direct path has no ${step.kind} step`);
     }
   }
 
@@ -212,13 +202,14 @@ export class Activation {
     run: ActivationRun,
     report: ReportBase,
     cause: Failure,
+    decision: { readonly to: SlotName; readonly quarantine: boolean },
   ): Promise<ActivationReport> {
     this.deps.logger.error(
       { [LogKeys.code]: cause.code, [LogKeys.slot]: plan.targetSlot },
-      `Activation failed after the switch; rolling back to ${plan.rollbackSlot}.`,
+      `Activation failed after the switch; rolling back to ${decision.to}.`,
     );
     let quarantined = false;
-    if (cause.code !== 'E_INTERRUPTED') {
+    if (decision.quarantine) {
       quarantined = await this.states.write(withQuarantined(run.state, run.checked.digest)).then(
         () => true,
         (error: unknown) => {
@@ -228,7 +219,7 @@ export class Activation {
       );
     }
     try {
-      await this.effects.switchBackTo(plan.rollbackSlot, run.facts, report.restarted);
+      await this.effects.switchBackTo(decision.to, run.facts, report.restarted);
     } catch (error) {
       const rollbackFailure = asFailure(error);
       this.deps.logger.error(
@@ -278,71 +269,6 @@ export class Activation {
       rollbackFailure: null,
       node: null,
     };
-  }
-
-  private async check(request: ActivateRequest, state: UpgradeState, facts: LayoutFacts): Promise<CheckedCandidate> {
-    const { config } = this.deps;
-    const active = await activeBinary(this.deps, facts);
-    return checkCandidate(this.deps, {
-      path: request.candidatePath,
-      arch: this.deps.arch,
-      allowScripts: config.agent.allowScripts,
-      maxBinaryBytes: config.artifact.maxBinaryBytes,
-      requestedVersion:
-        request.requestedVersion === undefined ? null : unwrap(parseRequestedVersion(request.requestedVersion)),
-      currentVersion: await activeVersion(this.deps, {
-        state,
-        slot: linkedSlot(facts, 'current'),
-        path: active?.path ?? null,
-        maxBinaryBytes: config.artifact.maxBinaryBytes,
-      }),
-      allowDowngrade: request.allowDowngrade === true,
-      state,
-      force: request.force === true,
-    });
-  }
-
-  private async plan(
-    facts: LayoutFacts,
-    candidateDigest: Sha256,
-    activeDigest: Sha256,
-    serviceActive: boolean,
-    serviceAssetsCurrent: boolean,
-  ): Promise<ActivationPlan> {
-    return unwrap(
-      planActivation({
-        layout: this.deps.engine.layout,
-        facts,
-        candidateDigest,
-        activeDigest,
-        serviceAssetsCurrent,
-        serviceActive,
-        containerPresent: (await this.deps.container.activeMachine()) !== null,
-      }),
-    );
-  }
-
-  /**
-   * A private copy inside the slot directory (named like a temp of the blue slot, so a crash
-   * leaves nothing a sweep would miss). It must hold exactly the bytes that were checked: a
-   * candidate replaced since then is refused.
-   */
-  private snapshotPath(): string {
-    const { layout } = this.deps.engine;
-    return `${layout.slotDir}/.${layout.blue.slice(layout.slotDir.length + 1)}.tmp-candidate`;
-  }
-
-  private async snapshot(candidatePath: string, checkedDigest: Sha256): Promise<string> {
-    const path = this.snapshotPath();
-    const copied = await this.deps.fs.copyFileAtomic(candidatePath, path, {
-      mode: 0o700,
-      maxBytes: this.deps.config.artifact.maxBinaryBytes,
-    });
-    if (copied.sha256 !== checkedDigest) {
-      await this.deps.fs.remove(path);
-      raise(failure('E_CANDIDATE_INVALID', `the candidate ${candidatePath} changed while it was being checked`));
-    }
-    return path;
   }
 
   async refuseWhilePending(): Promise<void> {

@@ -1,9 +1,8 @@
 import { parseOptionalSha256 } from '../../domain/digest.js';
 import { linkedSlot } from '../../domain/host-facts.js';
-import { basenamePath, dirnamePath, joinPath } from '../../domain/posix-path.js';
 import { slotPath } from '../../domain/slot-layout.js';
 import { otherSlot } from '../../domain/slot.js';
-import { describeStep } from '../../domain/upgrade-plan.js';
+import { describeStep } from '../../domain/activation-steps.js';
 import { parseDownloadUrl } from '../../domain/url-policy.js';
 import type { ArchiveExtractor } from '../../ports/archive-extractor.js';
 import type { ArtifactSource } from '../../ports/artifact-source.js';
@@ -103,12 +102,13 @@ function validateRequest(deps: InstallDependencies, request: InstallRequest) {
   return { url: source.url, digest };
 }
 
-/** In the slot directory when it exists; beside the legacy entry (a temp of the entry) otherwise. */
+/**
+ * The layout's staging file: in the slot directory when it exists, so the install is a rename;
+ * beside the legacy entry on a host not yet migrated, where the slot directory is still missing.
+ */
 async function stagingPath(deps: InstallDependencies): Promise<string> {
   const { layout } = deps.engine;
-  return tempOf((await deps.fs.lstat(layout.slotDir))?.kind === 'directory' ? layout.blue : layout.entry);
-}
-
-function tempOf(file: string): string {
-  return joinPath(dirnamePath(file), `.${basenamePath(file)}.tmp-download`);
+  return (await deps.fs.lstat(layout.slotDir))?.kind === 'directory'
+    ? layout.downloadStaging
+    : layout.legacyDownloadStaging;
 }

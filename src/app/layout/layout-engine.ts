@@ -12,7 +12,8 @@ import type { Version } from '../../domain/version.js';
 import { planMigration, pointLink, type LayoutAction } from '../../domain/migration-plan.js';
 import { BINARY_MODE, slotPath, validateCanonicalLayout, type SlotLayout } from '../../domain/slot-layout.js';
 import type { SlotName } from '../../domain/slot.js';
-import { planActivation, planRollback, type ActivationStep } from '../../domain/upgrade-plan.js';
+import type { LayoutStep } from '../../domain/activation-steps.js';
+import { planRollback } from '../../domain/upgrade-plan.js';
 import type { FileSystem } from '../../ports/file-system.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ServiceManager } from '../../ports/service-manager.js';
@@ -39,6 +40,18 @@ export interface MigrationReport {
   readonly serviceAssetsChanged: boolean;
 }
 
+/** The candidate file a layout step installs, and the digest it must have. */
+export interface StepCandidate {
+  readonly path: string;
+  readonly digest: Sha256;
+  /** A file of ours (a snapshot, a staged download): moved into the slot rather than copied. */
+  readonly isPrivate: boolean;
+}
+
+/**
+ * A switch as the package's type exports describe it. The engine no longer switches on its
+ * own: the activation's step loop runs the layout steps (`applyLayoutStep`) and reports.
+ */
 export interface SwitchReport {
   readonly changed: boolean;
   readonly from: SlotName;
@@ -56,9 +69,9 @@ export interface RollbackReport {
 const MIGRATION_PASSES_MAX = 3;
 
 /**
- * The blue/green layout engine: migrate, switch, roll back — over ports only. Every change is
- * planned by the domain from fresh observations and executed one action at a time, so a crash
- * anywhere is repaired by simply running the same command again.
+ * The blue/green layout engine: migrate, the layout steps of an activation, roll back — over
+ * ports only. Every change is planned by the domain from fresh observations and executed one
+ * action at a time, so a crash anywhere is repaired by simply running the same command again.
  */
 export class LayoutEngine {
   constructor(
@@ -121,44 +134,13 @@ export class LayoutEngine {
   }
 
   /**
-   * Installs `candidatePath` into the inactive slot and switches current to it: last-good is
-   * protected first when it names the slot about to be overwritten, the slot is written
-   * atomically, then last-good and current move. An identical candidate changes nothing.
+   * Runs one activation step that changes the layout (links, slots, temps), for the step loop
+   * of either path. One step, one crash point (a sweep: one per temp). A private candidate is a
+   * file of ours (a staged download, an activation snapshot): it is moved into the slot rather
+   * than copied, so installing needs no room for a second copy, and the candidate path is gone
+   * afterwards. Only across filesystems (a download staged beside a legacy entry) is it copied.
    */
-  async switchTo(candidatePath: string): Promise<SwitchReport> {
-    await this.migrate();
-    const facts = await this.inspect();
-    const candidateDigest = (await this.fs.hashFile(candidatePath, this.options.binaryMaxBytes)).sha256;
-    const activeDigest = (await this.fs.hashFile(this.layout.current, this.options.binaryMaxBytes)).sha256;
-    const plan = unwrap(
-      planActivation({
-        layout: this.layout,
-        facts,
-        candidateDigest,
-        activeDigest,
-        serviceAssetsCurrent: true,
-        serviceActive: false,
-        containerPresent: false,
-      }),
-    );
-    for (const step of plan.steps) await this.applyLayoutStep(step, candidatePath, candidateDigest);
-    return { changed: plan.candidateChanged, from: plan.activeSlot, to: plan.targetSlot, candidateDigest };
-  }
-
-  /**
-   * Runs one activation step that changes the layout (links, slots, temps); service and
-   * container steps are not the layout's and are left to the caller. One step, one crash point.
-   * A `candidateIsPrivate` candidate is a file of ours (a staged download, an activation
-   * snapshot): it is moved into the slot rather than copied, so installing needs no room for a
-   * second copy, and the candidate path is gone afterwards. Only across filesystems (a download
-   * staged beside a legacy entry) is it copied.
-   */
-  async applyLayoutStep(
-    step: ActivationStep,
-    candidatePath: string,
-    candidateDigest: Sha256,
-    candidateIsPrivate = false,
-  ): Promise<void> {
+  async applyLayoutStep(step: LayoutStep, candidate: StepCandidate): Promise<void> {
     switch (step.kind) {
       case 'initialize-layout':
         for (const action of step.actions) await this.apply(action);
@@ -169,29 +151,28 @@ export class LayoutEngine {
       case 'point-last-good':
         await this.apply(pointLink(this.layout, 'lastGood', slotPath(this.layout, step.slot)));
         return;
-      case 'install-candidate': {
-        const target = slotPath(this.layout, step.slot);
-        const limits = { mode: BINARY_MODE, maxBytes: this.options.binaryMaxBytes };
-        const changed = (): never =>
-          raise(failure('E_CANDIDATE_INVALID', `the candidate ${candidatePath} changed while it was being installed`));
-        if (candidateIsPrivate) {
-          try {
-            await this.fs.moveFileAtomic(candidatePath, target, { ...limits, sha256: candidateDigest });
-            return;
-          } catch (error) {
-            if (error instanceof FileSystemError && error.code === 'ECHANGED') changed();
-            if (!(error instanceof FileSystemError && error.code === 'EXDEV')) throw error;
-          }
-        }
-        if ((await this.fs.copyFileAtomic(candidatePath, target, limits)).sha256 !== candidateDigest) changed();
-        return;
-      }
+      case 'install-candidate':
+        return this.install(slotPath(this.layout, step.slot), candidate);
       case 'switch-current':
         await this.apply(pointLink(this.layout, 'current', slotPath(this.layout, step.slot)));
         return;
-      default:
-        return;
     }
+  }
+
+  private async install(target: string, candidate: StepCandidate): Promise<void> {
+    const limits = { mode: BINARY_MODE, maxBytes: this.options.binaryMaxBytes };
+    const changed = (): never =>
+      raise(failure('E_CANDIDATE_INVALID', `the candidate ${candidate.path} changed while it was being installed`));
+    if (candidate.isPrivate) {
+      try {
+        await this.fs.moveFileAtomic(candidate.path, target, { ...limits, sha256: candidate.digest });
+        return;
+      } catch (error) {
+        if (error instanceof FileSystemError && error.code === 'ECHANGED') changed();
+        if (!(error instanceof FileSystemError && error.code === 'EXDEV')) throw error;
+      }
+    }
+    if ((await this.fs.copyFileAtomic(candidate.path, target, limits)).sha256 !== candidate.digest) changed();
   }
 
   /** Points current at `slot` (a rollback's layout step). */

@@ -1,27 +1,21 @@
 import type { HostArchitecture } from '../../domain/archive-rules.js';
-import { parseOptionalSha256 } from '../../domain/digest.js';
+import { candidateChanges } from '../../domain/activation-steps.js';
+import { parseOptionalSha256, type Sha256 } from '../../domain/digest.js';
 import { failure, type Failure } from '../../domain/failure.js';
-import { linkedSlot } from '../../domain/host-facts.js';
+import { invariant } from '../../domain/invariant.js';
 import { redactUrlsInText } from '../../domain/redacted-url.js';
 import { slotPath } from '../../domain/slot-layout.js';
-import { otherSlot } from '../../domain/slot.js';
 import { parseDownloadUrl } from '../../domain/url-policy.js';
-import {
-  newUpgradeRecord,
-  withCandidate,
-  withCandidateDigest,
-  withFailure,
-  withSwitchCommitted,
-  type UpgradeRecord,
-} from '../../domain/upgrade-record.js';
+import { COMPLETE_OUTCOME } from '../../domain/recovery/policy-failures.js';
+import { planManagedStaging, planManagedSwitch, type ManagedPlan } from '../../domain/upgrade-plan.js';
+import { newUpgradeRecord, withFailure, type UpgradeRecord } from '../../domain/upgrade-record.js';
 import type { HostLock } from '../../ports/host-lock.js';
 import type { AgentUpgradeRequest, OperationStore } from '../../ports/operation-store.js';
 import type { ActivationDependencies } from '../activation/activation.js';
 import type { InterruptedActivation } from '../activation/interrupted-activation.js';
-import { checkCandidate } from '../artifact/check-candidate.js';
-import { activeVersion } from '../artifact/running-version.js';
-import { fetchToFile } from '../artifact/fetch-to-file.js';
-import { asFailure, raise, unwrap } from '../failure-signal.js';
+import { ManagedSteps } from '../activation/managed-steps.js';
+import { runSteps } from '../activation/run-steps.js';
+import { asFailure, unwrap } from '../failure-signal.js';
 import { LogKeys } from '../log-keys.js';
 import type { RecordStore } from '../record/record-store.js';
 import type { StateStore } from '../state/state-store.js';
@@ -58,7 +52,9 @@ export interface HandlerDependencies extends ActivationDependencies {
 /**
  * The managed path before the restart (docs/protocol.md#managed-path-rows-1-8): validate, lock,
  * record, InProgress, stage, switch, record the commit, hand over. Each row is durable before the
- * next; a crash between rows is resolved by the startup gate of the next process.
+ * next; a crash between rows is resolved by the startup gate of the next process. Rows 5–7 are
+ * the domain's activation plan, run by the step loop the direct path uses too; an identical
+ * candidate is completed without a switch.
  */
 export class AgentUpgradeHandler {
   constructor(private readonly deps: HandlerDependencies) {}
@@ -117,6 +113,7 @@ export class AgentUpgradeHandler {
     } catch (error) {
       return this.failBeforeHandOver(record, asFailure(error));
     }
+    if (record.completed) return this.finishUnchanged(record);
     try {
       if (deps.config.agent.mode === 'self-hosted') {
         await deps.services.scheduleRestart();
@@ -132,62 +129,79 @@ export class AgentUpgradeHandler {
     }
   }
 
-  /** Rows 5–7. Returns the record as written after the switch was committed. */
+  /**
+   * Rows 5–7, as the domain plans them: the staging half up to the verified candidate, then the
+   * switch half (or, for an identical candidate, the recorded completion), each run by the step
+   * loop both paths share. Returns the record as last written: switch committed, or completed.
+   */
   private async stageAndSwitch(request: AgentUpgradeRequest, initial: UpgradeRecord): Promise<UpgradeRecord> {
     const { deps } = this;
     const { engine } = deps;
     await engine.migrate();
-    const facts = await engine.inspect();
-    const previous = linkedSlot(facts, 'current');
-    if (previous === null) raise(failure('E_LAYOUT', 'the current link does not name a slot after migration'));
-    const candidate = otherSlot(previous);
-    let record = withCandidate(initial, candidate, previous);
-    await deps.records.write(record);
-
-    const staging = `${engine.layout.slotDir}/.${engine.layout.blue.slice(engine.layout.slotDir.length + 1)}.tmp-download`;
-    try {
-      const parameters = request.parameters;
-      await fetchToFile(deps, { url: parameters.downloadURL ?? '', sha256: parameters.sha256, output: staging });
-      const state = unwrap(await deps.states.read());
-      const checked = await checkCandidate(deps, {
-        path: staging,
-        arch: deps.arch,
-        allowScripts: deps.config.agent.allowScripts,
-        maxBinaryBytes: deps.config.artifact.maxBinaryBytes,
-        requestedVersion: null,
-        // The never-downgrade rule holds on both paths: a MachineOperation cannot allow one.
-        currentVersion: await activeVersion(deps, {
-          state,
-          slot: previous,
-          path: slotPath(engine.layout, previous),
-          maxBinaryBytes: deps.config.artifact.maxBinaryBytes,
-        }),
-        allowDowngrade: false,
-        state,
-        force: false,
-      });
-      // Last-good moves to the running slot before the other slot is overwritten (protect).
-      if (linkedSlot(facts, 'lastGood') !== previous) await engine.pointLastGoodAt(previous);
-      await engine.applyLayoutStep({ kind: 'install-candidate', slot: candidate }, staging, checked.digest, true);
-      record = withCandidateDigest(record, checked.digest);
-      await deps.records.write(record);
-    } finally {
-      await deps.fs.remove(staging);
-    }
-    // Row 7: the switch, then its commit in the record; a failure in between rolls back.
-    try {
-      await engine.pointCurrentAt(candidate);
-      record = withSwitchCommitted(record);
-      await deps.records.write(record);
-    } catch (error) {
-      await engine.pointCurrentAt(previous);
-      throw error;
-    }
-    deps.logger.info(
-      { [LogKeys.operation]: request.operation.name, [LogKeys.from]: previous, [LogKeys.to]: candidate },
-      'Switched to the candidate; handing over.',
+    const steps = new ManagedSteps(deps, request, initial);
+    const staging = unwrap(planManagedStaging(await engine.inspect()));
+    await this.runPlan(staging, steps);
+    const { digest } = steps.candidate;
+    const previous = staging.activeSlot;
+    const activeDigest = (
+      await deps.fs.hashFile(slotPath(engine.layout, previous), deps.config.artifact.maxBinaryBytes)
+    ).sha256;
+    const plan = unwrap(
+      planManagedSwitch({
+        facts: await engine.inspect(),
+        previous,
+        candidateDigest: digest,
+        activeDigest,
+        // Asked of an identical candidate only: a changed one reaches the container in the gate.
+        containerDiffers: !candidateChanges(digest, activeDigest) && (await this.containerDiffers(activeDigest)),
+      }),
     );
-    return record;
+    await this.runPlan(plan, steps);
+    deps.logger.info(
+      { [LogKeys.operation]: request.operation.name, [LogKeys.from]: plan.activeSlot, [LogKeys.to]: plan.targetSlot },
+      plan.candidateChanged
+        ? 'Switched to the candidate; handing over.'
+        : 'The candidate already runs; nothing to switch.',
+    );
+    return steps.record;
+  }
+
+  /** Whether the active container's copy is other than `digest` (read only; no machine: no). */
+  private async containerDiffers(digest: Sha256): Promise<boolean> {
+    const { container } = this.deps;
+    const machine = await container.activeMachine();
+    return machine !== null && (await container.digest(machine))?.sha256 !== digest;
+  }
+
+  /** One plan through the step loop; a failed step is settled as the domain decides, then thrown. */
+  private async runPlan(plan: ManagedPlan, steps: ManagedSteps): Promise<void> {
+    const outcome = await runSteps(plan, (step) => steps.run(step));
+    if (outcome.kind === 'completed') return;
+    const { decision } = outcome;
+    // Nothing in a managed plan starts the candidate: every later rollback is the startup gate's.
+    invariant(decision.kind !== 'roll-back', 'a managed plan never runs the candidate');
+    // The running slot's binary was never written; the download is not kept.
+    await steps.discardStaging();
+    if (decision.kind === 'restore-current') await this.deps.engine.pointCurrentAt(decision.to);
+    throw outcome.error;
+  }
+
+  /**
+   * An identical candidate (docs/protocol.md#identical-candidate): Complete is recorded, so it is
+   * the decided outcome, then published, then the record goes (publish before delete). Nothing
+   * was switched, so there is no restart to hand over; if publishing fails, the record stays
+   * and the startup gate publishes Complete later.
+   */
+  private async finishUnchanged(record: UpgradeRecord): Promise<HandleOutcome> {
+    const { deps } = this;
+    try {
+      await deps.store.publish(record.operation, COMPLETE_OUTCOME);
+    } catch (error) {
+      if (translatePortError(error) === null) throw error;
+      return { kind: 'gate' };
+    }
+    await deps.records.delete();
+    return { kind: 'finished' };
   }
 
   /**
