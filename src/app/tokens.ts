@@ -13,6 +13,7 @@ import type { ProcessRunner } from '../ports/process-runner.js';
 import type { ServiceManager } from '../ports/service-manager.js';
 import type { Activation, ActivationDependencies } from './activation/activation.js';
 import type { InterruptedActivation } from './activation/interrupted-activation.js';
+import type { SlotEffects } from './activation/slot-effects.js';
 import type { UpgraderConfig } from './config/upgrader-config.js';
 import type { HostIdentity } from './host-identity.js';
 import type { LayoutEngine } from './layout/layout-engine.js';
@@ -55,6 +56,7 @@ export const Tokens = Object.freeze({
   StateStore: Symbol('StateStore') as ServiceIdentifier<StateStore>,
   MarkerStore: Symbol('MarkerStore') as ServiceIdentifier<MarkerStore>,
   HostEffects: Symbol('HostEffects') as ServiceIdentifier<HostEffects>,
+  SlotEffects: Symbol('SlotEffects') as ServiceIdentifier<SlotEffects>,
   InterruptedActivation: Symbol('InterruptedActivation') as ServiceIdentifier<InterruptedActivation>,
   ActivationDependencies: Symbol('ActivationDependencies') as ServiceIdentifier<ActivationDependencies>,
   Activation: Symbol('Activation') as ServiceIdentifier<Activation>,

@@ -6,7 +6,7 @@ import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
 import { FLEX_PROFILE } from '../../src/app/config/upgrader-config.js';
 import type { Upgrader } from '../../src/app/upgrader.js';
 import { makeScratch, makeSymlink, snapshotTree, writeExecutable } from '../support/real-tree.js';
-import { FLEX_SANDBOX_PATHS as P, sandboxEngine, sandboxUpgrader } from '../support/sandbox-upgrader.js';
+import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader } from '../support/sandbox-upgrader.js';
 import { createHash } from 'node:crypto';
 
 const agent = (version: string): string =>
@@ -197,14 +197,12 @@ describe("the activation's layout steps (real files, no service manager)", () =>
     writeExecutable(at('/staging/candidate'), agent('2.0.0'));
     const activated = await sandboxUpgrader(root, scripts).activate({ candidatePath: at('/staging/candidate') });
     expect(activated).toMatchObject({ ok: true, value: { outcome: 'activated', from: 'blue', to: 'green' } });
-    const engine = sandboxEngine(root);
-
-    const first = await engine.rollback();
+    const first = await sandboxUpgrader(root).rollback();
     const afterFirst = snapshotTree(root);
-    const second = await engine.rollback();
+    const second = await sandboxUpgrader(root).rollback();
 
-    expect(first).toMatchObject({ changed: true, from: 'green', to: 'blue' });
-    expect(second).toMatchObject({ changed: false, from: 'blue', to: 'blue' });
+    expect(first).toMatchObject({ ok: true, value: { changed: true, from: 'green', to: 'blue' } });
+    expect(second).toMatchObject({ ok: true, value: { changed: false, from: 'blue', to: 'blue' } });
     expect(snapshotTree(root)).toEqual(afterFirst);
     expect(readFileSync(at(P.entry), 'utf8')).toBe('v1');
   });
@@ -213,7 +211,7 @@ describe("the activation's layout steps (real files, no service manager)", () =>
     writeExecutable(at(P.entry), agent('1.0.0'));
     writeExecutable(at('/staging/candidate'), agent('1.0.0'));
     const upgrader = sandboxUpgrader(root, scripts);
-    await sandboxEngine(root).migrate();
+    expect((await upgrader.migrate()).ok).toBe(true);
     // The state file under /etc is bookkeeping: the activation records the slot's version there.
     const layoutBefore = snapshotTree(root, ['/run', '/etc']);
 

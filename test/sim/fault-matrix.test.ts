@@ -10,6 +10,7 @@
  * handling are retried in later rounds) with the invariants checked after every step and at the
  * end: I1, I2/never-downgrade, I4, I5, I6, I7, I12, I8, no temp entries.
  */
+import { basenamePath } from '../../src/domain/posix-path.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultCode, JournalEntry } from '../../src/adapters/memory/memory-file-system.js';
 import { Gen } from './choice-generator.js';
@@ -26,7 +27,8 @@ import {
 const PORT_FAULTS_MAX = 2;
 /** Only the first calls of each method are faulted: later ones are retries of the same thing. */
 const ORDINAL_MAX = 2;
-const STAGING_TEMP = `${LAYOUT.slotDir}/..aks-flex-node-blue.tmp-download.tmp-`;
+/** The temp an atomic write of the download staging file goes through. */
+const STAGING_TEMP = `${LAYOUT.slotDir}/.${basenamePath(LAYOUT.downloadStaging)}.tmp-`;
 const RECORD_TEMP = '/etc/aks-flex-node/.agent-upgrade-signal.json.tmp-';
 const CONTAINER_COPY = '/var/lib/machines/kube1/usr/local/bin/aks-flex-node';
 
@@ -64,7 +66,7 @@ const FS_POINTS: readonly FsPoint[] = [
   },
   {
     name: 'staging removed',
-    match: (entry) => entry.op === 'unlink' && entry.path.endsWith('.tmp-download'),
+    match: (entry) => entry.op === 'unlink' && entry.path === LAYOUT.downloadStaging,
     nth: 1,
     codes: ['EIO'],
   },

@@ -11,10 +11,11 @@ import { translatePortError } from '../../src/app/translate-port-error.js';
 import type { FaultCode } from '../../src/adapters/memory/memory-ops.js';
 import { FileSystemError } from '../../src/domain/port-errors.js';
 import {
-  activationOver,
+  activateOver,
   checkHostInvariants,
   checkRecordParses,
-  engineOver,
+  migrateOver,
+  rollbackOver,
   hostFromTree,
   LAYOUT,
   reboot,
@@ -43,8 +44,7 @@ interface Scenario {
 
 const exe = (content: string) => ({ file: content, mode: 0o755 });
 /** `agent-upgrade activate CANDIDATE`: the activation's step loop runs the plan's layout steps. */
-const activate = (fs: MemoryFileSystem) =>
-  activationOver(fs, { path: CANDIDATE, version: '2.0.0' }).activate({ candidatePath: CANDIDATE });
+const activate = (fs: MemoryFileSystem) => activateOver(fs, { path: CANDIDATE, version: '2.0.0' });
 const managedOn = (slot: 'blue' | 'green', lastGood: 'blue' | 'green') => ({
   [LAYOUT.current]: { symlink: `aks-flex-node-${slot}` },
   [LAYOUT.lastGood]: { symlink: `aks-flex-node-${lastGood}` },
@@ -55,14 +55,14 @@ const scenarios: readonly Scenario[] = [
   {
     name: 'migrate a legacy single-file install',
     tree: { [LAYOUT.entry]: exe(V1) },
-    run: (fs) => engineOver(fs).migrate(),
+    run: (fs) => migrateOver(fs),
     known: [V1],
     final: { current: LAYOUT.blue, lastGood: LAYOUT.blue, currentContent: V1 },
   },
   {
     name: 'migrate a host left with only a seeded blue slot',
     tree: { [LAYOUT.entry]: exe(V1), [LAYOUT.blue]: exe(V1) },
-    run: (fs) => engineOver(fs).migrate(),
+    run: (fs) => migrateOver(fs),
     known: [V1],
     final: { current: LAYOUT.blue, lastGood: LAYOUT.blue, currentContent: V1 },
   },
@@ -91,7 +91,7 @@ const scenarios: readonly Scenario[] = [
   {
     name: 'roll back to last-good',
     tree: { [LAYOUT.blue]: exe(V1), [LAYOUT.green]: exe(V2), ...managedOn('green', 'blue') },
-    run: (fs) => engineOver(fs).rollback(),
+    run: (fs) => rollbackOver(fs),
     known: [V1, V2],
     final: { current: LAYOUT.blue, lastGood: LAYOUT.blue, currentContent: V1 },
   },

@@ -9,14 +9,20 @@ import {
   type TreeSpec,
 } from '../../src/adapters/memory/memory-file-system.js';
 import { MemoryProcessRunner, versionOutcome } from '../../src/adapters/memory/memory-process-runner.js';
-import { Activation } from '../../src/app/activation/activation.js';
-import { FLEX_PROFILE } from '../../src/app/config/upgrader-config.js';
-import { LayoutEngine } from '../../src/app/layout/layout-engine.js';
+import type { ActivationReport } from '../../src/app/activation/activation-report.js';
+import type { RollbackOutcome } from '../../src/app/activation/rollback-to-last-good.js';
+import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/config/upgrader-config.js';
+import type { MigrationReport } from '../../src/app/layout/layout-engine.js';
+import type { Upgrader } from '../../src/app/upgrader.js';
+import { LazyArtifactSource } from '../../src/adapters/http/lazy-artifact-source.js';
+import { MemoryHostLock } from '../../src/adapters/memory/memory-host-lock.js';
+import { NoOperationStore } from '../../src/adapters/none/no-operation-store.js';
 import { InvariantViolation } from '../../src/domain/invariant.js';
 import { resolveLinkTarget } from '../../src/domain/posix-path.js';
 import { deriveLayout, type SlotLayout } from '../../src/domain/slot-layout.js';
 import { parseRecord } from '../../src/domain/upgrade-record.js';
 import { RecordingLogger } from '../support/recording-logger.js';
+import { orThrow, simProcess } from './sim-process.js';
 
 export const LAYOUT: SlotLayout = (() => {
   const derived = deriveLayout({ root: '/', agentName: FLEX_PROFILE.agent.name, ...FLEX_PROFILE.paths });
@@ -30,42 +36,55 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** An engine over `fs` as a freshly started process would build it: nothing carried in memory. */
-export function engineOver(fs: MemoryFileSystem): LayoutEngine {
-  return new LayoutEngine(fs, new NoServiceManager(), new RecordingLogger(), {
-    layout: LAYOUT,
-    binaryMaxBytes: BINARY_MAX_BYTES,
-    euid: 0,
-  });
+const LAYOUT_CONFIG: UpgraderConfig = {
+  ...FLEX_PROFILE,
+  agent: { ...FLEX_PROFILE.agent, allowScripts: true },
+  artifact: { ...FLEX_PROFILE.artifact, maxBinaryBytes: BINARY_MAX_BYTES },
+  service: { ...FLEX_PROFILE.service, manager: 'none' },
+  container: { ...FLEX_PROFILE.container, manager: 'none' },
+};
+
+/**
+ * A freshly started `agent-upgrade` process over `fs`, composed as production composes it, with
+ * no service manager (nothing to restart or judge) and no container: the layout is all its
+ * commands change besides the marker and the state file. `candidate` answers `version`.
+ */
+function processOver(fs: MemoryFileSystem, candidate?: { readonly path: string; readonly version: string }): Upgrader {
+  const runner = new MemoryProcessRunner();
+  if (candidate !== undefined) runner.setBehaviour(candidate.path, versionOutcome(candidate.version));
+  const ports = {
+    fileSystem: fs,
+    clock: new MemoryClock(),
+    hostLock: new MemoryHostLock(),
+    serviceManager: new NoServiceManager(),
+    containerRootfs: new NoContainerRootfs(),
+    processRunner: runner,
+    artifactSource: new LazyArtifactSource(),
+    operationStore: new NoOperationStore(),
+  };
+  return simProcess(ports, LAYOUT_CONFIG, new RecordingLogger());
+}
+
+/** `agent-upgrade migrate`; a failure is thrown as the process has it. */
+export async function migrateOver(fs: MemoryFileSystem): Promise<MigrationReport> {
+  return orThrow(await processOver(fs).migrate());
+}
+
+/** `agent-upgrade rollback`; a failure is thrown as the process has it. */
+export async function rollbackOver(fs: MemoryFileSystem): Promise<RollbackOutcome> {
+  return orThrow(await processOver(fs).rollback());
 }
 
 /**
- * The direct activation a fresh `activate` process builds over `fs` — the path production runs:
- * the candidate checks, the migration, the snapshot, then the step loop over the plan's layout
- * steps (and its marker), then the verdict. No service manager (nothing to restart or judge) and
- * no container, so the layout steps are all it changes besides its marker and state file.
+ * `agent-upgrade activate CANDIDATE` — the path production runs: the candidate checks, the
+ * migration, the snapshot, then the step loop over the plan's layout steps (and its marker),
+ * then the verdict. A failure is thrown as the process has it.
  */
-export function activationOver(fs: MemoryFileSystem, candidate: { readonly path: string; readonly version: string }) {
-  const services = new NoServiceManager();
-  const logger = new RecordingLogger();
-  const runner = new MemoryProcessRunner();
-  runner.setBehaviour(candidate.path, versionOutcome(candidate.version));
-  const engine = new LayoutEngine(fs, services, logger, { layout: LAYOUT, binaryMaxBytes: BINARY_MAX_BYTES, euid: 0 });
-  return new Activation({
-    fs,
-    services,
-    container: new NoContainerRootfs(),
-    runner,
-    clock: new MemoryClock(),
-    logger,
-    engine,
-    config: {
-      ...FLEX_PROFILE,
-      agent: { ...FLEX_PROFILE.agent, allowScripts: true },
-      artifact: { ...FLEX_PROFILE.artifact, maxBinaryBytes: BINARY_MAX_BYTES },
-    },
-    arch: 'amd64',
-  });
+export async function activateOver(
+  fs: MemoryFileSystem,
+  candidate: { readonly path: string; readonly version: string },
+): Promise<ActivationReport> {
+  return orThrow(await processOver(fs, candidate).activate({ candidatePath: candidate.path }));
 }
 
 /**

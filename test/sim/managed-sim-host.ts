@@ -121,7 +121,7 @@ export interface UpgradeResult {
 
 const CONTAINER_COPY = '/var/lib/machines/kube1/usr/local/bin/aks-flex-node';
 const BINARY_MAX_BYTES = CONFIG.artifact.maxBinaryBytes;
-const STAGING = `${LAYOUT.slotDir}/.aks-flex-node-blue.tmp-download`;
+const STAGING = LAYOUT.downloadStaging;
 const RECOVERY_MESSAGE = 'upgraded daemon failed repeatedly';
 /** Rounds one upgrade may take to settle (I10): a failure path with faults needs about 8. */
 const ROUNDS_MAX = 24;

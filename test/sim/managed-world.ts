@@ -158,7 +158,7 @@ export class ManagedWorld {
   /** `<binary> version` prints the version written in the script: the staged download and both slots. */
   private scriptVersions(): void {
     const fs = this.fs;
-    for (const path of [`${LAYOUT.slotDir}/.aks-flex-node-blue.tmp-download`, LAYOUT.blue, LAYOUT.green]) {
+    for (const path of [LAYOUT.downloadStaging, LAYOUT.blue, LAYOUT.green]) {
       this.runner.setBehaviour(path, async () => {
         const bytes = await fs.readFile(path, 1024 * 1024);
         const version = bytes === null ? null : /aks-flex-node (\S+)/.exec(new TextDecoder().decode(bytes))?.[1];

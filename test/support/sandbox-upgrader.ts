@@ -1,8 +1,4 @@
 import { hostArchitecture } from '../../src/adapters/node/host-architecture.js';
-import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
-import { NoServiceManager } from '../../src/adapters/none/none-service-manager.js';
-import { LayoutEngine } from '../../src/app/layout/layout-engine.js';
-import { deriveLayout } from '../../src/domain/slot-layout.js';
 import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/config/upgrader-config.js';
 import type { PortOverrides } from '../../src/app/composition/port-overrides.js';
 import { createUpgrader } from '../../src/app/composition/create-upgrader.js';
@@ -47,15 +43,3 @@ export const FLEX_SANDBOX_PATHS = {
   lastGood: '/usr/local/lib/aks-flex-node/aks-flex-node-last-good',
   record: '/etc/aks-flex-node/agent-upgrade-signal.json',
 } as const;
-
-/** The layout engine alone over the real filesystem under `root`, with no service manager. */
-export function sandboxEngine(root: string): LayoutEngine {
-  const config = sandboxConfig(root);
-  const layout = deriveLayout({ root, agentName: config.agent.name, ...config.paths });
-  if (!layout.ok) throw new Error(layout.failure.message);
-  return new LayoutEngine(new NodeFileSystem(), new NoServiceManager(), new RecordingLogger(), {
-    layout: layout.value,
-    binaryMaxBytes: config.artifact.maxBinaryBytes,
-    euid: 0,
-  });
-}

@@ -20,15 +20,15 @@ import type { UpgraderConfig } from '../config/upgrader-config.js';
 import { asFailure, raise, unwrap } from '../failure-signal.js';
 import type { LayoutEngine } from '../layout/layout-engine.js';
 import { LogKeys } from '../log-keys.js';
-import { MarkerStore } from '../record/marker-store.js';
-import { RecordStore } from '../record/record-store.js';
-import { StateStore } from '../state/state-store.js';
+import type { MarkerStore } from '../record/marker-store.js';
+import type { RecordStore } from '../record/record-store.js';
+import type { StateStore } from '../state/state-store.js';
 import { activeBinary, planDirect, serviceIsActive } from './activation-support.js';
 import type { ActivationReport, PreflightReport } from './activation-report.js';
 import { checkDirectCandidate, snapshotCandidate, type ActivateRequest } from './candidate-intake.js';
-import { InterruptedActivation } from './interrupted-activation.js';
+import type { InterruptedActivation } from './interrupted-activation.js';
 import { runSteps } from './run-steps.js';
-import { realSlotPath, SlotEffects } from './slot-effects.js';
+import { realSlotPath, type SlotEffects } from './slot-effects.js';
 
 export interface ActivationDependencies {
   readonly fs: FileSystem;
@@ -40,6 +40,11 @@ export interface ActivationDependencies {
   readonly engine: LayoutEngine;
   readonly config: UpgraderConfig;
   readonly arch: HostArchitecture;
+  readonly records: RecordStore;
+  readonly states: StateStore;
+  readonly markers: MarkerStore;
+  readonly effects: SlotEffects;
+  readonly interrupted: InterruptedActivation;
 }
 
 export type { ActivateRequest } from './candidate-intake.js';
@@ -64,12 +69,11 @@ export class Activation {
   readonly interrupted: InterruptedActivation;
 
   constructor(private readonly deps: ActivationDependencies) {
-    const { layout } = deps.engine;
-    this.records = new RecordStore(deps.fs, layout.record);
-    this.states = new StateStore(deps.fs, layout.state);
-    this.markers = new MarkerStore(deps.fs, layout.activation);
-    this.effects = new SlotEffects(deps);
-    this.interrupted = new InterruptedActivation({ ...deps, markers: this.markers, states: this.states });
+    this.records = deps.records;
+    this.states = deps.states;
+    this.markers = deps.markers;
+    this.effects = deps.effects;
+    this.interrupted = deps.interrupted;
   }
 
   /** What `activate` would do, changing nothing and taking no lock. */

@@ -17,9 +17,9 @@ import type { UpgraderConfig } from '../config/upgrader-config.js';
 import { raise, unwrap } from '../failure-signal.js';
 import type { LayoutEngine } from '../layout/layout-engine.js';
 import { LogKeys } from '../log-keys.js';
-import { MarkerStore } from '../record/marker-store.js';
-import { StateStore } from '../state/state-store.js';
-import { SlotEffects } from './slot-effects.js';
+import type { MarkerStore } from '../record/marker-store.js';
+import type { StateStore } from '../state/state-store.js';
+import type { SlotEffects } from './slot-effects.js';
 
 /** Decisions one resolution may take (I10): measure, then commit or roll back. */
 const RESOLVE_STEPS_MAX = 4;
@@ -33,6 +33,7 @@ export interface InterruptedActivationDependencies {
   readonly logger: Logger;
   readonly markers: MarkerStore;
   readonly states: StateStore;
+  readonly effects: SlotEffects;
 }
 
 export interface ResolveOptions {
@@ -58,7 +59,7 @@ export class InterruptedActivation {
   private readonly effects: SlotEffects;
 
   constructor(private readonly deps: InterruptedActivationDependencies) {
-    this.effects = new SlotEffects(deps);
+    this.effects = deps.effects;
   }
 
   /** The marker an interrupted activation left, or null. */
@@ -148,16 +149,4 @@ export class InterruptedActivation {
     if (stat?.kind !== 'file') return null;
     return (await this.deps.fs.hashFile(path, this.deps.config.artifact.maxBinaryBytes)).sha256;
   }
-}
-
-/** The resolver over the layout's own marker and state files. */
-export function interruptedActivationFor(
-  deps: Omit<InterruptedActivationDependencies, 'markers' | 'states'>,
-): InterruptedActivation {
-  const { layout } = deps.engine;
-  return new InterruptedActivation({
-    ...deps,
-    markers: new MarkerStore(deps.fs, layout.activation),
-    states: new StateStore(deps.fs, layout.state),
-  });
 }

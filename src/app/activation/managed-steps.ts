@@ -18,7 +18,7 @@ import { unwrap } from '../failure-signal.js';
 import type { RecordStore } from '../record/record-store.js';
 import type { StateStore } from '../state/state-store.js';
 import type { ActivationDependencies } from './activation.js';
-import { SlotEffects } from './slot-effects.js';
+import type { SlotEffects } from './slot-effects.js';
 
 export interface ManagedStepDependencies extends ActivationDependencies {
   readonly records: RecordStore;
@@ -46,7 +46,7 @@ export class ManagedSteps {
     initial: UpgradeRecord,
   ) {
     this.current = initial;
-    this.effects = new SlotEffects(deps);
+    this.effects = deps.effects;
   }
 
   /** The record as this process last wrote it. */

@@ -4,10 +4,9 @@ import type { SlotName } from '../../domain/slot.js';
 import { withQuarantined } from '../../domain/upgrade-state.js';
 import { asFailure, unwrap } from '../failure-signal.js';
 import { LogKeys } from '../log-keys.js';
-import { StateStore } from '../state/state-store.js';
 import type { Activation, ActivationDependencies } from './activation.js';
 import { serviceIsActive } from './activation-support.js';
-import { realSlotPath, SlotEffects, type NodeCondition } from './slot-effects.js';
+import { realSlotPath, type NodeCondition } from './slot-effects.js';
 
 export interface RollbackOutcome {
   /**
@@ -48,7 +47,7 @@ export async function rollbackToLastGood(
     node: null,
   };
   if (!report.changed) return { ...base, outcome: 'unchanged', failure: null };
-  const effects = new SlotEffects(deps);
+  const { effects } = deps;
   try {
     if (serviceActive) {
       await deps.services.restart({ resetFailed: true });
@@ -76,7 +75,7 @@ export async function rollbackToLastGood(
 /** Records the slot's binary as failed; false when the state cannot be written (reported, not fatal). */
 async function quarantineSlot(deps: ActivationDependencies, slot: SlotName): Promise<boolean> {
   try {
-    const states = new StateStore(deps.fs, deps.engine.layout.state);
+    const { states } = deps;
     const digest = (await deps.fs.hashFile(slotPath(deps.engine.layout, slot), deps.config.artifact.maxBinaryBytes))
       .sha256;
     await states.write(withQuarantined(unwrap(await states.read()), digest));

@@ -1,18 +1,10 @@
 import { ContainerModule, type ContainerModuleLoadOptions } from 'inversify';
 import type { HostArchitecture } from '../../domain/archive-rules.js';
 import { failure } from '../../domain/failure.js';
-import type { SlotLayout } from '../../domain/slot-layout.js';
-import type { Clock } from '../../ports/clock.js';
-import type { ContainerRootfs } from '../../ports/container-rootfs.js';
-import type { FileSystem } from '../../ports/file-system.js';
-import type { HostLock } from '../../ports/host-lock.js';
-import type { Logger } from '../../ports/logger.js';
-import type { ProcessRunner } from '../../ports/process-runner.js';
-import type { ServiceManager } from '../../ports/service-manager.js';
 import { Activation, type ActivationDependencies } from '../activation/activation.js';
 import { InterruptedActivation } from '../activation/interrupted-activation.js';
+import { SlotEffects } from '../activation/slot-effects.js';
 import { probeVersion } from '../artifact/check-candidate.js';
-import type { UpgraderConfig } from '../config/upgrader-config.js';
 import { raise } from '../failure-signal.js';
 import type { HostIdentity } from '../host-identity.js';
 import { LayoutEngine } from '../layout/layout-engine.js';
@@ -23,161 +15,117 @@ import { RecordStore } from '../record/record-store.js';
 import { StateStore } from '../state/state-store.js';
 import type { StatusDependencies } from '../status/read-status.js';
 import { Tokens as T } from '../tokens.js';
+import { resolveAll } from './resolve-all.js';
+
+type Bind = ContainerModuleLoadOptions['bind'];
 
 /**
  * The use cases and what they share, bound once for every platform: a production process and a
- * simulated one differ only in the ports their platform module binds. Bindings name their
+ * simulated one differ only in the ports their platform module binds. Every binding names its
  * dependencies by token (no decorator metadata); each is a singleton of its container.
  */
 export const coreModule = new ContainerModule(({ bind }) => {
   bindShared(bind);
-  bindStores(bind);
   bindEffects(bind);
   bindUseCases(bind);
 });
 
-/** The record, the upgrade state and the activation marker: one store per file of the layout. */
-function bindStores(bind: ContainerModuleLoadOptions['bind']): void {
-  bind(T.RecordStore).toResolvedValue(
-    (fs: FileSystem, layout: SlotLayout) => new RecordStore(fs, layout.record),
-    [T.FileSystem, T.Layout],
-  );
-  bind(T.StateStore).toResolvedValue(
-    (fs: FileSystem, layout: SlotLayout) => new StateStore(fs, layout.state),
-    [T.FileSystem, T.Layout],
-  );
-  bind(T.MarkerStore).toResolvedValue(
-    (fs: FileSystem, layout: SlotLayout) => new MarkerStore(fs, layout.activation),
-    [T.FileSystem, T.Layout],
-  );
-}
-
-/** The architecture and the layout engine every use case works through. */
-function bindShared(bind: ContainerModuleLoadOptions['bind']): void {
+/** The architecture, the layout engine and one store per file of the layout. */
+function bindShared(bind: Bind): void {
   // Resolving anything that needs the architecture refuses an unsupported host with a code.
   bind(T.Architecture).toResolvedValue(
     (identity: HostIdentity): HostArchitecture =>
       identity.arch ?? raise(failure('E_WRONG_ARCH', 'releases are built for amd64 and arm64 only')),
     [T.HostIdentity],
   );
-  bind(T.LayoutEngine).toResolvedValue(
-    (
-      fs: FileSystem,
-      services: ServiceManager,
-      logger: Logger,
-      layout: SlotLayout,
-      config: UpgraderConfig,
-      identity: HostIdentity,
-      runner: ProcessRunner,
-      clock: Clock,
-    ) =>
-      new LayoutEngine(fs, services, logger.child({ component: 'layout' }), {
-        layout,
-        binaryMaxBytes: config.artifact.maxBinaryBytes,
-        euid: identity.euid,
-        probeVersion: (path) => probeVersion({ fs, runner, clock }, path),
-      }),
-    [T.FileSystem, T.ServiceManager, T.Logger, T.Layout, T.Config, T.HostIdentity, T.ProcessRunner, T.Clock],
-  );
+  bind(T.RecordStore).toDynamicValue((c) => new RecordStore(c.get(T.FileSystem), c.get(T.Layout).record));
+  bind(T.StateStore).toDynamicValue((c) => new StateStore(c.get(T.FileSystem), c.get(T.Layout).state));
+  bind(T.MarkerStore).toDynamicValue((c) => new MarkerStore(c.get(T.FileSystem), c.get(T.Layout).activation));
+  bind(T.LayoutEngine).toDynamicValue((c) => {
+    const { fs, runner, clock, config, identity } = resolveAll(c, {
+      fs: T.FileSystem,
+      runner: T.ProcessRunner,
+      clock: T.Clock,
+      config: T.Config,
+      identity: T.HostIdentity,
+    });
+    return new LayoutEngine(fs, c.get(T.ServiceManager), c.get(T.Logger).child({ component: 'layout' }), {
+      layout: c.get(T.Layout),
+      binaryMaxBytes: config.artifact.maxBinaryBytes,
+      euid: identity.euid,
+      states: c.get(T.StateStore),
+      probeVersion: (path) => probeVersion({ fs, runner, clock }, path),
+    });
+  });
 }
 
 /** What the direct and the managed path both change the host with. */
-function bindEffects(bind: ContainerModuleLoadOptions['bind']): void {
-  bind(T.HostEffects).toResolvedValue(
-    (
-      fs: FileSystem,
-      services: ServiceManager,
-      container: ContainerRootfs,
-      engine: LayoutEngine,
-      config: UpgraderConfig,
-    ) => new HostEffects({ fs, services, container, engine, config }),
-    [T.FileSystem, T.ServiceManager, T.ContainerRootfs, T.LayoutEngine, T.Config],
-  );
-  bind(T.InterruptedActivation).toResolvedValue(
-    (
-      fs: FileSystem,
-      services: ServiceManager,
-      container: ContainerRootfs,
-      engine: LayoutEngine,
-      config: UpgraderConfig,
-      logger: Logger,
-      markers: MarkerStore,
-      states: StateStore,
-    ) => new InterruptedActivation({ fs, services, container, engine, config, logger, markers, states }),
-    [
-      T.FileSystem,
-      T.ServiceManager,
-      T.ContainerRootfs,
-      T.LayoutEngine,
-      T.Config,
-      T.Logger,
-      T.MarkerStore,
-      T.StateStore,
-    ],
+function bindEffects(bind: Bind): void {
+  const slotPorts = {
+    services: T.ServiceManager,
+    container: T.ContainerRootfs,
+    engine: T.LayoutEngine,
+    config: T.Config,
+  };
+  bind(T.SlotEffects).toDynamicValue((c) => new SlotEffects(resolveAll(c, slotPorts)));
+  bind(T.HostEffects).toDynamicValue((c) => new HostEffects(resolveAll(c, { ...slotPorts, fs: T.FileSystem })));
+  bind(T.InterruptedActivation).toDynamicValue(
+    (c) =>
+      new InterruptedActivation(
+        resolveAll(c, {
+          ...slotPorts,
+          fs: T.FileSystem,
+          logger: T.Logger,
+          markers: T.MarkerStore,
+          states: T.StateStore,
+          effects: T.SlotEffects,
+        }),
+      ),
   );
 }
 
-/** The use cases of the Upgrader and their dependencies. */
-function bindUseCases(bind: ContainerModuleLoadOptions['bind']): void {
-  bind(T.ActivationDependencies).toResolvedValue(
-    (
-      fs: FileSystem,
-      services: ServiceManager,
-      container: ContainerRootfs,
-      runner: ProcessRunner,
-      clock: Clock,
-      logger: Logger,
-      engine: LayoutEngine,
-      config: UpgraderConfig,
-      arch: HostArchitecture,
-    ): ActivationDependencies => ({ fs, services, container, runner, clock, logger, engine, config, arch }),
-    [
-      T.FileSystem,
-      T.ServiceManager,
-      T.ContainerRootfs,
-      T.ProcessRunner,
-      T.Clock,
-      T.Logger,
-      T.LayoutEngine,
-      T.Config,
-      T.Architecture,
-    ],
-  );
-  bind(T.Activation).toResolvedValue(
-    (deps: ActivationDependencies) => new Activation(deps),
-    [T.ActivationDependencies],
-  );
-  bind(T.RecoverDependencies).toResolvedValue(
-    (
-      lock: HostLock,
-      records: RecordStore,
-      effects: HostEffects,
-      services: ServiceManager,
-      clock: Clock,
-      logger: Logger,
-      config: UpgraderConfig,
-      interrupted: InterruptedActivation,
-    ): RecoverDependencies => ({ lock, records, effects, services, clock, logger, config, interrupted }),
-    [T.HostLock, T.RecordStore, T.HostEffects, T.ServiceManager, T.Clock, T.Logger, T.Config, T.InterruptedActivation],
-  );
-  bind(T.StatusDependencies).toResolvedValue(
-    (
-      fs: FileSystem,
-      services: ServiceManager,
-      lock: HostLock,
-      layout: SlotLayout,
-      records: RecordStore,
-      states: StateStore,
-      config: UpgraderConfig,
-    ): StatusDependencies => ({
-      fs,
-      services,
-      lock,
-      layout,
-      records,
-      states,
-      binaryMaxBytes: config.artifact.maxBinaryBytes,
+/** The use cases of the Upgrader and their dependency records. */
+function bindUseCases(bind: Bind): void {
+  bind(T.ActivationDependencies).toDynamicValue((c): ActivationDependencies =>
+    resolveAll(c, {
+      fs: T.FileSystem,
+      services: T.ServiceManager,
+      container: T.ContainerRootfs,
+      runner: T.ProcessRunner,
+      clock: T.Clock,
+      logger: T.Logger,
+      engine: T.LayoutEngine,
+      config: T.Config,
+      arch: T.Architecture,
+      records: T.RecordStore,
+      states: T.StateStore,
+      markers: T.MarkerStore,
+      effects: T.SlotEffects,
+      interrupted: T.InterruptedActivation,
     }),
-    [T.FileSystem, T.ServiceManager, T.HostLock, T.Layout, T.RecordStore, T.StateStore, T.Config],
   );
+  bind(T.Activation).toDynamicValue((c) => new Activation(c.get(T.ActivationDependencies)));
+  bind(T.RecoverDependencies).toDynamicValue((c): RecoverDependencies =>
+    resolveAll(c, {
+      lock: T.HostLock,
+      records: T.RecordStore,
+      effects: T.HostEffects,
+      services: T.ServiceManager,
+      clock: T.Clock,
+      logger: T.Logger,
+      config: T.Config,
+      interrupted: T.InterruptedActivation,
+    }),
+  );
+  bind(T.StatusDependencies).toDynamicValue((c): StatusDependencies => ({
+    ...resolveAll(c, {
+      fs: T.FileSystem,
+      services: T.ServiceManager,
+      lock: T.HostLock,
+      layout: T.Layout,
+      records: T.RecordStore,
+      states: T.StateStore,
+    }),
+    binaryMaxBytes: c.get(T.Config).artifact.maxBinaryBytes,
+  }));
 }

@@ -21,6 +21,7 @@ import { raise, unwrap } from '../failure-signal.js';
 import { LogKeys } from '../log-keys.js';
 import { canonicalRoot, observeLayout } from './observe-layout.js';
 import { describeLayoutAction, runLayoutAction } from './run-layout-action.js';
+import type { StateStore } from '../state/state-store.js';
 import { unfitSeeds } from './seed-fitness.js';
 
 export interface LayoutEngineOptions {
@@ -28,6 +29,8 @@ export interface LayoutEngineOptions {
   readonly binaryMaxBytes: number;
   /** The effective user id; mutating commands on production paths need root. */
   readonly euid: number;
+  /** The upgrade state: a repair of current never picks a quarantined or an older binary. */
+  readonly states: StateStore;
   /** Asks a binary for its version, so a repair of current never picks one older than committed. */
   readonly probeVersion?: (path: string) => Promise<Version | null>;
 }

@@ -4,11 +4,12 @@ import { slotPath, type SlotLayout } from '../../domain/slot-layout.js';
 import { committedVersion, isQuarantined, recordedVersion, type UpgradeState } from '../../domain/upgrade-state.js';
 import { compareVersions, type Version } from '../../domain/version.js';
 import type { FileSystem } from '../../ports/file-system.js';
-import { StateStore } from '../state/state-store.js';
+import type { StateStore } from '../state/state-store.js';
 
 export interface SeedFitnessDependencies {
   readonly fs: FileSystem;
   readonly layout: SlotLayout;
+  readonly states: StateStore;
   readonly binaryMaxBytes: number;
   /** Asks a binary for its version; absent, versions the state does not know are not judged. */
   readonly probeVersion?: ((path: string) => Promise<Version | null>) | undefined;
@@ -21,7 +22,7 @@ export interface SeedFitnessDependencies {
  * names no slot, so the ordinary migration of a managed host reads nothing extra.
  */
 export async function unfitSeeds(deps: SeedFitnessDependencies, facts: LayoutFacts): Promise<ReadonlySet<SeedSource>> {
-  const read = await new StateStore(deps.fs, deps.layout.state).read();
+  const read = await deps.states.read();
   // An unreadable state file vouches for nothing, and refuses nothing either.
   if (!read.ok) return new Set();
   const state = read.value;

@@ -1,3 +1,4 @@
+import { RETRY_POLICY } from '../../domain/retry-policy.js';
 import type { HostArchitecture } from '../../domain/archive-rules.js';
 import { candidateChanges } from '../../domain/activation-steps.js';
 import { parseOptionalSha256, type Sha256 } from '../../domain/digest.js';
@@ -16,6 +17,7 @@ import type { InterruptedActivation } from '../activation/interrupted-activation
 import { ManagedSteps } from '../activation/managed-steps.js';
 import { runSteps } from '../activation/run-steps.js';
 import { asFailure, unwrap } from '../failure-signal.js';
+import { withHostLock } from '../lock/with-host-lock.js';
 import { LogKeys } from '../log-keys.js';
 import type { RecordStore } from '../record/record-store.js';
 import type { StateStore } from '../state/state-store.js';
@@ -24,7 +26,7 @@ import type { ArchiveExtractor } from '../../ports/archive-extractor.js';
 import type { ArtifactSource } from '../../ports/artifact-source.js';
 
 /** A busy host lock (a direct activation) is retried after this long, status untouched. */
-export const LOCK_BUSY_REQUEUE_MS = 5000;
+const LOCK_BUSY_REQUEUE_MS = RETRY_POLICY.lockBusyMs;
 export const IN_PROGRESS_MESSAGE = 'staging upgraded agent binary';
 
 export type HandleOutcome =
@@ -72,13 +74,8 @@ export class AgentUpgradeHandler {
       });
       return { kind: 'finished' };
     }
-    const attempt = await deps.lock.tryAcquire();
-    if (attempt.kind === 'busy') return { kind: 'requeue', afterMs: LOCK_BUSY_REQUEUE_MS };
-    try {
-      return await this.underLock(request);
-    } finally {
-      await attempt.lease.release();
-    }
+    const run = await withHostLock(deps.lock, () => this.underLock(request));
+    return run.kind === 'busy' ? { kind: 'requeue', afterMs: LOCK_BUSY_REQUEUE_MS } : run.value;
   }
 
   private async underLock(request: AgentUpgradeRequest): Promise<HandleOutcome> {
