@@ -110,6 +110,7 @@ describe.each(['healthy', 'crash-on-start'] as const)(
         for (let crashAt = 0; crashAt < count; crashAt += 1) {
           await expectSettled(await drive(behaviour, crashAt, mode), behaviour);
         }
+        console.info(`managed path, ${behaviour} candidate, ${mode}: ${count} crash points`);
       },
     );
   },
