@@ -51,17 +51,6 @@ export interface StepCandidate {
   readonly isPrivate: boolean;
 }
 
-/**
- * A switch as the package's type exports describe it. The engine no longer switches on its
- * own: the activation's step loop runs the layout steps (`applyLayoutStep`) and reports.
- */
-export interface SwitchReport {
-  readonly changed: boolean;
-  readonly from: SlotName;
-  readonly to: SlotName;
-  readonly candidateDigest: Sha256;
-}
-
 export interface RollbackReport {
   readonly changed: boolean;
   readonly from: SlotName;
