@@ -9,7 +9,7 @@ import { MemoryProcessRunner } from '../../src/adapters/memory/memory-process-ru
 import { MemoryServiceManager } from '../../src/adapters/memory/memory-service-manager.js';
 import { NoOperationStore } from '../../src/adapters/none/no-operation-store.js';
 import { createContainer, memoryPlatform, type Platform } from '../../src/app/composition/create-container.js';
-import { describeProcessGraph } from '../../src/app/composition/process-graph.js';
+import { describeProcessGraph, SESSION_TOKENS } from '../../src/app/composition/process-graph.js';
 import { createUpgrader } from '../../src/app/composition/create-upgrader.js';
 import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/config/upgrader-config.js';
 import { Tokens } from '../../src/app/tokens.js';
@@ -73,17 +73,7 @@ describe('composition root', () => {
         overrides: {},
       });
       for (const [name, token] of Object.entries(Tokens)) {
-        if (
-          [
-            'OperationStore',
-            'SessionOptions',
-            'SessionState',
-            'StartupGate',
-            'AgentUpgradeHandler',
-            'ManagedSession',
-          ].includes(name)
-        )
-          continue;
+        if (SESSION_TOKENS.has(name)) continue;
         expect(container.get(token as never), name).toBeDefined();
       }
       expect(container.get(Tokens.ServiceManager).name).toBe(manager);

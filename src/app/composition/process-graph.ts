@@ -20,7 +20,8 @@ const GIVEN = [
   'OperationStoreFactory',
   'OperationStore',
 ] as const;
-const SESSION = new Set<string>([
+/** Tokens bound per daemon session (a child container), not per process. */
+export const SESSION_TOKENS: ReadonlySet<string> = new Set<string>([
   'OperationStore',
   'SessionOptions',
   'SessionState',
@@ -40,7 +41,7 @@ export function describeProcessGraph(input: ContainerInput, options: SessionOpti
   const process = createContainer(input);
   const session = sessionContainer(process, options);
   const resolve = (name: keyof typeof Tokens): unknown =>
-    (SESSION.has(name) ? session : process).get(Tokens[name] as ServiceIdentifier<unknown>);
+    (SESSION_TOKENS.has(name) ? session : process).get(Tokens[name] as ServiceIdentifier<unknown>);
   const names = new Map<unknown, string>();
   for (const name of GIVEN) names.set(resolve(name), `<${name}>`);
   const graph: Record<string, string> = {};
