@@ -109,31 +109,32 @@ function expectFaultSurfaced(outcome: unknown, code: FaultCode): void {
   else expect(outcome).toMatchObject({ constructor: FileSystemError, code });
 }
 
-function expectInvariants(snapshot: Snapshot, scenario: Scenario): void {
-  expect(checkHostInvariants(snapshot, new Set(scenario.known.map(sha256)))).toEqual([]);
+/** `where` names the crash or fault point, so a failure says which one broke the host. */
+function expectInvariants(snapshot: Snapshot, scenario: Scenario, where = 'fault-free'): void {
+  expect(checkHostInvariants(snapshot, new Set(scenario.known.map(sha256))), where).toEqual([]);
 }
 
-async function expectCompleted(fs: MemoryFileSystem, scenario: Scenario): Promise<void> {
+async function expectCompleted(fs: MemoryFileSystem, scenario: Scenario, where = 'fault-free'): Promise<void> {
   const snapshot = fs.snapshot();
-  expectInvariants(snapshot, scenario);
-  expect(await checkRecordParses(fs)).toEqual([]);
-  expect(resolveInSnapshot(snapshot, LAYOUT.current)).toBe(scenario.final.current);
-  expect(resolveInSnapshot(snapshot, LAYOUT.lastGood)).toBe(scenario.final.lastGood);
-  expect(resolveInSnapshot(snapshot, LAYOUT.entry)).toBe(scenario.final.current);
-  expect(snapshot[scenario.final.current]).toMatchObject({
+  expectInvariants(snapshot, scenario, where);
+  expect(await checkRecordParses(fs), where).toEqual([]);
+  expect(resolveInSnapshot(snapshot, LAYOUT.current), where).toBe(scenario.final.current);
+  expect(resolveInSnapshot(snapshot, LAYOUT.lastGood), where).toBe(scenario.final.lastGood);
+  expect(resolveInSnapshot(snapshot, LAYOUT.entry), where).toBe(scenario.final.current);
+  expect(snapshot[scenario.final.current], where).toMatchObject({
     kind: 'file',
     sha256: sha256(scenario.final.currentContent),
   });
-  expect(tempEntries(snapshot)).toEqual([]);
+  expect(tempEntries(snapshot), where).toEqual([]);
 }
 
 /** Runs the command to completion on a rebooted host, then again: the second run changes nothing (I11). */
-async function recoverAndCheck(fs: MemoryFileSystem, scenario: Scenario): Promise<void> {
+async function recoverAndCheck(fs: MemoryFileSystem, scenario: Scenario, where: string): Promise<void> {
   await scenario.run(fs);
-  await expectCompleted(fs, scenario);
+  await expectCompleted(fs, scenario, `${where}, then a re-run`);
   const once = fs.snapshot();
   await scenario.run(fs);
-  expect(fs.snapshot()).toEqual(once);
+  expect(fs.snapshot(), where).toEqual(once);
 }
 
 const counts = { crashPoints: 0, secondCrashPoints: 0, faultPoints: 0 };
@@ -171,9 +172,10 @@ describe.each(scenarios)('crash at every operation: $name', (scenario) => {
         fs.crashAt(crashAt);
         await expect(scenario.run(fs), `${mode} crash at op ${crashAt}`).rejects.toBeInstanceOf(SimulatedCrash);
         const rebooted = reboot(fs, mode);
-        expectInvariants(rebooted.snapshot(), scenario);
-        expect(await checkRecordParses(rebooted)).toEqual([]);
-        await recoverAndCheck(rebooted, scenario);
+        const where = `${mode} crash at op ${crashAt}`;
+        expectInvariants(rebooted.snapshot(), scenario, where);
+        expect(await checkRecordParses(rebooted), where).toEqual([]);
+        await recoverAndCheck(rebooted, scenario, where);
       }
     }
     counts.crashPoints += opCount * MODES.length;
@@ -200,8 +202,9 @@ describe.each(scenarios)('crash at every operation: $name', (scenario) => {
           host.crashAt(second);
           await expect(scenario.run(host)).rejects.toBeInstanceOf(SimulatedCrash);
           const again = reboot(host, mode);
-          expectInvariants(again.snapshot(), scenario);
-          await recoverAndCheck(again, scenario);
+          const where = `${mode} crash at op ${first}, then at op ${second} of the recovery`;
+          expectInvariants(again.snapshot(), scenario, where);
+          await recoverAndCheck(again, scenario, where);
         }
         counts.secondCrashPoints += recoveryOps;
       }
@@ -220,8 +223,9 @@ describe.each(scenarios)('crash at every operation: $name', (scenario) => {
         );
         // A fault in a best-effort step may be absorbed; any other fault surfaces with its code.
         if (outcome !== null) expectFaultSurfaced(outcome, code);
-        expectInvariants(fs.snapshot(), scenario);
-        await recoverAndCheck(fs, scenario);
+        const where = `${code} at op ${failAt}`;
+        expectInvariants(fs.snapshot(), scenario, where);
+        await recoverAndCheck(fs, scenario, where);
       }
       counts.faultPoints += opCount;
     },
