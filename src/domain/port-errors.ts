@@ -84,9 +84,11 @@ export class LockError extends PortError<LockErrorCode> {
 
 /**
  * `unavailable`: no answer from the API server (unreachable, the connection broke off, no
- * usable cluster configuration); `refused`: it answered with an HTTP error status.
+ * usable cluster configuration); `refused`: it answered with an HTTP error status;
+ * `unauthorized`: it kept refusing the credentials (401) although they were read again, so
+ * waiting will not help (given explicitly, never derived from the status).
  */
-export type ClusterErrorCode = 'unavailable' | 'refused';
+export type ClusterErrorCode = 'unavailable' | 'refused' | 'unauthorized';
 
 /**
  * Thrown by OperationStore implementations when the cluster cannot be reached or refuses;
@@ -95,8 +97,8 @@ export type ClusterErrorCode = 'unavailable' | 'refused';
 export class ClusterError extends PortError<ClusterErrorCode> {
   readonly status: number | null;
 
-  constructor(status: number | null, message: string) {
-    super('ClusterError', status === null ? 'unavailable' : 'refused', message);
+  constructor(status: number | null, message: string, code?: ClusterErrorCode) {
+    super('ClusterError', code ?? (status === null ? 'unavailable' : 'refused'), message);
     this.status = status;
   }
 }

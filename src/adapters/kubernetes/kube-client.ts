@@ -2,9 +2,14 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Watch } from '@kubernetes/client-node/dist/watch.js';
 import { ClusterError } from '../../domain/port-errors.js';
 import { redactUrlsInText } from '../../domain/redacted-url.js';
+import type { ProcessRunner } from '../../ports/process-runner.js';
+import { NodeProcessRunner } from '../node/node-process-runner.js';
+import { Credentials } from './credentials.js';
+import { EXEC_TIMEOUT_MS, ExecCredentialSource } from './exec-credential.js';
 import { KubeHttp } from './kube-http.js';
-import { loadClusterAccess } from './kubeconfig.js';
+import { loadClusterConfig, type ClusterConfig } from './kubeconfig.js';
 import { MACHINE_OPERATIONS_PATH } from './machine-operation.js';
+import { proxyFor } from './proxy.js';
 
 export interface ListPage {
   readonly items: readonly unknown[];
@@ -32,33 +37,46 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ER
 export class KubeClient {
   private constructor(
     private readonly http: KubeHttp,
-    private readonly watcher: Watch,
+    private readonly WatchClient: typeof Watch,
   ) {}
 
-  /** From a kubeconfig file, or the default chain (KUBECONFIG, in-cluster, ~/.kube/config). */
-  static async connect(kubeconfigPath: string | null): Promise<KubeClient> {
-    const access = await loadClusterAccess(kubeconfigPath);
-    const http = new KubeHttp(access);
+  /**
+   * From a kubeconfig file, or the default chain (KUBECONFIG, in-cluster, ~/.kube/config). The
+   * credentials are obtained once here (a missing token file or a failing plugin is an error
+   * now, not at the first list), and kept current from then on.
+   */
+  static async connect(kubeconfigPath: string | null, options: ConnectOptions = {}): Promise<KubeClient> {
+    const env = options.env ?? process.env;
+    const config = await loadClusterConfig(kubeconfigPath, env, options.serviceAccountDir);
+    const proxy = proxyFor(new URL(config.server), config.proxyUrl, env);
+    const nowMs = options.nowMs ?? Date.now;
+    const exec =
+      config.user.exec === undefined
+        ? null
+        : new ExecCredentialSource(config.user.exec, {
+            runner: options.runner ?? new NodeProcessRunner(),
+            nowMs,
+            timeoutMs: options.execTimeoutMs ?? EXEC_TIMEOUT_MS,
+            env,
+            cluster: config.user.exec.provideClusterInfo ? clusterInfo(config) : null,
+          });
+    const credentials = new Credentials(config.user, exec, nowMs);
+    await credentials.current();
     const { Watch } = await import('@kubernetes/client-node/dist/watch.js');
-    // Watch reads only these two members of its KubeConfig: the server, and the fetch options
-    // (credentials and TLS agent) for the streaming request.
-    const config = {
-      getCurrentCluster: () => ({
-        name: 'cluster',
-        server: access.server,
-        skipTLSVerify: !access.tls.rejectUnauthorized,
-      }),
-      applyToFetchOptions: async (options: object) => ({
-        ...options,
-        headers: { ...access.headers },
-        agent: http.agent,
-      }),
-    };
-    return new KubeClient(http, new Watch(config as unknown as KubeConfig));
+    return new KubeClient(new KubeHttp(config, credentials, proxy), Watch);
   }
 
   get server(): string {
-    return this.http.access.server;
+    return this.http.config.server;
+  }
+
+  /** The user name the API server authenticates these credentials as (a SelfSubjectReview): for diagnostics. */
+  async authenticatedUser(): Promise<string | null> {
+    const review = (await this.http.call('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+    })) as { status?: { userInfo?: { username?: unknown } } } | null;
+    const username = review?.status?.userInfo?.username;
+    return typeof username === 'string' ? username : null;
   }
 
   async list(query: {
@@ -131,22 +149,66 @@ export class KubeClient {
       timeoutSeconds: query.timeoutSeconds,
     };
     if (query.fieldSelector !== undefined) params['fieldSelector'] = query.fieldSelector;
+    const { credentials, config } = this.http;
+    const state = await translated(() => credentials.current());
+    // Each watch is a new connection with the credentials of now, in a pool of its own.
+    const agent = this.http.watchAgent(state);
+    const watcher = new this.WatchClient({
+      // Watch reads only these two members of its KubeConfig: the server, and the fetch options.
+      getCurrentCluster: () => ({ name: 'cluster', server: config.server, skipTLSVerify: !config.rejectUnauthorized }),
+      applyToFetchOptions: async (options: object) => ({ ...options, headers: { ...state.headers }, agent }),
+    } as unknown as KubeConfig);
     let finished = false;
     const done = (error: unknown): void => {
       if (finished) return;
       finished = true;
-      onDone(error === null || error === undefined || isAbort(error) ? null : asClusterError(error));
+      agent.destroy();
+      const failure = error === null || error === undefined || isAbort(error) ? null : asClusterError(error);
+      // Read the credentials again now, so the next watch does not send what was just refused.
+      if (failure?.status === 401) credentials.rejected(state).catch(() => false);
+      onDone(failure);
     };
-    const controller = await translated(() =>
-      this.watcher.watch(
+    let controller: AbortController;
+    try {
+      controller = await watcher.watch(
         MACHINE_OPERATIONS_PATH,
         params,
         (type: string, object: unknown) => onEvent(type as WatchEventType, object),
         done,
-      ),
-    );
-    return { abort: () => controller.abort() };
+      );
+    } catch (error) {
+      agent.destroy();
+      throw asClusterError(error);
+    }
+    return {
+      abort: () => {
+        controller.abort();
+        agent.destroy();
+      },
+    };
   }
+}
+
+export interface ConnectOptions {
+  /** Default `process.env`: KUBECONFIG, the in-cluster variables, the proxy variables, the plugin's environment. */
+  readonly env?: NodeJS.ProcessEnv;
+  readonly serviceAccountDir?: string;
+  /** Runs exec credential plugins; default a NodeProcessRunner. */
+  readonly runner?: ProcessRunner;
+  /** The time credentials are judged by (token file age, plugin expiry); default Date.now. */
+  readonly nowMs?: () => number;
+  readonly execTimeoutMs?: number;
+}
+
+/** `spec.cluster` of KUBERNETES_EXEC_INFO for a plugin that asks for it (`provideClusterInfo`). */
+function clusterInfo(config: ClusterConfig): Record<string, unknown> {
+  return {
+    server: config.server,
+    ...(config.tlsServerName === undefined ? {} : { 'tls-server-name': config.tlsServerName }),
+    'insecure-skip-tls-verify': !config.rejectUnauthorized,
+    ...(config.ca === undefined ? {} : { 'certificate-authority-data': config.ca.toString('base64') }),
+    ...(config.proxyUrl === undefined ? {} : { 'proxy-url': config.proxyUrl }),
+  };
 }
 
 async function translated<T>(call: () => Promise<T>): Promise<T> {

@@ -1,7 +1,10 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Agent, IncomingMessage } from 'node:http';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { ClusterError } from '../../domain/port-errors.js';
-import type { ClusterAccess } from './kubeconfig.js';
+import { createAgent } from './connect-agent.js';
+import type { AuthState, Credentials } from './credentials.js';
+import type { ClusterConfig } from './kubeconfig.js';
 
 /** Every API call is bounded: a hung server must not hold the upgrade forever. */
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -12,24 +15,34 @@ export interface KubeResponse {
   readonly body: unknown;
 }
 
+interface Pool {
+  readonly tlsId: string;
+  readonly agent: Agent;
+  inFlight: number;
+  retired: boolean;
+}
+
 /**
- * JSON requests to the API server with the kubeconfig's credentials and TLS trust, over one
- * keep-alive agent. Non-2xx answers are ClusterErrors carrying the status and the Status reason;
- * transport failures are ClusterErrors with status `null`.
+ * JSON requests to the API server with current credentials and the kubeconfig's TLS trust, over
+ * a keep-alive pool that is replaced when the client certificate changes (the old one closes once
+ * its requests are done). A 401 makes the credentials be read again, and the request is sent once
+ * more when that changed them. Non-2xx answers are ClusterErrors carrying the status and the
+ * Status reason; transport failures are ClusterErrors with status `null`.
  */
 export class KubeHttp {
-  readonly agent: HttpAgent | HttpsAgent;
   private readonly secure: boolean;
+  private pool: Pool | null = null;
 
-  constructor(readonly access: ClusterAccess) {
-    this.secure = access.server.startsWith('https:');
-    this.agent = this.secure
-      ? new HttpsAgent({ keepAlive: true, maxSockets: 4, ...access.tls })
-      : new HttpAgent({ keepAlive: true, maxSockets: 4 });
+  constructor(
+    readonly config: ClusterConfig,
+    readonly credentials: Credentials,
+    private readonly proxy: URL | null,
+  ) {
+    this.secure = config.server.startsWith('https:');
   }
 
   async call(
-    method: 'GET' | 'PATCH',
+    method: 'GET' | 'PATCH' | 'POST',
     path: string,
     options: {
       readonly query?: Readonly<Record<string, string>>;
@@ -37,25 +50,55 @@ export class KubeHttp {
       readonly contentType?: string;
     } = {},
   ): Promise<unknown> {
-    const url = new URL(this.access.server + path);
+    const url = new URL(this.config.server + path);
     for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, value);
     const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
-    const response = await new Promise<KubeResponse>((resolve, reject) => {
+    for (let attempt = 1; ; attempt += 1) {
+      const state = await this.credentials.current();
+      const response = await this.send(state, method, url, payload, options.contentType);
+      // A refused credential is never sent twice: only a changed one earns the one retry.
+      if (response.status === 401 && attempt === 1 && (await this.credentials.rejected(state))) continue;
+      if (response.status >= 200 && response.status < 300) return response.body;
+      const reason = (response.body as { reason?: unknown } | null)?.reason;
+      throw new ClusterError(
+        response.status,
+        `${method} ${url.pathname} was answered ${response.status}${typeof reason === 'string' ? ` (${reason})` : ''}`,
+      );
+    }
+  }
+
+  /** A pool for one watch alone, without keep-alive: a stream that lasts minutes holds only its own connection. */
+  watchAgent(state: AuthState): Agent {
+    return this.createAgent(state, false);
+  }
+
+  close(): void {
+    this.pool?.agent.destroy();
+    this.pool = null;
+  }
+
+  private send(
+    state: AuthState,
+    method: string,
+    url: URL,
+    payload: Buffer | undefined,
+    contentType: string | undefined,
+  ): Promise<KubeResponse> {
+    const pool = this.poolFor(state);
+    pool.inFlight += 1;
+    return new Promise<KubeResponse>((resolve, reject) => {
       const request = (this.secure ? httpsRequest : httpRequest)(
         url,
         {
           method,
-          agent: this.agent,
+          agent: pool.agent,
           timeout: REQUEST_TIMEOUT_MS,
           headers: {
-            ...this.access.headers,
+            ...state.headers,
             accept: 'application/json',
             ...(payload === undefined
               ? {}
-              : {
-                  'content-type': options.contentType ?? 'application/json',
-                  'content-length': String(payload.length),
-                }),
+              : { 'content-type': contentType ?? 'application/json', 'content-length': String(payload.length) }),
           },
         },
         (incoming) => readJson(incoming).then(resolve, reject),
@@ -65,17 +108,37 @@ export class KubeHttp {
         reject(new ClusterError(null, `the API server cannot be reached: ${error.message}`)),
       );
       request.end(payload);
-    });
-    if (response.status >= 200 && response.status < 300) return response.body;
-    const reason = (response.body as { reason?: unknown } | null)?.reason;
-    throw new ClusterError(
-      response.status,
-      `${method} ${url.pathname} was answered ${response.status}${typeof reason === 'string' ? ` (${reason})` : ''}`,
-    );
+    }).finally(() => this.release(pool));
   }
 
-  close(): void {
-    this.agent.destroy();
+  private poolFor(state: AuthState): Pool {
+    const current = this.pool;
+    if (current !== null && current.tlsId === state.tlsId) return current;
+    if (current !== null) {
+      current.retired = true;
+      this.release(current, 0);
+    }
+    this.pool = { tlsId: state.tlsId, agent: this.createAgent(state, true), inFlight: 0, retired: false };
+    return this.pool;
+  }
+
+  private release(pool: Pool, finished = 1): void {
+    pool.inFlight -= finished;
+    if (pool.retired && pool.inFlight === 0) pool.agent.destroy();
+  }
+
+  private createAgent(state: AuthState, keepAlive: boolean): Agent {
+    const { config } = this;
+    return createAgent({
+      secure: this.secure,
+      keepAlive,
+      rejectUnauthorized: config.rejectUnauthorized,
+      proxy: this.proxy,
+      ...(config.ca === undefined ? {} : { ca: config.ca }),
+      ...(state.cert === undefined ? {} : { cert: state.cert }),
+      ...(state.key === undefined ? {} : { key: state.key }),
+      ...(config.tlsServerName === undefined ? {} : { servername: config.tlsServerName }),
+    });
   }
 }
 

@@ -1,125 +1,85 @@
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
-import { load } from 'js-yaml';
+import { join } from 'node:path';
 import { ClusterError } from '../../domain/port-errors.js';
+import { readBounded, readKubeconfigs, pathFrom, text } from './kubeconfig-files.js';
+import { readUser, type UserConfig } from './kubeconfig-user.js';
 
-/** What a request to the API server needs: where, which credentials, which TLS trust. */
-export interface ClusterAccess {
+export type { ExecConfig, UserConfig } from './kubeconfig-user.js';
+
+/** Where the API server is, how it is trusted and reached, and how this client authenticates. */
+export interface ClusterConfig {
+  /** `https://host:port` without a trailing slash. */
   readonly server: string;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly tls: {
-    readonly ca?: Buffer;
-    readonly cert?: Buffer;
-    readonly key?: Buffer;
-    readonly rejectUnauthorized: boolean;
-  };
+  readonly ca?: Buffer;
+  readonly rejectUnauthorized: boolean;
+  /** The name the server's certificate is checked against (and sent as SNI) instead of the server's host. */
+  readonly tlsServerName?: string;
+  /** The cluster's `proxy-url`: used for every request, whatever the environment says. */
+  readonly proxyUrl?: string;
+  readonly user: UserConfig;
 }
 
 const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
-const KUBECONFIG_MAX_BYTES = 1024 * 1024;
 
 /**
- * Reads cluster access from a kubeconfig file, or by default from KUBECONFIG (its first file),
- * the in-cluster service account, or ~/.kube/config. Supported credentials: bearer tokens
- * (inline or file), client certificates and basic auth; exec plugins and auth providers are
- * refused with a clear error rather than half-supported. Loaded without the full Kubernetes
- * client, whose generated models cost ~70 MiB of RSS (docs/benchmarks.md#daemon-under-load: idle
- * RSS ≤ 100 MiB).
+ * Reads cluster access from a kubeconfig file, or by default from KUBECONFIG (every file it
+ * lists, merged as kubectl merges them), the in-cluster service account, or ~/.kube/config.
+ * Credentials: bearer tokens (inline or a token file), client certificates (inline or files),
+ * basic auth and exec credential plugins; auth providers are refused. Files holding
+ * credentials are only named here: `Credentials` reads them, and reads them again as they
+ * rotate. Loaded without the full Kubernetes client, whose generated models cost ~70 MiB of RSS
+ * (docs/benchmarks.md#daemon-under-load: idle RSS ≤ 100 MiB).
  */
-export async function loadClusterAccess(
+export async function loadClusterConfig(
   kubeconfigPath: string | null,
   env: NodeJS.ProcessEnv = process.env,
   serviceAccountDir = SERVICE_ACCOUNT_DIR,
-): Promise<ClusterAccess> {
-  if (kubeconfigPath !== null) return fromKubeconfig(kubeconfigPath);
-  const fromEnv = env['KUBECONFIG']?.split(':').find((entry) => entry !== '');
-  if (fromEnv !== undefined) return fromKubeconfig(fromEnv);
+): Promise<ClusterConfig> {
+  if (kubeconfigPath !== null) return fromKubeconfigs([kubeconfigPath], false);
+  const listed = (env['KUBECONFIG'] ?? '').split(':').filter((entry) => entry !== '');
+  if (listed.length > 0) return fromKubeconfigs([...new Set(listed)], true);
   const host = env['KUBERNETES_SERVICE_HOST'];
   if (host !== undefined && host !== '')
     return inCluster(host, env['KUBERNETES_SERVICE_PORT'] ?? '443', serviceAccountDir);
-  return fromKubeconfig(join(homedir(), '.kube', 'config'));
+  return fromKubeconfigs([join(env['HOME'] ?? homedir(), '.kube', 'config')], false);
 }
 
-async function inCluster(host: string, port: string, serviceAccountDir: string): Promise<ClusterAccess> {
-  const token = (await readSecret(join(serviceAccountDir, 'token'))).toString('utf8').trim();
-  const ca = await readSecret(join(serviceAccountDir, 'ca.crt'));
+/** The pod's service account: its token file is re-read like any token file (it is rotated by the kubelet). */
+async function inCluster(host: string, port: string, serviceAccountDir: string): Promise<ClusterConfig> {
+  const ca = await readBounded(join(serviceAccountDir, 'ca.crt'));
   const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  return { server, headers: { authorization: `Bearer ${token}` }, tls: { ca, rejectUnauthorized: true } };
+  return { server, ca, rejectUnauthorized: true, user: { tokenFile: join(serviceAccountDir, 'token') } };
 }
 
-async function fromKubeconfig(path: string): Promise<ClusterAccess> {
-  const text = (await readSecret(path)).toString('utf8');
-  let document: unknown;
-  try {
-    document = load(text);
-  } catch {
-    throw new ClusterError(null, `the kubeconfig ${path} is not valid YAML`);
-  }
-  const config = record(document);
-  const contextName = config['current-context'];
-  if (typeof contextName !== 'string' || contextName === '')
-    throw new ClusterError(null, `the kubeconfig ${path} names no current context`);
-  const context = record(named(config['contexts'], contextName)?.['context']);
-  const cluster = record(named(config['clusters'], context['cluster'])?.['cluster']);
-  const user = record(named(config['users'], context['user'])?.['user']);
+async function fromKubeconfigs(paths: readonly string[], skipMissing: boolean): Promise<ClusterConfig> {
+  const merged = await readKubeconfigs(paths, skipMissing);
+  const where =
+    merged.files.length === 1 ? `the kubeconfig ${merged.files[0] ?? ''}` : `KUBECONFIG (${merged.files.join(':')})`;
+  const contextName = merged.currentContext;
+  if (contextName === null) throw new ClusterError(null, `${where} names no current context`);
+  const context = merged.contexts.get(contextName)?.value ?? {};
+  const clusterEntry = merged.clusters.get(text(context['cluster']) ?? '');
+  const cluster = clusterEntry?.value ?? {};
   const server = cluster['server'];
-  if (typeof server !== 'string' || !/^https?:\/\//.test(server))
-    throw new ClusterError(null, `the kubeconfig ${path} names no server for context ${contextName}`);
-  if (user['exec'] !== undefined || user['auth-provider'] !== undefined) {
-    throw new ClusterError(
-      null,
-      `the kubeconfig ${path} uses an exec plugin or auth provider, which the daemon does not run; use a token or a client certificate`,
-    );
-  }
-  const base = dirname(path);
-  const bytes = async (inline: unknown, file: unknown): Promise<Buffer | undefined> => {
-    if (typeof inline === 'string' && inline !== '') return Buffer.from(inline, 'base64');
-    if (typeof file === 'string' && file !== '') return readSecret(isAbsolute(file) ? file : join(base, file));
-    return undefined;
-  };
-  const headers: Record<string, string> = {};
-  const token =
-    typeof user['token'] === 'string'
-      ? user['token']
-      : (await bytes(undefined, user['tokenFile']))?.toString('utf8').trim();
-  if (token !== undefined && token !== '') headers['authorization'] = `Bearer ${token}`;
-  else if (typeof user['username'] === 'string' && typeof user['password'] === 'string') {
-    headers['authorization'] = `Basic ${Buffer.from(`${user['username']}:${user['password']}`).toString('base64')}`;
-  }
-  const ca = await bytes(cluster['certificate-authority-data'], cluster['certificate-authority']);
-  const cert = await bytes(user['client-certificate-data'], user['client-certificate']);
-  const key = await bytes(user['client-key-data'], user['client-key']);
+  if (clusterEntry === undefined || typeof server !== 'string' || !/^https?:\/\//.test(server))
+    throw new ClusterError(null, `${where} names no server for context ${contextName}`);
+  const user = await readUser(merged.users.get(text(context['user']) ?? ''));
+  const caData = text(cluster['certificate-authority-data']);
+  const caFile = text(cluster['certificate-authority']);
+  const ca =
+    caData !== undefined
+      ? Buffer.from(caData, 'base64')
+      : caFile === undefined
+        ? undefined
+        : await readBounded(pathFrom(clusterEntry.file, caFile));
+  const tlsServerName = text(cluster['tls-server-name']);
+  const proxyUrl = text(cluster['proxy-url']);
   return {
     server: server.replace(/\/+$/, ''),
-    headers,
-    tls: {
-      ...(ca === undefined ? {} : { ca }),
-      ...(cert === undefined ? {} : { cert }),
-      ...(key === undefined ? {} : { key }),
-      rejectUnauthorized: cluster['insecure-skip-tls-verify'] !== true,
-    },
+    ...(ca === undefined ? {} : { ca }),
+    rejectUnauthorized: cluster['insecure-skip-tls-verify'] !== true,
+    ...(tlsServerName === undefined ? {} : { tlsServerName }),
+    ...(proxyUrl === undefined ? {} : { proxyUrl }),
+    user,
   };
-}
-
-async function readSecret(path: string): Promise<Buffer> {
-  try {
-    const content = await readFile(path);
-    if (content.length > KUBECONFIG_MAX_BYTES)
-      throw new ClusterError(null, `${path} is larger than ${KUBECONFIG_MAX_BYTES} bytes`);
-    return content;
-  } catch (error) {
-    if (error instanceof ClusterError) throw error;
-    throw new ClusterError(null, `${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-}
-
-function named(list: unknown, name: unknown): Record<string, unknown> | undefined {
-  if (!Array.isArray(list) || typeof name !== 'string') return undefined;
-  const found = list.find((entry) => record(entry)['name'] === name);
-  return found === undefined ? undefined : record(found);
-}
-
-function record(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }

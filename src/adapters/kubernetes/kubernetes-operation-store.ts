@@ -12,18 +12,24 @@ import type { KubeClient } from './kube-client.js';
 import { isTerminalPhase, readMachineOperation, type MachineOperationView } from './machine-operation.js';
 import { operationStream, type StreamSettings } from './operation-stream.js';
 import { inProgressPatch, terminalPatch } from './status-patch.js';
+import { UnauthorizedStreak } from './unauthorized-streak.js';
 
 /** A 409 means someone wrote in between: re-read and write again, this many times at most. */
 const CONFLICT_ATTEMPTS = 8;
 const CONFLICT_DELAY_MS = 50;
 
 export const DEFAULT_STREAM_SETTINGS: Omit<StreamSettings, 'machineName'> = {
-  watchTimeoutSeconds: 300,
+  watchTimeoutMinSeconds: 300,
+  watchTimeoutMaxSeconds: 600,
   idleTimeoutMs: 90_000,
   retryDelayMs: 1_000,
   retryDelayMaxMs: 30_000,
   listPageSize: 500,
   nodeLabelsTtlMs: 60_000,
+  // Long enough for a rotation that is late (a token file re-read each minute, a plugin whose
+  // backend is briefly away); short enough that a node with dead credentials restarts visibly.
+  unauthorized: { attempts: 5, windowMs: 180_000 },
+  random: Math.random,
 };
 
 export interface KubernetesStoreOptions {
@@ -41,7 +47,14 @@ export interface KubernetesStoreOptions {
  * the same name) is `gone`; a status that is already terminal is never overwritten.
  */
 export class KubernetesOperationStore implements OperationStore {
-  constructor(private readonly options: KubernetesStoreOptions) {}
+  private readonly settings: StreamSettings;
+  /** Shared by the stream and the status writes: any request that authenticates resets it. */
+  private readonly streak: UnauthorizedStreak;
+
+  constructor(private readonly options: KubernetesStoreOptions) {
+    this.settings = { ...DEFAULT_STREAM_SETTINGS, ...options.stream, machineName: options.machineName };
+    this.streak = new UnauthorizedStreak(this.settings.unauthorized, options.clock);
+  }
 
   markInProgress(ref: OperationRef, message: string): Promise<StatusWrite> {
     return this.writeStatus(ref, (operation, nowIso) =>
@@ -64,7 +77,7 @@ export class KubernetesOperationStore implements OperationStore {
   }
 
   async read(ref: OperationRef): Promise<AgentUpgradeRequest | null> {
-    const operation = readMachineOperation(await this.options.client.get(ref.name));
+    const operation = readMachineOperation(await this.observed(() => this.options.client.get(ref.name)));
     if (operation === null || (ref.uid !== null && operation.uid !== ref.uid)) return null;
     return {
       operation: { name: operation.name, uid: operation.uid },
@@ -74,12 +87,20 @@ export class KubernetesOperationStore implements OperationStore {
   }
 
   watch(signal: AbortSignal): AsyncIterable<AgentUpgradeRequest> {
-    const settings: StreamSettings = {
-      ...DEFAULT_STREAM_SETTINGS,
-      ...this.options.stream,
-      machineName: this.options.machineName,
-    };
-    return operationStream(this.options.client, settings, this.options.clock, this.options.logger, signal);
+    const { client, clock, logger } = this.options;
+    return operationStream(client, this.settings, clock, logger, signal, this.streak);
+  }
+
+  /** A request whose outcome says something about the credentials. */
+  private async observed<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      const result = await call();
+      this.streak.succeeded();
+      return result;
+    } catch (error) {
+      this.streak.record(error);
+      throw error;
+    }
   }
 
   private async writeStatus(
@@ -87,12 +108,12 @@ export class KubernetesOperationStore implements OperationStore {
     patchFor: (operation: MachineOperationView, nowIso: string) => object | null,
   ): Promise<StatusWrite> {
     for (let attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt += 1) {
-      const operation = readMachineOperation(await this.options.client.get(ref.name));
+      const operation = readMachineOperation(await this.observed(() => this.options.client.get(ref.name)));
       if (operation === null || (ref.uid !== null && operation.uid !== ref.uid)) return { kind: 'gone' };
       const patch = patchFor(operation, new Date(this.options.clock.nowMs()).toISOString());
       if (patch === null) return { kind: 'written' };
       try {
-        await this.options.client.patchStatus(ref.name, patch);
+        await this.observed(() => this.options.client.patchStatus(ref.name, patch));
         return { kind: 'written' };
       } catch (error) {
         if (!(error instanceof ClusterError)) throw error;

@@ -20,6 +20,8 @@ export interface MachineOperationView {
   readonly reason: string | null;
   readonly message: string | null;
   readonly startedAt: string | null;
+  /** `status.conditions` as stored (a status merge-patch replaces the whole list, so it is written back). */
+  readonly conditions: readonly Readonly<Record<string, unknown>>[];
 }
 
 const PHASES: readonly string[] = ['Pending', 'InProgress', 'Complete', 'Failed'];
@@ -40,9 +42,8 @@ export function readMachineOperation(object: unknown): MachineOperationView | nu
       if (typeof value === 'string') parameters[key] = value;
   }
   const phase = status['phase'];
-  const completed = Array.isArray(status['conditions'])
-    ? status['conditions'].find((entry) => isRecord(entry) && entry['type'] === 'Completed')
-    : undefined;
+  const conditions = Array.isArray(status['conditions']) ? status['conditions'].filter(isRecord) : [];
+  const completed = conditions.find((entry) => entry['type'] === 'Completed');
   return {
     name,
     uid,
@@ -55,6 +56,7 @@ export function readMachineOperation(object: unknown): MachineOperationView | nu
     reason: isRecord(completed) && typeof completed['reason'] === 'string' ? completed['reason'] : null,
     message: typeof status['message'] === 'string' ? status['message'] : null,
     startedAt: typeof status['startedAt'] === 'string' ? status['startedAt'] : null,
+    conditions,
   };
 }
 

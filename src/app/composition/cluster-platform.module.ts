@@ -5,6 +5,7 @@ import { KubernetesOperationStore } from '../../adapters/kubernetes/kubernetes-o
 import { NoOperationStore } from '../../adapters/none/no-operation-store.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
+import type { ProcessRunner } from '../../ports/process-runner.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
 import type { OperationStoreFactory } from '../managed/session-options.js';
 import { Tokens } from '../tokens.js';
@@ -16,14 +17,16 @@ export const noClusterModule = new ContainerModule(({ bind }) => {
 
 /**
  * `cluster.manager: "kubernetes"`: connects with `cluster.kubeconfig` (or the default chain) on
- * first use and watches for `cluster.machineName` (default: this host's name).
+ * first use and watches for `cluster.machineName` (default: this host's name, lower-cased as the
+ * kubelet names its Node). Exec credential plugins run through the process runner, bounded like
+ * every program the upgrader runs.
  */
 export const kubernetesClusterModule = new ContainerModule(({ bind }) => {
   bind(Tokens.OperationStoreFactory).toResolvedValue(
-    (config: UpgraderConfig, clock: Clock, logger: Logger): OperationStoreFactory =>
+    (config: UpgraderConfig, clock: Clock, logger: Logger, runner: ProcessRunner): OperationStoreFactory =>
       async () => {
-        const client = await KubeClient.connect(config.cluster.kubeconfig);
-        const machineName = config.cluster.machineName ?? hostname();
+        const client = await KubeClient.connect(config.cluster.kubeconfig, { runner, nowMs: () => clock.nowMs() });
+        const machineName = config.cluster.machineName ?? hostname().toLowerCase();
         return new KubernetesOperationStore({
           client,
           machineName,
@@ -31,6 +34,6 @@ export const kubernetesClusterModule = new ContainerModule(({ bind }) => {
           logger: logger.child({ component: 'machine-operations' }),
         });
       },
-    [Tokens.Config, Tokens.Clock, Tokens.Logger],
+    [Tokens.Config, Tokens.Clock, Tokens.Logger, Tokens.ProcessRunner],
   );
 });

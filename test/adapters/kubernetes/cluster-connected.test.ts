@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeClient } from '../../../src/adapters/kubernetes/kube-client.js';
 import { KubernetesOperationStore } from '../../../src/adapters/kubernetes/kubernetes-operation-store.js';
 import { SystemClock } from '../../../src/adapters/node/system-clock.js';
+import { startAuthGate, type AuthGate } from '../../support/kube/auth-gate.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/kube/fake-apiserver.js';
 import { machineOperation, writeKubeconfig } from '../../support/kube/machine-operations.js';
 import { makeScratch } from '../../support/real-tree.js';
@@ -9,7 +10,13 @@ import { RecordingLogger, type LogLine } from '../../support/recording-logger.js
 import { waitFor } from '../../support/wait-for.js';
 
 const MACHINE = 'node-1';
-const FAST = { idleTimeoutMs: 1_500, retryDelayMs: 50, retryDelayMaxMs: 200, watchTimeoutSeconds: 30 };
+const FAST = {
+  idleTimeoutMs: 1_500,
+  retryDelayMs: 50,
+  retryDelayMaxMs: 200,
+  watchTimeoutMinSeconds: 30,
+  watchTimeoutMaxSeconds: 30,
+};
 const WAIT_MS = 10_000;
 
 /** The "connected" line is the info line that names the server; backoff warnings carry `attempt`. */
@@ -21,6 +28,7 @@ describe('the daemon says it is connected only after the cluster answered', () =
   let scratch: ReturnType<typeof makeScratch>;
   let stop: AbortController;
   let logger: RecordingLogger;
+  let gate: AuthGate | undefined;
   beforeEach(async () => {
     scratch = makeScratch();
     stop = new AbortController();
@@ -29,14 +37,17 @@ describe('the daemon says it is connected only after the cluster answered', () =
   });
   afterEach(async () => {
     stop.abort();
+    await gate?.close();
+    gate = undefined;
     await server.close();
     scratch.cleanup();
   });
 
   it('not while the first lists are refused; once, naming server and machine, when a list succeeds', async () => {
-    server.failNext({ method: 'GET', watch: false }, { status: 401, times: 3 });
+    // Every request is refused 401 until the gate accepts the kubeconfig's token.
+    gate = await startAuthGate(server.origin);
     server.create(machineOperation('op', MACHINE));
-    const client = await KubeClient.connect(writeKubeconfig(scratch.root, server.origin));
+    const client = await KubeClient.connect(writeKubeconfig(scratch.root, gate.origin));
     const store = new KubernetesOperationStore({
       client,
       machineName: MACHINE,
@@ -48,10 +59,11 @@ describe('the daemon says it is connected only after the cluster answered', () =
     const first = stream.next();
     expect(await waitFor(() => logger.lines.filter(isListRetry).length >= 3, WAIT_MS)).toBe(true);
     expect(logger.lines.filter(isConnected)).toEqual([]);
+    gate.accept('test-token');
     expect((await first).value?.operation.name).toBe('op');
     const connected = logger.lines.filter(isConnected);
     expect(connected.map((line) => ({ server: line.fields['server'], machine: line.fields['machine'] }))).toEqual([
-      { server: server.origin, machine: MACHINE },
+      { server: gate.origin, machine: MACHINE },
     ]);
     expect(logger.lines.indexOf(connected[0] as LogLine)).toBeGreaterThan(logger.lines.findLastIndex(isListRetry));
   });
