@@ -26,7 +26,8 @@ export function translatePortError(error: unknown): Failure | null {
   if (error instanceof ServiceError) return failure(error.code === 'not-supported' ? 'E_CONFIG' : 'E_SERVICE', message);
   if (error instanceof LockError) return failure(error.code === 'permission' ? 'E_NOT_ROOT' : 'E_IO', message);
   if (error instanceof ArtifactError) return failure(error.code, message);
-  if (error instanceof ClusterError) return failure('E_CLUSTER', message);
+  if (error instanceof ClusterError)
+    return failure(error.code === 'unauthorized' ? 'E_CLUSTER_AUTH' : 'E_CLUSTER', message);
   // A port error added without a translation here is a bug: it propagates like any other.
   return null;
 }

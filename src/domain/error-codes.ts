@@ -39,6 +39,7 @@ export const ERROR_CODES = [
   'E_IO',
   'E_NETWORK',
   'E_INTERRUPTED',
+  'E_CLUSTER_AUTH',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -4,7 +4,8 @@ import type { Failure } from './failure.js';
 /**
  * How the daemon's work ends, in the vocabulary of a reconciler: done, try again after a known
  * delay (a busy lock, a stuck gate), a failure worth retrying with backoff, or a failure that
- * retrying cannot fix. Every delay the managed path waits lives here.
+ * retrying cannot fix (the daemon then stops, so its service manager restarts it and the failure
+ * shows). Every delay the managed path waits lives here.
  */
 export type WorkOutcome =
   | { readonly kind: 'done' }
@@ -24,8 +25,13 @@ export const RETRY_POLICY = Object.freeze({
   publishFirstMs: 1_000,
 });
 
-/** Codes no retry can fix: the process is misconfigured for this host. */
-const TERMINAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['E_CONFIG', 'E_WRONG_ARCH', 'E_USAGE']);
+/** Codes no retry can fix: the process is misconfigured for this host, or its cluster credentials stay refused. */
+const TERMINAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'E_CONFIG',
+  'E_WRONG_ARCH',
+  'E_USAGE',
+  'E_CLUSTER_AUTH',
+]);
 
 /** A failed attempt, classified: retried with backoff unless no retry can fix it. */
 export function failureOutcome(failure: Failure): WorkOutcome {

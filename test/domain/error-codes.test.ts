@@ -39,7 +39,7 @@ const SPEC_CODES = [
   'E_CLUSTER',
   'E_DISK_SPACE',
 ] as const;
-const DOMAIN_CODES = ['E_RECORD', 'E_STATE', 'E_IO', 'E_NETWORK', 'E_INTERRUPTED'] as const;
+const DOMAIN_CODES = ['E_RECORD', 'E_STATE', 'E_IO', 'E_NETWORK', 'E_INTERRUPTED', 'E_CLUSTER_AUTH'] as const;
 
 describe('ERROR_CODES', () => {
   it('is exactly the specified closed set', () => {
@@ -133,6 +133,7 @@ describe('exitCodeFor', () => {
     E_IO: 1,
     E_NETWORK: 1,
     E_INTERRUPTED: 1,
+    E_CLUSTER_AUTH: 1,
   };
 
   it('the table covers every code', () => {

@@ -278,8 +278,8 @@ describe('credentials that stay refused, on a real API server', () => {
       new Promise<'running'>((done) => setTimeout(() => done('running'), 30_000)),
     ]);
     stop.abort();
-    expect(exit).toMatchObject({ ok: false, failure: { code: 'E_CLUSTER' } });
-    expect(exitCodeFor('E_CLUSTER')).toBe(1);
+    expect(exit).toMatchObject({ ok: false, failure: { code: 'E_CLUSTER_AUTH' } });
+    expect(exitCodeFor('E_CLUSTER_AUTH')).toBe(1);
     expect(Date.now() - startedMs).toBeGreaterThanOrEqual(1_000);
     expect(world.logger.lines.filter((line) => line.level === 'error')).toHaveLength(1);
   }, 60_000);

@@ -81,3 +81,42 @@ describe('a self-hosted daemon outside the slots', () => {
     expect(world.store.requestCount.watch).toBe(0);
   });
 });
+
+describe('credentials the cluster keeps refusing', () => {
+  async function handedOver(world: ManagedWorld): Promise<void> {
+    await world.services.restart();
+    const release = world.publishRelease('2.0.0');
+    const parameters = { downloadURL: release.url, sha256: release.sha256 };
+    const operation = world.store.create({ name: 'up', parameters });
+    expect(await world.daemon().handler.handle({ operation, phase: null, parameters })).toEqual({
+      kind: 'handed-over',
+    });
+    await world.services.performScheduledRestarts();
+  }
+
+  it('end the daemon with E_CLUSTER_AUTH when the startup gate cannot publish; the record stays', async () => {
+    const world = new ManagedWorld();
+    await handedOver(world);
+    world.store.failTimes('publish', 20, { status: 401, code: 'unauthorized' });
+    const clock = new SteppedClock();
+    const daemon = startDaemon(world, clock, await world.services.mainExecutable());
+    await clock.runUntil(daemon.exited);
+    expect(await daemon.running).toMatchObject({ ok: false, failure: { code: 'E_CLUSTER_AUTH' } });
+    expect(await world.fs.lstat(LAYOUT.record)).not.toBeNull();
+    expect(world.store.get('up')?.phase).toBe('InProgress');
+  });
+
+  it('while a server error only keeps the gate retrying', async () => {
+    const world = new ManagedWorld();
+    await handedOver(world);
+    world.store.failTimes('publish', 20, { status: 503 });
+    const clock = new SteppedClock();
+    const daemon = startDaemon(world, clock, await world.services.mainExecutable());
+    await clock.runUntil(() => world.store.requestCount.publish >= 10);
+    expect(daemon.exited()).toBe(false);
+    world.store.clearFaults();
+    await clock.runUntil(() => world.store.get('up')?.phase === 'Complete');
+    daemon.stop();
+    expect(await daemon.running).toEqual({ ok: true, value: { kind: 'stopped' } });
+  });
+});

@@ -1,4 +1,4 @@
-import { ClusterError } from '../../domain/port-errors.js';
+import { ClusterError, type ClusterErrorCode } from '../../domain/port-errors.js';
 import type { Clock } from '../../ports/clock.js';
 import type {
   AgentUpgradeRequest,
@@ -19,6 +19,8 @@ export interface ClusterFault {
   readonly status?: number | null;
   /** The write reached the server but the response was lost: applied, then thrown (retries must be no-ops). */
   readonly afterWrite?: boolean;
+  /** The client's own verdict, e.g. `unauthorized` for credentials it keeps seeing refused. */
+  readonly code?: ClusterErrorCode;
 }
 
 export interface NewOperation {
@@ -284,5 +286,6 @@ function isTerminal(phase: OperationPhase | null): phase is TerminalStatus['phas
 
 function clusterError(method: OperationStoreMethod, fault: ClusterFault): ClusterError {
   const status = fault.status === undefined ? 500 : fault.status;
-  return new ClusterError(status, `${method} failed (injected${status === null ? ', network' : `, HTTP ${status}`})`);
+  const message = `${method} failed (injected${status === null ? ', network' : `, HTTP ${status}`})`;
+  return new ClusterError(status, message, fault.code);
 }

@@ -6,7 +6,7 @@ import type { AgentUpgradeRequest, OperationStore } from '../../ports/operation-
 import { LogKeys } from '../log-keys.js';
 import type { HandleOutcome } from '../managed/agent-upgrade-handler.js';
 import type { ManagedSession } from '../managed/managed-session.js';
-import { runUseCase } from '../failure-signal.js';
+import { raise, runUseCase } from '../failure-signal.js';
 import { WorkQueue, workKey } from './work-queue.js';
 
 export type DaemonExit =
@@ -55,6 +55,8 @@ export async function runDaemon(deps: DaemonDependencies, signal: AbortSignal): 
       }
       const step = await handleOne(deps, request, signal);
       if (step === 'handed-over') return await waitForStop(signal);
+      // No retry fixes it, for this operation or any other: the daemon stops with it.
+      if (step.kind === 'terminal-failure') raise(step.failure);
       const key = workKey(request.operation);
       const count = step.kind === 'retryable-failure' ? (failures.get(key) ?? 0) + 1 : 0;
       const delayMs = retryDelayMs(step, count);
@@ -138,6 +140,8 @@ async function openGate(deps: DaemonDependencies, signal: AbortSignal): Promise<
           afterMs: result.value.kind === 'busy' ? RETRY_POLICY.lockBusyMs : RETRY_POLICY.gateStuckMs,
         }
       : failureOutcome(result.failure);
+    // A failure no retry can fix (misconfiguration, refused credentials) ends the daemon, visibly.
+    if (outcome.kind === 'terminal-failure') raise(outcome.failure);
     const retryMs = retryDelayMs(outcome, failures) ?? RETRY_POLICY.failureMaxMs;
     logGateRetry(deps.logger, result.ok ? result.value : result.failure, retryMs);
     await deps.clock.sleep(retryMs, signal).catch(() => undefined);

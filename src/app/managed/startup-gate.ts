@@ -1,5 +1,5 @@
 import { failure } from '../../domain/failure.js';
-import { RETRY_POLICY } from '../../domain/retry-policy.js';
+import { failureOutcome, RETRY_POLICY } from '../../domain/retry-policy.js';
 import { decideStartup } from '../../domain/recovery/startup-policy.js';
 import {
   NO_PROGRESS,
@@ -229,7 +229,8 @@ export class StartupGate {
         return true;
       } catch (error) {
         const translated = translatePortError(error);
-        if (translated === null) throw error;
+        // No retry fixes credentials the cluster keeps refusing: the daemon must exit instead.
+        if (translated === null || failureOutcome(translated).kind === 'terminal-failure') throw error;
         this.deps.logger.warn(
           { [LogKeys.operation]: operation.name, [LogKeys.code]: translated.code, attempt },
           'Publishing the upgrade result failed; retrying.',
