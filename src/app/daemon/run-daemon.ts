@@ -50,6 +50,7 @@ export async function runDaemon(deps: DaemonDependencies, signal: AbortSignal): 
       // The first delivery is fresh from the watch; a retried one is read again.
       const request = failures.has(workKey(taken.operation)) ? await reread(deps, taken) : taken;
       if (request === null) {
+        failures.delete(workKey(taken.operation));
         pending.forget(taken);
         continue;
       }
