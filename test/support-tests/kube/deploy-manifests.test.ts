@@ -1,5 +1,7 @@
-// The manifests in deploy/ pin the contract the daemon and the fake API server rely on
-// (docs/operations.md#install-the-manifests): the MachineOperation CRD and the daemon's RBAC.
+// The daemon's manifests in deploy/ pin the contract the daemon and the fake API server rely on
+// (docs/operations.md#install-the-manifests): the MachineOperation CRD (and its variant for
+// servers before 1.30), the daemon's RBAC and the admission policy that keeps nodes to their own
+// operations. Other components' manifests in deploy/ have tests of their own.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,15 +25,27 @@ function isManifest(doc: unknown): doc is Manifest {
   );
 }
 
-const manifests: Manifest[] = readdirSync(DEPLOY)
-  .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
-  .sort()
-  .flatMap((f) => loadAll(readFileSync(join(DEPLOY, f), 'utf8')))
-  .filter((doc) => doc !== null && doc !== undefined)
-  .map((doc) => {
-    if (!isManifest(doc)) throw new Error(`not a Kubernetes manifest: ${JSON.stringify(doc)}`);
-    return doc;
-  });
+/** The daemon's files; the rollout controller's manifests are checked by deploy-rollout-manifests.test.ts. */
+const DAEMON_FILES = [
+  'agent-upgrade-admission-policy.yaml',
+  'agent-upgrade-rbac.yaml',
+  'machineoperation-crd-pre-1.30.yaml',
+  'machineoperation-crd.yaml',
+];
+
+function load(file: string): Manifest[] {
+  return loadAll(readFileSync(join(DEPLOY, file), 'utf8'))
+    .filter((doc) => doc !== null && doc !== undefined)
+    .map((doc) => {
+      if (!isManifest(doc)) throw new Error(`not a Kubernetes manifest: ${JSON.stringify(doc)}`);
+      return doc;
+    });
+}
+
+/** Everything but the pre-1.30 CRD, which is compared with the main one below. */
+const manifests: Manifest[] = DAEMON_FILES.filter((file) => file !== 'machineoperation-crd-pre-1.30.yaml').flatMap(
+  load,
+);
 
 function one(kind: string): Manifest {
   const found = manifests.filter((m) => m.kind === kind);
@@ -54,13 +68,23 @@ function at(value: unknown, ...path: (string | number)[]): unknown {
 
 const keys = (value: unknown): string[] => Object.keys(value as object).sort();
 
-describe('deploy/ manifests', () => {
-  it('contain exactly the CRD, the ClusterRole and the ClusterRoleBinding', () => {
+describe('deploy/ manifests of the daemon', () => {
+  it('are all there, and hold exactly the CRD, the RBAC and the admission policy', () => {
+    expect(readdirSync(DEPLOY)).toEqual(expect.arrayContaining(DAEMON_FILES));
     expect(manifests.map((m) => `${m.apiVersion} ${m.kind} ${m.metadata.name}`).sort()).toEqual([
+      'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy agent-upgrade-node-status',
+      'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding agent-upgrade-node-status',
       'apiextensions.k8s.io/v1 CustomResourceDefinition machineoperations.unbounded-cloud.io',
       'rbac.authorization.k8s.io/v1 ClusterRole agent-upgrade-daemon',
       'rbac.authorization.k8s.io/v1 ClusterRoleBinding agent-upgrade-daemon',
     ]);
+  });
+
+  it('ship a CRD for servers before 1.30 that differs only by the selectableFields stanza', () => {
+    const [pre] = load('machineoperation-crd-pre-1.30.yaml');
+    const main = structuredClone(one('CustomResourceDefinition')) as { spec: { versions: Record<string, unknown>[] } };
+    for (const version of main.spec.versions) delete version['selectableFields'];
+    expect(pre).toEqual(main);
   });
 
   describe('MachineOperation CRD', () => {
@@ -170,15 +194,10 @@ describe('deploy/ manifests', () => {
   });
 
   describe('RBAC', () => {
-    it('grants exactly read/watch on operations, status writes, and get on nodes', () => {
+    it('grants exactly the requests the daemon makes: get/list/watch operations, patch their status', () => {
       expect(at(one('ClusterRole'), 'rules')).toEqual([
         { apiGroups: ['unbounded-cloud.io'], resources: ['machineoperations'], verbs: ['get', 'list', 'watch'] },
-        {
-          apiGroups: ['unbounded-cloud.io'],
-          resources: ['machineoperations/status'],
-          verbs: ['get', 'patch', 'update'],
-        },
-        { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
+        { apiGroups: ['unbounded-cloud.io'], resources: ['machineoperations/status'], verbs: ['patch'] },
       ]);
     });
 
@@ -192,6 +211,28 @@ describe('deploy/ manifests', () => {
       expect(at(binding, 'subjects')).toEqual([
         { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:nodes' },
       ]);
+    });
+  });
+
+  describe('admission policy', () => {
+    it('holds node identities to the status of operations whose machineRef names them', () => {
+      const policy = one('ValidatingAdmissionPolicy');
+      expect(at(policy, 'spec', 'failurePolicy')).toBe('Fail');
+      expect(at(policy, 'spec', 'matchConstraints', 'resourceRules')).toEqual([
+        {
+          apiGroups: ['unbounded-cloud.io'],
+          apiVersions: ['*'],
+          resources: ['machineoperations/status'],
+          operations: ['UPDATE'],
+        },
+      ]);
+      expect(at(policy, 'spec', 'validations', 0, 'expression')).toBe(
+        'has(oldObject.spec.machineRef) && oldObject.spec.machineRef == variables.nodeName',
+      );
+      expect(at(one('ValidatingAdmissionPolicyBinding'), 'spec')).toEqual({
+        policyName: 'agent-upgrade-node-status',
+        validationActions: ['Deny'],
+      });
     });
   });
 });

@@ -30,6 +30,13 @@ const upgrade = (name: string, machineRef: string) => ({
   spec: { machineRef, operationKind: 'AgentUpgrade', parameters: { downloadURL: 'https://example.test/agent.tar.gz' } },
 });
 
+const condition = (type: string, status: string) => ({
+  type,
+  status,
+  reason: 'Testing',
+  lastTransitionTime: '2024-01-01T00:00:00Z',
+});
+
 afterEach(async () => {
   for (const w of watches.splice(0)) w.abort();
   await server.close();
@@ -170,7 +177,7 @@ describe('status writes', () => {
     await start();
     server.create({
       ...upgrade('op-a', 'node-1'),
-      status: { phase: 'InProgress', message: 'x', conditions: [{ type: 'Completed', status: 'False' }] },
+      status: { phase: 'InProgress', message: 'x', conditions: [condition('Completed', 'False')] },
     });
     const api = customObjects(server.origin);
 
@@ -178,18 +185,13 @@ describe('status writes', () => {
       {
         ...coords,
         name: 'op-a',
-        body: { status: { phase: 'Complete', message: null, conditions: [{ type: 'Completed', status: 'True' }] } },
+        body: { status: { phase: 'Complete', message: null, conditions: [condition('Completed', 'True')] } },
       },
       mergePatch,
     );
 
-    expect(server.get('op-a')?.status).toEqual({
-      phase: 'Complete',
-      conditions: [{ type: 'Completed', status: 'True' }],
-    });
-    expect(server.statusWrites('op-a')).toEqual([
-      { phase: 'Complete', conditions: [{ type: 'Completed', status: 'True' }] },
-    ]);
+    expect(server.get('op-a')?.status).toEqual({ phase: 'Complete', conditions: [condition('Completed', 'True')] });
+    expect(server.statusWrites('op-a')).toEqual([{ phase: 'Complete', conditions: [condition('Completed', 'True')] }]);
   });
 
   it('ignores everything but status in a status patch', async () => {
@@ -247,7 +249,7 @@ describe('status writes', () => {
     expect(server.get('op-a')?.status).toEqual({ phase: 'Complete' });
   });
 
-  it('answers the client default patch type (JSON Patch) with 415', async () => {
+  it('answers the client default patch type (JSON Patch) with a merge-patch body with 400, as a real server does', async () => {
     await start();
     server.create(upgrade('op-a', 'node-1'));
     const failure = await apiFailure(
@@ -257,9 +259,20 @@ describe('status writes', () => {
         body: { status: { phase: 'Complete' } },
       }),
     );
-    expect(failure.code).toBe(415);
-    expect(failure.status).toMatchObject({ reason: 'UnsupportedMediaType', code: 415 });
+    expect(failure.code).toBe(400);
+    expect(failure.status).toMatchObject({ reason: 'BadRequest', code: 400 });
     expect(server.statusWrites('op-a')).toEqual([]);
+  });
+
+  it('applies a real JSON Patch to status', async () => {
+    await start();
+    server.create(upgrade('op-a', 'node-1'));
+    await customObjects(server.origin).patchClusterCustomObjectStatus({
+      ...coords,
+      name: 'op-a',
+      body: [{ op: 'add', path: '/status', value: { phase: 'InProgress' } }],
+    });
+    expect(server.get('op-a')?.status).toEqual({ phase: 'InProgress' });
   });
 
   it('answers injected conflicts with 409 and then lets the write through', async () => {

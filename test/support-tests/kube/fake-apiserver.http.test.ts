@@ -109,6 +109,7 @@ describe('discovery', () => {
     expect(groups.groups.map((g) => g.preferredVersion.groupVersion)).toEqual([
       'unbounded-cloud.io/v1alpha3',
       'apiextensions.k8s.io/v1',
+      'admissionregistration.k8s.io/v1',
       'rbac.authorization.k8s.io/v1',
     ]);
 
@@ -136,7 +137,11 @@ describe('discovery', () => {
         verbs: ['get', 'patch', 'update'],
       }),
     ]);
-    for (const path of ['/apis/apiextensions.k8s.io/v1', '/apis/rbac.authorization.k8s.io/v1']) {
+    for (const path of [
+      '/apis/apiextensions.k8s.io/v1',
+      '/apis/admissionregistration.k8s.io/v1',
+      '/apis/rbac.authorization.k8s.io/v1',
+    ]) {
       expect((await call('GET', path)).json).toMatchObject({ kind: 'APIResourceList' });
     }
   });
@@ -304,12 +309,27 @@ describe('MachineOperation writes over HTTP', () => {
     expect(server.statusWrites('op-a')).toEqual([{ phase: 'InProgress' }]);
   });
 
-  it('answers methods the fake does not serve with 405', async () => {
+  it('patches the spec of the main resource, bumping generation, and answers methods it does not serve with 405', async () => {
     await start();
     server.create(op('op-a'));
-    const answer = await call('PATCH', `${COLLECTION}/op-a`, { spec: {} }, 'application/merge-patch+json');
+    const patched = await call(
+      'PATCH',
+      `${COLLECTION}/op-a`,
+      { spec: { machineRef: 'node-2' } },
+      'application/merge-patch+json',
+    );
+    expect(patched.status).toBe(200);
+    expect(patched.json).toMatchObject({ metadata: { generation: 2 }, spec: { machineRef: 'node-2' } });
+    const answer = await call('POST', `${COLLECTION}/op-a`, op('op-a'));
     expect(answer.status).toBe(405);
     expect(answer.json).toMatchObject({ reason: 'MethodNotAllowed', code: 405 });
+  });
+
+  it('answers 401 without one of the configured tokens, and records the request', async () => {
+    server = await startFakeApiServer({ tokens: ['good'] });
+    expect((await call('GET', COLLECTION)).status).toBe(401);
+    expect(server.requestCount()).toBe(1);
+    expect((await call('GET', '/version')).json).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
   });
 
   it('bumps one global resourceVersion on every persisted change', async () => {

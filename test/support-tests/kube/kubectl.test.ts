@@ -11,6 +11,13 @@ import { type FakeApiServer, startFakeApiServer } from '../../support/kube/fake-
 
 const KUBECTL = '/usr/bin/kubectl';
 const DEPLOY = join(import.meta.dirname, '../../../deploy');
+/** The daemon's manifests (other components' manifests in deploy/ have tests of their own). */
+const DAEMON_MANIFESTS = [
+  'machineoperation-crd.yaml',
+  'machineoperation-crd-pre-1.30.yaml',
+  'agent-upgrade-rbac.yaml',
+  'agent-upgrade-admission-policy.yaml',
+];
 
 interface Run {
   readonly code: number | null;
@@ -82,14 +89,18 @@ describe('fake API server seen by kubectl', () => {
     expect(doc.resources[0]?.shortNames).toEqual(['mop']);
   });
 
-  it('create --dry-run=client maps every manifest in deploy/ through discovery', async () => {
-    const run = await kubectl(server, ['create', '--dry-run=client', '--validate=false', '-o', 'name', '-f', DEPLOY]);
+  it("create --dry-run=client maps every one of the daemon's manifests in deploy/ through discovery", async () => {
+    const files = DAEMON_MANIFESTS.flatMap((file) => ['-f', join(DEPLOY, file)]);
+    const run = await kubectl(server, ['create', '--dry-run=client', '--validate=false', '-o', 'name', ...files]);
 
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trim().split('\n').sort()).toEqual([
       'clusterrole.rbac.authorization.k8s.io/agent-upgrade-daemon',
       'clusterrolebinding.rbac.authorization.k8s.io/agent-upgrade-daemon',
       'customresourcedefinition.apiextensions.k8s.io/machineoperations.unbounded-cloud.io',
+      'customresourcedefinition.apiextensions.k8s.io/machineoperations.unbounded-cloud.io',
+      'validatingadmissionpolicy.admissionregistration.k8s.io/agent-upgrade-node-status',
+      'validatingadmissionpolicybinding.admissionregistration.k8s.io/agent-upgrade-node-status',
     ]);
     // Client-side dry run must not write anything, and kubectl found its way through discovery.
     expect(server.requestCount({ method: 'POST' })).toBe(0);

@@ -23,7 +23,7 @@ interface GroupVersionSpec {
   readonly resources: readonly ResourceSpec[];
 }
 
-/** Everything the fake claims to serve. Only nodes and machineoperations have real handlers. */
+/** Everything the fake claims to serve (so kubectl can map every manifest in deploy/). Only nodes and machineoperations have real handlers. */
 const SERVED: readonly GroupVersionSpec[] = [
   {
     group: '',
@@ -58,6 +58,26 @@ const SERVED: readonly GroupVersionSpec[] = [
         singularName: '',
         kind: 'CustomResourceDefinition',
         verbs: STATUS_VERBS,
+      },
+    ],
+  },
+  {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    resources: [
+      {
+        name: 'validatingadmissionpolicies',
+        singularName: 'validatingadmissionpolicy',
+        kind: 'ValidatingAdmissionPolicy',
+        verbs: ALL,
+        categories: ['api-extensions'],
+      },
+      {
+        name: 'validatingadmissionpolicybindings',
+        singularName: 'validatingadmissionpolicybinding',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        verbs: ALL,
+        categories: ['api-extensions'],
       },
     ],
   },

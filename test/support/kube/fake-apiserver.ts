@@ -1,10 +1,13 @@
 // A protocol-faithful fake Kubernetes API server on 127.0.0.1 for tests: discovery, Nodes and the
 // cluster-scoped MachineOperation resource (list with paging and field selectors, watch with
-// replay, bookmarks, expiry and timeouts, status subresource with optimistic concurrency), plus
-// fault injection and request bookkeeping.
+// replay, selector membership, bookmarks, expiry and timeouts, spec and status writes with
+// optimistic concurrency, generation and finalizers), validated and pruned by the shipped CRD's
+// schema, plus fault injection and request bookkeeping. test/contracts/kube-apiserver.contract.ts
+// holds it to what a real kube-apiserver answers.
 
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { type CrdModel, loadCrd, SHIPPED_CRD } from './crd.js';
 import { Faults, type FailResponse, isWatch, type KubeRequest, matches, type RequestMatcher } from './faults.js';
 import type { JsonObject } from './json.js';
 import { dispatch, type RouteContext, sendStatus } from './routes.js';
@@ -13,6 +16,7 @@ import { KubeStore } from './store.js';
 import { Timers } from './timers.js';
 import type { MachineOperation, MachineOperationInput, Node } from './types.js';
 import type { WatchInfo, WatchStream } from './watch.js';
+import { seededInput } from './writes.js';
 
 export type { FailResponse, KubeRequest, RequestMatcher } from './faults.js';
 export type { JsonObject, JsonValue } from './json.js';
@@ -21,20 +25,36 @@ export * from './types.js';
 export type { WatchInfo } from './watch.js';
 
 export interface FakeApiServerOptions {
-  /** Whether the CRD's `selectableFields: [.spec.machineRef]` is in effect (Kubernetes ≥ 1.31). Default true. */
+  /**
+   * Whether the CRD's `selectableFields: [.spec.machineRef]` is in effect (a server that keeps the
+   * stanza: 1.31 and later). Default: as the CRD says.
+   */
   readonly selectableFields?: boolean;
   /** Interval between BOOKMARK events on watches that allow them. Default 1000. */
   readonly bookmarkIntervalMs?: number;
+  /** The CRD manifest whose schema and selectable fields the fake serves. Default deploy/machineoperation-crd.yaml. */
+  readonly crdPath?: string;
+  /**
+   * Bearer tokens the fake accepts; a request without one of them is answered 401, as an
+   * authenticating server does. Default: no authentication (every request is served).
+   */
+  readonly tokens?: readonly string[];
+  /** How long a list at a resourceVersion the store has not reached waits before its 504. Default 3000. */
+  readonly tooLargeResourceVersionWaitMs?: number;
 }
 
 export interface FakeApiServer {
   /** `http://127.0.0.1:<port>`. */
   readonly origin: string;
 
-  /** Stores `op` as a POST would (ADDED event, new resourceVersion); unlike a POST, keeps a given `status` so tests can seed any phase. */
+  /**
+   * Stores `op` as a POST would (pruned and validated by the CRD's schema, ADDED event, new
+   * resourceVersion; throws the 422 StatusError for an object a real server refuses); unlike a
+   * POST, keeps a given `status` (validated too) so tests can seed any phase.
+   */
   create(op: MachineOperationInput): MachineOperation;
   get(name: string): MachineOperation | undefined;
-  /** Deletes as a DELETE would (DELETED event); throws if absent. */
+  /** Deletes as a DELETE would (DELETED event, or only a deletionTimestamp while finalizers remain); throws if absent. */
   delete(name: string): MachineOperation;
   /** Creates or replaces a Node with these labels (bumps the global resourceVersion, no MachineOperation event). */
   setNode(name: string, labels: Record<string, string>): Node;
@@ -65,27 +85,68 @@ export interface FakeApiServer {
   close(): Promise<void>;
 }
 
+/** Everything one fake holds; shared by the request handler and the test API. */
+interface Parts {
+  readonly server: Server;
+  readonly crd: CrdModel;
+  readonly store: KubeStore;
+  readonly timers: Timers;
+  readonly faults: Faults;
+  readonly watches: Set<WatchStream>;
+  readonly sockets: Set<Socket>;
+  readonly requests: KubeRequest[];
+  /** Set once close() was called. */
+  closing: Promise<void> | undefined;
+}
+
 export async function startFakeApiServer(options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
-  const selectableFields = options.selectableFields ?? true;
+  const crd = loadCrd(options.crdPath ?? SHIPPED_CRD);
+  const selectableFields =
+    options.selectableFields === false
+      ? []
+      : options.selectableFields === true && crd.selectableFields.length === 0
+        ? ['spec.machineRef']
+        : crd.selectableFields;
   const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 1000;
   if (!(bookmarkIntervalMs > 0)) throw new RangeError(`bookmarkIntervalMs must be positive: ${bookmarkIntervalMs}`);
+  const parts: Parts = {
+    server: createServer(),
+    crd,
+    store: new KubeStore(),
+    timers: new Timers(),
+    faults: new Faults(),
+    watches: new Set(),
+    sockets: new Set(),
+    requests: [],
+    closing: undefined,
+  };
+  const port = await listenOnLoopback(parts.server, parts.sockets);
+  const ctx: RouteContext = {
+    ...parts,
+    selectableFields,
+    bookmarkIntervalMs,
+    tooLargeResourceVersionWaitMs: options.tooLargeResourceVersionWaitMs ?? 3000,
+    serverAddress: `127.0.0.1:${port}`,
+    takeConflict: () => parts.faults.takeConflict(),
+  };
+  const origin = `http://127.0.0.1:${port}`;
+  const tokens = options.tokens === undefined ? undefined : new Set(options.tokens.map((token) => `Bearer ${token}`));
+  parts.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    handle(parts, ctx, origin, tokens, req, res).catch((error: unknown) => {
+      sendStatus(res, failure(500, `fake API server: ${error instanceof Error ? error.message : String(error)}`));
+    });
+  });
+  return testApi(parts, origin);
+}
 
-  const server = createServer();
-  const store = new KubeStore();
-  const timers = new Timers();
-  const faults = new Faults();
-  const watches = new Set<WatchStream>();
-  const sockets = new Set<Socket>();
-  const requests: KubeRequest[] = [];
-  let closing: Promise<void> | undefined;
-
+/** Listens on a kernel-chosen loopback port, tracking sockets so close() can destroy them. */
+async function listenOnLoopback(server: Server, sockets: Set<Socket>): Promise<number> {
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     // A client that hangs up mid-request must not surface as an unhandled error in the test run.
     socket.on('error', () => undefined);
   });
-
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
@@ -93,49 +154,46 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
+  return (server.address() as AddressInfo).port;
+}
 
-  const ctx: RouteContext = {
-    store,
-    timers,
-    selectableFields,
-    bookmarkIntervalMs,
-    serverAddress: `127.0.0.1:${port}`,
-    takeConflict: () => faults.takeConflict(),
-    watches,
+async function handle(
+  parts: Parts,
+  ctx: RouteContext,
+  origin: string,
+  tokens: ReadonlySet<string> | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const body = await readBody(req);
+  const url = new URL(req.url ?? '/', origin);
+  const record: KubeRequest = {
+    method: req.method ?? 'GET',
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+    headers: req.headers,
+    body,
   };
+  parts.requests.push(record);
+  // Authentication comes first on a real server: an unauthenticated request reaches nothing else.
+  if (tokens !== undefined && !tokens.has(req.headers.authorization ?? ''))
+    return sendStatus(res, failure(401, 'Unauthorized', 'Unauthorized'));
+  // Decide on an injected failure at arrival, so faults are consumed in request order even when
+  // delays reorder the answers.
+  const injected = parts.faults.takeFailure(record);
+  const wait = parts.faults.delayFor(record) + (injected?.delayMs ?? 0);
+  if (wait > 0) await parts.timers.sleep(wait);
+  if (parts.closing !== undefined || res.destroyed) return;
+  if (injected !== undefined)
+    return sendStatus(res, failure(injected.status, `injected failure (HTTP ${injected.status})`));
+  await dispatch(ctx, record, res);
+}
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const body = await readBody(req);
-    const url = new URL(req.url ?? '/', origin);
-    const record: KubeRequest = {
-      method: req.method ?? 'GET',
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      headers: req.headers,
-      body,
-    };
-    requests.push(record);
-    // Decide on an injected failure at arrival, so faults are consumed in request order even when
-    // delays reorder the answers.
-    const injected = faults.takeFailure(record);
-    const wait = faults.delayFor(record) + (injected?.delayMs ?? 0);
-    if (wait > 0) await timers.sleep(wait);
-    if (closing !== undefined || res.destroyed) return;
-    if (injected !== undefined)
-      return sendStatus(res, failure(injected.status, `injected failure (HTTP ${injected.status})`));
-    dispatch(ctx, record, res);
-  };
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    handle(req, res).catch((error: unknown) => {
-      sendStatus(res, failure(500, `fake API server: ${error instanceof Error ? error.message : String(error)}`));
-    });
-  });
-
+function testApi(parts: Parts, origin: string): FakeApiServer {
+  const { store, faults, watches, requests } = parts;
   return {
     origin,
-    create: (op) => store.create(op, true),
+    create: (op) => store.create(seededInput(parts.crd, op as unknown as JsonObject), true),
     get: (name) => store.get(name),
     delete: (name) => store.delete(name),
     setNode: (name, labels) => store.setNode(name, labels),
@@ -156,14 +214,14 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     statusWrites: (name) => store.statusWrites(name),
     openWatches: () => [...watches].map((w) => w.info),
     close: () => {
-      closing ??= new Promise<void>((resolve) => {
-        timers.clearAll();
+      parts.closing ??= new Promise<void>((resolve) => {
+        parts.timers.clearAll();
         for (const w of watches) w.drop();
         watches.clear(); // their 'close' events may arrive after close() has resolved
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
+        for (const s of parts.sockets) s.destroy();
+        parts.server.close(() => resolve());
       });
-      return closing;
+      return parts.closing;
     },
   };
 }

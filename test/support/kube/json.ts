@@ -53,3 +53,79 @@ export function mergePatch(target: JsonValue | undefined, patch: JsonValue): Jso
   }
   return result;
 }
+
+/** Why a JSON Patch could not be applied (the server answers 422 for these). */
+export class JsonPatchError extends Error {}
+
+function pointer(path: string): string[] {
+  if (path === '') return [];
+  if (!path.startsWith('/')) throw new JsonPatchError(`invalid JSON pointer ${JSON.stringify(path)}`);
+  return path
+    .slice(1)
+    .split('/')
+    .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function parentOf(document: JsonValue, tokens: readonly string[]): JsonValue {
+  let current = document;
+  for (const token of tokens.slice(0, -1)) {
+    const next: JsonValue | undefined = Array.isArray(current)
+      ? current[Number(token)]
+      : isJsonObject(current)
+        ? current[token]
+        : undefined;
+    if (next === undefined) throw new JsonPatchError(`no such path ${tokens.join('/')}`);
+    current = next;
+  }
+  return current;
+}
+
+function read(document: JsonValue, path: string): JsonValue {
+  const tokens = pointer(path);
+  if (tokens.length === 0) return document;
+  const parent = parentOf(document, tokens);
+  const last = tokens.at(-1) ?? '';
+  const value = Array.isArray(parent) ? parent[Number(last)] : isJsonObject(parent) ? parent[last] : undefined;
+  if (value === undefined) throw new JsonPatchError(`no such path ${path}`);
+  return value;
+}
+
+function write(document: JsonValue, path: string, value: JsonValue | undefined, insert: boolean): JsonValue {
+  const tokens = pointer(path);
+  if (tokens.length === 0) return value ?? null;
+  const parent = parentOf(document, tokens);
+  const last = tokens.at(-1) ?? '';
+  if (Array.isArray(parent)) {
+    const index = last === '-' ? parent.length : Number(last);
+    if (!Number.isInteger(index) || index < 0 || index > parent.length - (insert ? 0 : 1))
+      throw new JsonPatchError(`index ${last} out of range`);
+    if (value === undefined) parent.splice(index, 1);
+    else parent.splice(index, insert ? 0 : 1, value);
+  } else if (isJsonObject(parent)) {
+    if (!insert && parent[last] === undefined) throw new JsonPatchError(`no such path ${path}`);
+    if (value === undefined) delete parent[last];
+    else parent[last] = value;
+  } else throw new JsonPatchError(`no such path ${path}`);
+  return document;
+}
+
+/** RFC 6902 JSON Patch: add, remove, replace, move, copy and test, applied to a copy of `target`. */
+export function jsonPatch(target: JsonValue, operations: readonly JsonValue[]): JsonValue {
+  let document = structuredClone(target);
+  for (const operation of operations) {
+    if (!isJsonObject(operation) || typeof operation['path'] !== 'string')
+      throw new JsonPatchError('an operation needs an op and a path');
+    const { op, path, from, value } = operation;
+    if (op === 'add') document = write(document, path, structuredClone(value ?? null), true);
+    else if (op === 'remove') document = write(document, path, undefined, false);
+    else if (op === 'replace') document = write(document, path, structuredClone(value ?? null), false);
+    else if (op === 'test') {
+      if (!deepEqual(read(document, path), value)) throw new JsonPatchError(`test failed at ${path}`);
+    } else if ((op === 'move' || op === 'copy') && typeof from === 'string') {
+      const moved = structuredClone(read(document, from));
+      if (op === 'move') document = write(document, from, undefined, false);
+      document = write(document, path, moved, true);
+    } else throw new JsonPatchError(`unknown op ${JSON.stringify(op)}`);
+  }
+  return document;
+}

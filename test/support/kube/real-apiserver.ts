@@ -112,6 +112,8 @@ export class RealApiServer {
   admin!: KubeIdentity;
   /** How long etcd plus the API server took to become ready, in milliseconds. */
   startupMs = 0;
+  /** etcd's client URL (`http://127.0.0.1:<port>`), for tests that act on storage itself (e.g. compaction). */
+  etcdUrl = '';
 
   private constructor(
     readonly dir: string,
@@ -140,6 +142,7 @@ export class RealApiServer {
     try {
       const [etcd, etcdUrl] = await startEtcd(binaries, dir, deadlineMs);
       server.processes.push(etcd);
+      server.etcdUrl = etcdUrl;
       await server.startApiServer(etcdUrl, options.extraArgs ?? [], deadlineMs);
       server.startupMs = Date.now() - startedMs;
       return server;

@@ -1,8 +1,11 @@
-// fieldSelector / labelSelector parsing as kube-apiserver does it for a custom resource: a field
-// selector may only name metadata.name, metadata.namespace and the CRD's selectableFields, and any
-// other field is a 400 "field label not supported" — which is exactly what a server without the
-// `selectableFields` entry (Kubernetes < 1.31) answers for spec.machineRef.
+// fieldSelector / labelSelector parsing as kube-apiserver does it for a cluster-scoped custom
+// resource: a field selector may only name metadata.name and the CRD's selectableFields (not
+// metadata.namespace: the resource has none), and any other field is a 400 "field label not
+// supported" — which is exactly what a server without the `selectableFields` entry (before 1.30,
+// or 1.30 with the feature gate off) answers for spec.machineRef.
 
+import { selectableValue } from './crd.js';
+import type { JsonObject } from './json.js';
 import { fail } from './status.js';
 import type { MachineOperation } from './types.js';
 
@@ -31,16 +34,14 @@ function parseTerm(term: string, kind: 'field' | 'label'): Requirement {
 }
 
 function fieldValue(op: MachineOperation, key: string): string {
-  if (key === 'metadata.name') return op.metadata.name;
-  if (key === 'metadata.namespace') return ''; // cluster-scoped
-  const ref = op.spec?.['machineRef'];
-  return typeof ref === 'string' ? ref : ''; // a missing selectable field compares as ""
+  return key === 'metadata.name' ? op.metadata.name : selectableValue(op as unknown as JsonObject, key);
 }
 
-export function parseFieldSelector(raw: string | undefined, selectableFields: boolean): Selector {
+/** `selectableFields`: the CRD's, as field paths (`spec.machineRef`). */
+export function parseFieldSelector(raw: string | undefined, selectableFields: readonly string[]): Selector {
   if (raw === undefined || raw.trim() === '') return everything;
   const requirements = splitTerms(raw).map((t) => parseTerm(t, 'field'));
-  const supported = new Set(['metadata.name', 'metadata.namespace', ...(selectableFields ? ['spec.machineRef'] : [])]);
+  const supported = new Set(['metadata.name', ...selectableFields]);
   for (const r of requirements) {
     if (!supported.has(r.key)) throw fail(400, `field label not supported: ${r.key}`);
   }

@@ -2,12 +2,16 @@
 // error the fake answers is one of them, shaped as kube-apiserver shapes its own.
 
 import type { JsonObject } from './json.js';
+import type { Cause } from './schema.js';
+import { GROUP, KIND, PLURAL, QUALIFIED_RESOURCE } from './types.js';
 
 export interface StatusDetails {
   readonly name?: string;
   readonly group?: string;
-  /** The resource (plural) for object errors, as kube-apiserver fills it in. */
+  /** The resource (plural) for most object errors, the kind for schema errors, as kube-apiserver fills it in. */
   readonly kind?: string;
+  readonly causes?: readonly JsonObject[];
+  readonly retryAfterSeconds?: number;
 }
 
 export interface KubeStatus extends JsonObject {
@@ -47,7 +51,11 @@ export function failure(code: number, message: string, reason = reasonFor(code),
   const body: KubeStatus = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
   if (details !== undefined) {
     const d: JsonObject = {};
-    for (const [key, value] of Object.entries(details)) if (typeof value === 'string') d[key] = value;
+    if (details.name !== undefined) d['name'] = details.name;
+    if (details.group !== undefined) d['group'] = details.group;
+    if (details.kind !== undefined) d['kind'] = details.kind;
+    if (details.causes !== undefined) d['causes'] = details.causes.map((cause) => ({ ...cause }));
+    if (details.retryAfterSeconds !== undefined) d['retryAfterSeconds'] = details.retryAfterSeconds;
     body['details'] = d;
   }
   return body;
@@ -63,3 +71,15 @@ export class StatusError extends Error {
 
 export const fail = (code: number, message: string, reason?: string, details?: StatusDetails): StatusError =>
   new StatusError(failure(code, message, reason, details));
+
+/**
+ * The 422 kube-apiserver answers for an object that fails validation: one cause per problem, and a
+ * message listing them. Schema errors name the kind (`MachineOperation.<group>`); update-path
+ * errors such as a missing resourceVersion name the resource (`machineoperations.<group>`).
+ */
+export function invalid(name: string, causes: readonly Cause[], by: 'kind' | 'resource' = 'kind'): StatusError {
+  const listed = causes.map((cause) => `${cause.field}: ${cause.message}`);
+  const what = by === 'kind' ? `${KIND}.${GROUP}` : QUALIFIED_RESOURCE;
+  const message = `${what} "${name}" is invalid: ${listed.length === 1 ? listed[0] : `[${listed.join(', ')}]`}`;
+  return fail(422, message, 'Invalid', { name, group: GROUP, kind: by === 'kind' ? KIND : PLURAL, causes });
+}

@@ -21,6 +21,8 @@ export interface StoredEvent {
   readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
   readonly rv: number;
   readonly object: MachineOperation;
+  /** For MODIFIED, the object before the change: a watch with a selector needs both to tell leaving from joining. */
+  readonly previous?: MachineOperation;
 }
 
 type Listener = (event: StoredEvent) => void;
@@ -30,10 +32,21 @@ const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 const details = (name: string) => ({ name, group: GROUP, kind: PLURAL });
 
+/** The optimistic-concurrency 409 body, as kube-apiserver words it. */
+export const conflict = (name: string) =>
+  fail(
+    409,
+    `Operation cannot be fulfilled on ${QUALIFIED_RESOURCE} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+    'Conflict',
+    details(name),
+  );
+
 export class KubeStore {
-  // Starts above 0 so a list never reports "0", which a watch would read as "any version".
-  private rv = 1;
-  private compactedRv = 0;
+  // Starts above 0 so a list never reports "0", which a watch would read as "any version"; and
+  // everything before the fake started counts as compacted, as the history before a real watch
+  // cache was filled is gone: a watch from resourceVersion 1 is told 410.
+  private rv = 2;
+  private compactedRv = 1;
   private readonly ops = new Map<string, MachineOperation>();
   private readonly nodes = new Map<string, Node>();
   private readonly log: StoredEvent[] = [];
@@ -67,7 +80,7 @@ export class KubeStore {
 
   /** Events strictly after `rv`, oldest first. */
   eventsAfter(rv: number): StoredEvent[] {
-    return this.log.filter((e) => e.rv > rv).map((e) => ({ ...e, object: structuredClone(e.object) }));
+    return this.log.filter((e) => e.rv > rv).map((e) => structuredClone(e));
   }
 
   get(name: string): MachineOperation | undefined {
@@ -107,10 +120,55 @@ export class KubeStore {
     return this.commit('ADDED', op);
   }
 
+  /**
+   * Deletes as a DELETE does: at once without finalizers; otherwise only marks the object
+   * (deletionTimestamp, a generation bump) and leaves it until an update removes the last one.
+   */
   delete(name: string): MachineOperation {
     const op = this.require(name);
-    this.ops.delete(name);
-    return this.commit('DELETED', op);
+    if ((op.metadata.finalizers ?? []).length === 0) {
+      this.ops.delete(name);
+      return this.commit('DELETED', op);
+    }
+    if (op.metadata.deletionTimestamp !== undefined) return op;
+    const marked = structuredClone(op);
+    marked.metadata.deletionTimestamp = now();
+    marked.metadata.deletionGracePeriodSeconds = 0;
+    marked.metadata.generation = (op.metadata.generation ?? 1) + 1;
+    return this.commit('MODIFIED', marked, op);
+  }
+
+  /**
+   * Stores `next` (labels, annotations, finalizers, spec) over `name` when `precondition` (a
+   * resourceVersion, if given) still holds. A spec change bumps `generation`; a change to nothing
+   * is not persisted; removing the last finalizer of an object being deleted deletes it (the
+   * answer is the object as updated, the DELETED event carries it as last stored).
+   */
+  update(name: string, next: MachineOperation, precondition: string | undefined): MachineOperation {
+    const op = this.require(name);
+    if (precondition !== undefined && precondition !== op.metadata.resourceVersion) throw conflict(name);
+    const candidate = structuredClone(next);
+    candidate.metadata = { ...op.metadata };
+    const { labels, annotations, finalizers } = structuredClone(next.metadata);
+    delete candidate.metadata.labels;
+    delete candidate.metadata.annotations;
+    delete candidate.metadata.finalizers;
+    Object.assign(candidate.metadata, {
+      ...(labels === undefined ? {} : { labels }),
+      ...(annotations === undefined ? {} : { annotations }),
+      ...(finalizers === undefined ? {} : { finalizers }),
+    });
+    candidate.status = op.status;
+    if (candidate.status === undefined) delete candidate.status;
+    if (deepEqual(candidate as unknown as JsonObject, op as unknown as JsonObject)) return op;
+    if (!deepEqual(candidate.spec ?? {}, op.spec ?? {}))
+      candidate.metadata.generation = (op.metadata.generation ?? 1) + 1;
+    if (op.metadata.deletionTimestamp !== undefined && (candidate.metadata.finalizers ?? []).length === 0) {
+      this.ops.delete(name);
+      this.commit('DELETED', op);
+      return candidate;
+    }
+    return this.commit('MODIFIED', candidate, op);
   }
 
   /**
@@ -120,22 +178,16 @@ export class KubeStore {
    */
   writeStatus(name: string, status: JsonObject | undefined, precondition: string | undefined): MachineOperation {
     const op = this.require(name);
-    if (precondition !== undefined && precondition !== op.metadata.resourceVersion) {
-      throw fail(
-        409,
-        `Operation cannot be fulfilled on ${QUALIFIED_RESOURCE} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
-        'Conflict',
-        details(name),
-      );
-    }
+    if (precondition !== undefined && precondition !== op.metadata.resourceVersion) throw conflict(name);
     const written = structuredClone(status ?? {});
     const history = this.writes.get(name) ?? [];
     history.push(written);
     this.writes.set(name, history);
     if (deepEqual(op.status ?? {}, written)) return op;
-    if (status === undefined) delete op.status;
-    else op.status = structuredClone(status);
-    return this.commit('MODIFIED', op);
+    const next = structuredClone(op);
+    if (status === undefined) delete next.status;
+    else next.status = structuredClone(status);
+    return this.commit('MODIFIED', next, op);
   }
 
   statusWrites(name: string): JsonObject[] {
@@ -173,13 +225,18 @@ export class KubeStore {
   }
 
   /** Every persisted change: next resourceVersion, stored copy, log entry, live listeners. */
-  private commit(type: StoredEvent['type'], op: MachineOperation): MachineOperation {
+  private commit(type: StoredEvent['type'], op: MachineOperation, previous?: MachineOperation): MachineOperation {
     this.rv += 1;
     op.metadata.resourceVersion = String(this.rv);
     if (type !== 'DELETED') this.ops.set(op.metadata.name, structuredClone(op));
-    const event: StoredEvent = { type, rv: this.rv, object: structuredClone(op) };
+    const event: StoredEvent = {
+      type,
+      rv: this.rv,
+      object: structuredClone(op),
+      ...(previous === undefined ? {} : { previous: structuredClone(previous) }),
+    };
     this.log.push(event);
-    for (const listener of [...this.listeners]) listener({ ...event, object: structuredClone(op) });
+    for (const listener of [...this.listeners]) listener(structuredClone(event));
     return structuredClone(op);
   }
 }

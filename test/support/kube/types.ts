@@ -1,6 +1,5 @@
-// The object shapes the fake stores and hands to tests. Kept deliberately loose below `spec` and
-// `status` (plain JSON) because the fake stores whatever the client writes there, as a real
-// API server with a permissive schema would.
+// The object shapes the fake stores and hands to tests. Plain JSON below `spec` and `status`: what
+// may be stored there is decided by the CRD's schema (crd.ts, schema.ts), not by these types.
 
 import type { JsonObject } from './json.js';
 
@@ -21,6 +20,10 @@ export interface ObjectMeta {
   creationTimestamp?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  finalizers?: string[];
+  /** Set by a DELETE while finalizers remain; the object stays until the last one is removed. */
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
 }
 
 export interface MachineOperation {
@@ -35,7 +38,12 @@ export interface MachineOperation {
 export interface MachineOperationInput {
   apiVersion?: string;
   kind?: string;
-  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    finalizers?: string[];
+  };
   spec?: JsonObject;
   status?: JsonObject;
 }

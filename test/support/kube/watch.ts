@@ -1,5 +1,7 @@
 // One watch connection: a 200 chunked application/json response carrying newline-delimited
-// {"type","object"} events, exactly the framing the client's readline-based Watch expects.
+// {"type","object"} events, exactly the framing the client's readline-based Watch expects. With a
+// selector, an object that stops matching is sent as DELETED (its last matching state, at the
+// new resourceVersion) and one that starts matching as ADDED, as the real watch cache does.
 
 import type { ServerResponse } from 'node:http';
 import type { JsonObject } from './json.js';
@@ -31,6 +33,8 @@ export interface WatchStreamOptions {
 
 export class WatchStream {
   private silenced = false;
+  /** The newest resourceVersion this stream has told the client, for the bookmark at the deadline. */
+  private sentRv = 0;
   private readonly cancels: Cancel[] = [];
   private unsubscribe: (() => void) | undefined;
 
@@ -56,6 +60,7 @@ export class WatchStream {
       res.end();
       return;
     }
+    this.sentRv = resourceVersion ?? store.currentRv();
     if (resourceVersion === undefined) {
       for (const op of store.list()) this.emit({ type: 'ADDED', rv: 0, object: op });
     } else {
@@ -65,20 +70,21 @@ export class WatchStream {
     this.unsubscribe = store.subscribe((event) => this.emit(event));
 
     const { bookmarkIntervalMs, timeoutSeconds, timers } = this.o;
-    if (bookmarkIntervalMs !== undefined) {
+    if (bookmarkIntervalMs !== undefined) this.cancels.push(timers.every(bookmarkIntervalMs, () => this.bookmark()));
+    if (timeoutSeconds !== undefined) {
       this.cancels.push(
-        timers.every(bookmarkIntervalMs, () =>
-          this.send('BOOKMARK', {
-            kind: KIND,
-            apiVersion: API_VERSION,
-            metadata: { resourceVersion: String(store.currentRv()) },
-          }),
-        ),
+        timers.after(timeoutSeconds * 1000, () => {
+          // The real server sends one last bookmark at the deadline when it has news for the client.
+          if (bookmarkIntervalMs !== undefined && store.currentRv() > this.sentRv) this.bookmark();
+          this.end();
+        }),
       );
     }
-    if (timeoutSeconds !== undefined) {
-      this.cancels.push(timers.after(timeoutSeconds * 1000, () => this.end()));
-    }
+  }
+
+  private bookmark(): void {
+    const resourceVersion = String(this.o.store.currentRv());
+    this.send('BOOKMARK', { kind: KIND, apiVersion: API_VERSION, metadata: { resourceVersion } });
   }
 
   /** Keeps the connection open but sends nothing more, ever; not even the timeout's clean end. */
@@ -106,12 +112,27 @@ export class WatchStream {
   }
 
   private emit(event: StoredEvent): void {
-    if (this.o.selector(event.object)) this.send(event.type, event.object);
+    const { selector } = this.o;
+    const now = selector(event.object);
+    if (event.type !== 'MODIFIED' || event.previous === undefined) {
+      if (now) this.send(event.type, event.object);
+      return;
+    }
+    const before = selector(event.previous);
+    if (before && now) this.send('MODIFIED', event.object);
+    else if (now) this.send('ADDED', event.object);
+    else if (before) {
+      const left = structuredClone(event.previous);
+      left.metadata.resourceVersion = String(event.rv);
+      this.send('DELETED', left);
+    }
   }
 
   private send(type: WatchEventType, object: MachineOperation | JsonObject): void {
     const { res } = this.o;
     if (this.silenced || res.writableEnded || res.destroyed) return;
+    const rv = Number((object.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion);
+    if (Number.isInteger(rv) && rv > this.sentRv) this.sentRv = rv;
     res.write(`${JSON.stringify({ type, object })}\n`);
   }
 }
