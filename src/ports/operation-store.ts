@@ -25,7 +25,14 @@ export interface TerminalStatus {
   readonly message: string;
 }
 
-export type StatusWrite = { readonly kind: 'written' } | { readonly kind: 'gone' };
+export type StatusWrite =
+  | { readonly kind: 'written' }
+  | { readonly kind: 'gone' }
+  /**
+   * This identity may not write the operation's status (403): an admission policy lets a node
+   * report only on operations whose `machineRef` names it, so a selector-targeted one is refused.
+   */
+  | { readonly kind: 'forbidden' };
 
 export interface OperationStore {
   /** Marks the operation InProgress (no-op when it is already terminal). */

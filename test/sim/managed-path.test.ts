@@ -157,3 +157,38 @@ describe('managed path (self-hosted) in a simulated world', () => {
     expect(await world.fs.lstat(LAYOUT.green)).toBeNull();
   });
 });
+
+describe('an operation this node cannot report on', () => {
+  /** The binaries, links and slots: what an upgrade would change (the record's directory aside). */
+  const material = (world: ManagedWorld) =>
+    Object.fromEntries(Object.entries(world.fs.snapshot()).filter(([path]) => !path.startsWith('/etc')));
+
+  async function attempt(world: ManagedWorld, before: (name: string) => void) {
+    const release = world.publishRelease('2.0.0');
+    const parameters = { downloadURL: release.url, sha256: release.sha256 };
+    const operation = world.store.create({ name: 'not-ours', parameters });
+    before('not-ours');
+    const tree = material(world);
+    const outcome = await world.daemon().handler.handle({ operation, phase: null, parameters });
+    return { outcome, tree };
+  }
+
+  it('is left alone when the policy refuses its status (403): no upgrade, no record, no status', async () => {
+    const world = new ManagedWorld();
+    const { outcome, tree } = await attempt(world, () => world.store.failNext('markInProgress', { status: 403 }));
+    expect(outcome).toEqual({ kind: 'finished' });
+    expect(material(world)).toEqual(tree);
+    expect(await world.fs.lstat(LAYOUT.record)).toBeNull();
+    expect(world.store.get('not-ours')?.phase).toBeNull();
+    expect(world.store.history('not-ours')).toEqual([]);
+  });
+
+  it('is not started when it was deleted before InProgress', async () => {
+    const world = new ManagedWorld();
+    const { outcome, tree } = await attempt(world, (name) => world.store.delete(name));
+    expect(outcome).toEqual({ kind: 'finished' });
+    expect(material(world)).toEqual(tree);
+    expect(await world.fs.lstat(LAYOUT.record)).toBeNull();
+    expect(world.services.starts.length).toBe(0);
+  });
+});

@@ -118,6 +118,7 @@ export class KubernetesOperationStore implements OperationStore {
       } catch (error) {
         if (!(error instanceof ClusterError)) throw error;
         if (error.status === 404) return { kind: 'gone' };
+        if (error.status === 403) return { kind: 'forbidden' };
         if (error.status !== 409) throw error;
         await this.options.clock.sleep(CONFLICT_DELAY_MS * attempt);
       }

@@ -15,7 +15,7 @@ export const AGENT_UPGRADE_KIND = 'AgentUpgrade';
 export type OperationStoreMethod = 'markInProgress' | 'publish' | 'read' | 'watch';
 
 export interface ClusterFault {
-  /** HTTP status of the refusal (409 conflict, 500, …); `null` is a network error. Default 500. */
+  /** HTTP status of the refusal (409 conflict, 500, …; 403 is answered as `forbidden`); `null` is a network error. Default 500. */
   readonly status?: number | null;
   /** The write reached the server but the response was lost: applied, then thrown (retries must be no-ops). */
   readonly afterWrite?: boolean;
@@ -234,6 +234,8 @@ export class MemoryOperationStore implements OperationStore {
     ref: OperationRef,
   ): StatusWrite {
     const fault = this.takeFault(method);
+    // A refused identity is an answer, not a failure: nothing is written.
+    if (fault?.status === 403) return { kind: 'forbidden' };
     if (fault !== undefined && fault.afterWrite !== true) throw clusterError(method, fault);
     const operation = this.operations.get(ref.name);
     // A uid mismatch is a deleted and re-created object: the one we were asked about is gone.

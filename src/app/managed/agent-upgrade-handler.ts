@@ -32,7 +32,7 @@ export const IN_PROGRESS_MESSAGE = 'staging upgraded agent binary';
 export type HandleOutcome =
   /** Try again later; nothing was changed. */
   | { readonly kind: 'requeue'; readonly afterMs: number }
-  /** A terminal status was published for the operation (or it is gone). */
+  /** A terminal status was published for the operation (or it is gone, or not this node's to report on). */
   | { readonly kind: 'finished' }
   /** The switch is done and the restart scheduled: the restarted process publishes (self-hosted). */
   | { readonly kind: 'handed-over' }
@@ -104,7 +104,8 @@ export class AgentUpgradeHandler {
     // Row 4. When marking InProgress fails the record is kept, not deleted: the write may have
     // been applied with its response lost, and an InProgress operation without a record would
     // never be finished. The startup gate resolves the record (Failed, binaries untouched).
-    await deps.store.markInProgress(request.operation, IN_PROGRESS_MESSAGE);
+    const marked = await deps.store.markInProgress(request.operation, IN_PROGRESS_MESSAGE);
+    if (marked.kind !== 'written') return this.notOurs(request, marked.kind);
     try {
       record = await this.stageAndSwitch(request, record);
     } catch (error) {
@@ -198,6 +199,22 @@ export class AgentUpgradeHandler {
       return { kind: 'gate' };
     }
     await deps.records.delete();
+    return { kind: 'finished' };
+  }
+
+  /**
+   * Row 4 was answered: the operation is gone, or this node may not report on it (an admission
+   * policy refuses a selector-targeted operation). Nothing but the record changed: drop it, and
+   * leave the operation alone rather than upgrade for a result nobody can publish.
+   */
+  private async notOurs(request: AgentUpgradeRequest, answer: 'gone' | 'forbidden'): Promise<HandleOutcome> {
+    await this.deps.records.delete();
+    this.deps.logger.warn(
+      { [LogKeys.operation]: request.operation.name, answer },
+      answer === 'gone'
+        ? 'The operation was deleted before it started; nothing was changed.'
+        : "This node may not write the operation's status (it targets machines by selector, or another machine); it is left alone.",
+    );
     return { kind: 'finished' };
   }
 

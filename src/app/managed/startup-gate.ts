@@ -224,7 +224,13 @@ export class StartupGate {
     let delayMs = RETRY_POLICY.publishFirstMs;
     for (let attempt = 1; attempt <= PUBLISH_ATTEMPTS_MAX; attempt += 1) {
       try {
-        await this.deps.store.publish(operation, status);
+        const written = await this.deps.store.publish(operation, status);
+        // Refused after InProgress was accepted: the cluster's policy changed under the upgrade.
+        if (written.kind === 'forbidden')
+          this.deps.logger.error(
+            { [LogKeys.operation]: operation.name },
+            "This node may no longer write the operation's status; its result stays unpublished.",
+          );
         this.progress = { ...this.progress, published: true };
         return true;
       } catch (error) {
