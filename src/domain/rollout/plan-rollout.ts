@@ -1,0 +1,185 @@
+import type { RolloutAction, RolloutPlan } from './actions.js';
+import { computeAvailability } from './availability.js';
+import { childManifest, type MachineOperationManifest } from './child-manifest.js';
+import { summarizeFailures } from './failure-summary.js';
+import { buildFleet, type Fleet } from './fleet.js';
+import { buildForwardLedger, type ForwardLedger } from './forward-ledger.js';
+import { planInvalidSpec } from './invalid-spec.js';
+import { jsonEqual } from './json-equal.js';
+import { rolloutConditions } from './rollout-conditions.js';
+import { readPreviousStatus, type PreviousStatus } from './read-status.js';
+import { resolveRelease, type ResolvedRelease } from './resolve-release.js';
+import { parseRolloutSpec } from './parse-rollout-spec.js';
+import { currentWave, decide, type Decision } from './rollout-decision.js';
+import type { AgentRolloutSpec } from './rollout-spec.js';
+import type { AgentRolloutStatus } from './rollout-status.js';
+import { scheduleOpen } from './schedule-window.js';
+import type { RolloutSnapshot } from './snapshot.js';
+import { formatTimestamp } from './time-text.js';
+import { transitionEvents } from './transition-events.js';
+import { countMachines, waveStatuses } from './build-status.js';
+import { ANNOTATION_APPROVE_WAVE, PREVIEW_CANARIES, RELEASE_KIND, ROLLOUT_KIND } from './vocabulary.js';
+
+/**
+ * The rollout planner: `(snapshot, now) → plan`. Level-based: it recomputes everything from what
+ * the informer caches hold and the status it wrote before, and keeps no other memory, so a
+ * controller that restarts anywhere plans the same again. Deterministic: the same snapshot at
+ * the same instant gives the same plan.
+ */
+export function planRollout(snapshot: RolloutSnapshot, nowMs: number): RolloutPlan {
+  const previous = readPreviousStatus(snapshot.rollout.status);
+  const parsed = parseRolloutSpec(snapshot.rollout.spec);
+  if (!parsed.ok) return planInvalidSpec(snapshot.rollout, previous, parsed.problems, nowMs);
+  const world = observe(snapshot, parsed.value, previous, nowMs);
+  const decision = decide({
+    rolloutUid: snapshot.rollout.uid,
+    spec: world.spec,
+    previous,
+    fleet: world.fleet,
+    ledger: world.ledger,
+    availability: world.availability,
+    release: world.release,
+    rollbackRelease: world.rollbackRelease,
+    windowOpen: scheduleOpen(world.spec.schedule.windows, nowMs),
+    approvedWave: snapshot.rollout.annotations[ANNOTATION_APPROVE_WAVE] ?? '',
+    nowMs,
+  });
+  const { status, creates } = assemble(snapshot, previous, world, decision, nowMs);
+  const changed = !jsonEqual(status, previous.raw);
+  const actions: RolloutAction[] = [];
+  if (changed || creates.length > 0 || decision.quarantine) {
+    actions.push({
+      kind: 'UpdateRolloutStatus',
+      name: snapshot.rollout.name,
+      resourceVersion: snapshot.rollout.resourceVersion,
+      status,
+    });
+  }
+  if (decision.quarantine && decision.halt !== null) {
+    const reason = `rollout ${snapshot.rollout.name} halted (${decision.halt.id}): ${decision.halt.message}`;
+    actions.push({
+      kind: 'QuarantineRelease',
+      name: world.spec.releaseRef.name,
+      quarantine: { quarantined: true, reason },
+    });
+  }
+  for (const operation of creates) actions.push({ kind: 'CreateOperation', operation });
+  if (changed) {
+    const rollout = { kind: ROLLOUT_KIND, name: snapshot.rollout.name, uid: snapshot.rollout.uid } as const;
+    const release =
+      snapshot.release && ({ kind: RELEASE_KIND, name: snapshot.release.name, uid: snapshot.release.uid } as const);
+    for (const event of transitionEvents(previous, status, decision, rollout, release))
+      actions.push({ kind: 'RecordEvent', event });
+  }
+  return { actions, status, requeueAfterMs: requeueAfter(world, decision, nowMs) };
+}
+
+export interface World {
+  readonly spec: AgentRolloutSpec;
+  readonly release: ResolvedRelease;
+  readonly rollbackRelease: ResolvedRelease | null;
+  readonly fleet: Fleet;
+  readonly ledger: ForwardLedger;
+  readonly availability: ReturnType<typeof computeAvailability>;
+}
+
+function observe(snapshot: RolloutSnapshot, spec: AgentRolloutSpec, previous: PreviousStatus, nowMs: number): World {
+  // Once started, the rollout holds on to the release it started with.
+  const started = previous.targetSnapshot !== null;
+  const release = resolveRelease(spec.releaseRef.name, snapshot.release, started ? previous.release : null);
+  const rollbackRelease =
+    spec.rollback === null
+      ? null
+      : resolveRelease(spec.rollback.releaseRef.name, snapshot.rollbackRelease, previous.rollback?.release ?? null);
+  const fleet = buildFleet(snapshot, spec, release.facts, nowMs);
+  const ledger = buildForwardLedger(spec.strategy.waves, previous.waves, fleet, previous.counts.alreadyAtTarget);
+  const rollbackPending = new Set(previous.rollback?.pendingCreates ?? []);
+  const rollbackAnnounced = fleet.machines.filter(
+    (m) => m.rollback === null && rollbackPending.has(m.rollbackChildName),
+  ).length;
+  const availability = computeAvailability(
+    fleet,
+    ledger,
+    rollbackAnnounced,
+    spec.strategy,
+    previous.resumed?.unavailable ?? 0,
+  );
+  return { spec, release, rollbackRelease, fleet, ledger, availability };
+}
+
+function assemble(
+  snapshot: RolloutSnapshot,
+  previous: PreviousStatus,
+  world: World,
+  decision: Decision,
+  nowMs: number,
+): { status: AgentRolloutStatus; creates: MachineOperationManifest[] } {
+  const { fleet, ledger, release } = world;
+  const waves = waveStatuses(ledger, decision);
+  const announced = waves.flatMap((wave) => wave.announced);
+  const counts = countMachines(fleet, ledger, new Set(announced.map((m) => m.name)), decision.rollback);
+  const releaseSnapshot = release.snapshot ?? previous.release;
+  const shownWave = decision.forward?.current ?? currentWave(ledger) ?? ledger.waves[ledger.waves.length - 1] ?? null;
+  const rollbackStatus = decision.rollback?.status ?? previous.rollback;
+  const targetSnapshot =
+    previous.targetSnapshot ??
+    (decision.phase === 'Preview' ? null : { count: fleet.machines.length, takenAt: formatTimestamp(nowMs) });
+  const status: AgentRolloutStatus = {
+    observedGeneration: snapshot.rollout.generation,
+    phase: decision.phase,
+    progress: `${counts.succeeded}/${ledger.population}`,
+    ...(releaseSnapshot !== null && { release: releaseSnapshot }),
+    ...(targetSnapshot !== null && { targetSnapshot }),
+    ...(shownWave !== null && { currentWave: shownWave.spec.name }),
+    counts,
+    waves: waves.map((wave) => wave.status),
+    failures: summarizeFailures(fleet),
+    ...(decision.halt !== null && { halt: decision.halt }),
+    ...(decision.resumed !== null && { resumed: decision.resumed }),
+    ...(rollbackStatus !== null && { rollback: rollbackStatus }),
+    ...(decision.phase === 'Preview' && { preview: { canaries: canaries(ledger) } }),
+    conditions: rolloutConditions(
+      world,
+      counts,
+      previous.conditions,
+      snapshot.rollout.generation,
+      formatTimestamp(nowMs),
+    ),
+  };
+  const rolloutId = { name: snapshot.rollout.name, uid: snapshot.rollout.uid };
+  const forwardCreates = announced.flatMap((machine) => {
+    const manifest = childManifest(
+      rolloutId,
+      machine,
+      'upgrade',
+      decision.forward?.dispatch?.wave.spec.name ?? '',
+      release.spec?.artifacts ?? [],
+    );
+    return manifest === null ? [] : [manifest];
+  });
+  const rollbackArtifacts = world.rollbackRelease?.spec?.artifacts ?? [];
+  const rollbackCreates = fleet.machines
+    .filter((machine) => decision.rollback?.announced.has(machine.name) === true)
+    .flatMap((machine) => childManifest(rolloutId, machine, 'rollback', '', rollbackArtifacts) ?? []);
+  return { status, creates: [...forwardCreates, ...rollbackCreates] };
+}
+
+function canaries(ledger: ForwardLedger): string[] {
+  const first = ledger.waves[0];
+  if (first === undefined) return [];
+  return first.candidates.slice(0, Math.min(PREVIEW_CANARIES, first.size)).map((machine) => machine.name);
+}
+
+/** The earliest instant at which time alone changes the plan: a timeout, the end of a bake, a window. */
+function requeueAfter(world: World, decision: Decision, nowMs: number): number | null {
+  let at = decision.forward?.requeueAtMs ?? Number.POSITIVE_INFINITY;
+  const timeoutMs = world.spec.strategy.operationTimeoutMs;
+  for (const machine of world.fleet.machines) {
+    const latest = machine.rollback ?? machine.forward;
+    if (latest === null || latest.outcome.kind !== 'inFlight') continue;
+    const since =
+      latest.child.phase === 'InProgress' ? (latest.child.startedMs ?? latest.child.createdMs) : latest.child.createdMs;
+    at = Math.min(at, since + timeoutMs + 1);
+  }
+  return Number.isFinite(at) ? Math.max(0, at - nowMs) : null;
+}
