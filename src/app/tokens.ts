@@ -10,6 +10,7 @@ import type { HostLock } from '../ports/host-lock.js';
 import type { Logger } from '../ports/logger.js';
 import type { OperationStore } from '../ports/operation-store.js';
 import type { ProcessRunner } from '../ports/process-runner.js';
+import type { RolloutStoreFactory } from '../ports/rollout-store.js';
 import type { ServiceManager } from '../ports/service-manager.js';
 import type { Activation, ActivationDependencies } from './activation/activation.js';
 import type { InterruptedActivation } from './activation/interrupted-activation.js';
@@ -23,6 +24,7 @@ import type { ManagedSession, ManagedSessionFactory } from './managed/managed-se
 import type { RecoverDependencies } from './managed/recover.js';
 import type { StartupGate } from './managed/startup-gate.js';
 import type { MarkerStore } from './record/marker-store.js';
+import type { RolloutControl } from './rollout/rollout-control.js';
 import type { RecordStore } from './record/record-store.js';
 import type { OperationStoreFactory, SessionOptions, SessionState } from './managed/session-options.js';
 import type { StateStore } from './state/state-store.js';
@@ -49,6 +51,7 @@ export const Tokens = Object.freeze({
   ContainerRootfs: Symbol('ContainerRootfs') as ServiceIdentifier<ContainerRootfs>,
   ServiceManager: Symbol('ServiceManager') as ServiceIdentifier<ServiceManager>,
   OperationStoreFactory: Symbol('OperationStoreFactory') as ServiceIdentifier<OperationStoreFactory>,
+  RolloutStoreFactory: Symbol('RolloutStoreFactory') as ServiceIdentifier<RolloutStoreFactory>,
   // The core: the use cases and what they share, one instance per process.
   Architecture: Symbol('Architecture') as ServiceIdentifier<HostArchitecture>,
   LayoutEngine: Symbol('LayoutEngine') as ServiceIdentifier<LayoutEngine>,
@@ -64,6 +67,7 @@ export const Tokens = Object.freeze({
   StatusDependencies: Symbol('StatusDependencies') as ServiceIdentifier<StatusDependencies>,
   ManagedSessionFactory: Symbol('ManagedSessionFactory') as ServiceIdentifier<ManagedSessionFactory>,
   Upgrader: Symbol('Upgrader') as ServiceIdentifier<Upgrader>,
+  RolloutControl: Symbol('RolloutControl') as ServiceIdentifier<RolloutControl>,
   // One daemon session (a child container): its store, identity and the use cases built on them.
   OperationStore: Symbol('OperationStore') as ServiceIdentifier<OperationStore>,
   SessionOptions: Symbol('SessionOptions') as ServiceIdentifier<SessionOptions>,

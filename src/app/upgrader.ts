@@ -27,6 +27,7 @@ import type { ManagedSession, ManagedSessionFactory, ManagedSessionOptions } fro
 import { recover, type RecoverDependencies, type RecoverReport } from './managed/recover.js';
 import { readStatus, type StatusDependencies, type StatusReport } from './status/read-status.js';
 import { runSupervisor } from './supervise/run-supervisor.js';
+import type { RolloutControl } from './rollout/rollout-control.js';
 import type { OperationStoreFactory } from './managed/session-options.js';
 import type { Clock } from '../ports/clock.js';
 
@@ -50,6 +51,8 @@ export interface UpgraderDependencies {
   readonly activation: () => Activation;
   readonly activationDependencies: () => ActivationDependencies;
   readonly sessions: () => ManagedSessionFactory;
+  /** The operator's AgentRollout use cases, over this process's cluster platform. */
+  readonly rollouts: () => RolloutControl;
 }
 
 /**
@@ -149,13 +152,14 @@ export class Upgrader {
     });
   }
 
+  /** `rollout status|pause|resume|abort|rollback`: one AgentRollout in the cluster. */
+  rollouts(): Result<RolloutControl> {
+    return resolved(this.deps.rollouts);
+  }
+
   /** The managed path of one daemon process: its startup gate and AgentUpgrade operations. */
   managed(options: ManagedSessionOptions): Result<ManagedSession> {
-    try {
-      return ok(this.deps.sessions()(options));
-    } catch (error) {
-      return { ok: false, failure: asFailure(error) };
-    }
+    return resolved(() => this.deps.sessions()(options));
   }
 
   /**
@@ -210,5 +214,14 @@ export class Upgrader {
       const after = await hostFingerprint(this.deps.fs, this.layout, this.config).catch(() => null);
       return raise(after === before ? cause : { ...cause, hostChanged: true });
     }
+  }
+}
+
+/** A use case the composition root builds on first use; refusing to build it is a failure. */
+function resolved<T>(build: () => T): Result<T> {
+  try {
+    return ok(build());
+  } catch (error) {
+    return { ok: false, failure: asFailure(error) };
   }
 }

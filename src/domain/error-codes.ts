@@ -40,6 +40,10 @@ export const ERROR_CODES = [
   'E_NETWORK',
   'E_INTERRUPTED',
   'E_CLUSTER_AUTH',
+  // The operator CLI of fleet rollouts (`agent-upgrade rollout …`, docs/rollouts.md#the-operator-cli).
+  'E_NOT_FOUND',
+  'E_TRANSITION_REFUSED',
+  'E_NO_ROLLBACK_RELEASE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -71,6 +75,8 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'E_INVALID_URL':
     case 'E_INVALID_DIGEST':
     case 'E_INSECURE_SOURCE':
+    case 'E_TRANSITION_REFUSED':
+    case 'E_NO_ROLLBACK_RELEASE':
       return ExitCode.usage;
     case 'E_LOCK_BUSY':
     case 'E_UPGRADE_PENDING':

@@ -7,4 +7,5 @@ export type * from './host-lock.js';
 export type * from './logger.js';
 export type * from './operation-store.js';
 export type * from './process-runner.js';
+export type * from './rollout-store.js';
 export type * from './service-manager.js';

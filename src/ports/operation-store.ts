@@ -34,6 +34,12 @@ export type StatusWrite =
    */
   | { readonly kind: 'forbidden' };
 
+/**
+ * The answer to a version report: `gone` when this machine has no Node object, `forbidden` when
+ * this identity may not write it. Neither is retried: nothing changes them but the cluster.
+ */
+export type VersionReportWrite = 'written' | 'forbidden' | 'gone';
+
 export interface OperationStore {
   /** Marks the operation InProgress (no-op when it is already terminal). */
   markInProgress(operation: OperationRef, message: string): Promise<StatusWrite>;
@@ -46,4 +52,11 @@ export interface OperationStore {
   read(operation: OperationRef): Promise<AgentUpgradeRequest | null>;
   /** Operations of kind AgentUpgrade addressed to this machine, as they arrive. */
   watch(signal: AbortSignal): AsyncIterable<AgentUpgradeRequest>;
+  /**
+   * Writes the agent version this machine runs (`1.2.3`, as the domain formats it) where a rollout
+   * controller reads it: the `agent-upgrade.dev/agent-version` annotation of this machine's Node
+   * (docs/operations.md#what-the-daemon-writes-to-its-node). Writing the value it already has is
+   * harmless; any other failure throws.
+   */
+  reportAgentVersion(version: string): Promise<VersionReportWrite>;
 }

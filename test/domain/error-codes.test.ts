@@ -39,7 +39,17 @@ const SPEC_CODES = [
   'E_CLUSTER',
   'E_DISK_SPACE',
 ] as const;
-const DOMAIN_CODES = ['E_RECORD', 'E_STATE', 'E_IO', 'E_NETWORK', 'E_INTERRUPTED', 'E_CLUSTER_AUTH'] as const;
+const DOMAIN_CODES = [
+  'E_RECORD',
+  'E_STATE',
+  'E_IO',
+  'E_NETWORK',
+  'E_INTERRUPTED',
+  'E_CLUSTER_AUTH',
+  'E_NOT_FOUND',
+  'E_TRANSITION_REFUSED',
+  'E_NO_ROLLBACK_RELEASE',
+] as const;
 
 describe('ERROR_CODES', () => {
   it('is exactly the specified closed set', () => {
@@ -134,6 +144,9 @@ describe('exitCodeFor', () => {
     E_NETWORK: 1,
     E_INTERRUPTED: 1,
     E_CLUSTER_AUTH: 1,
+    E_NOT_FOUND: 1,
+    E_TRANSITION_REFUSED: 2,
+    E_NO_ROLLBACK_RELEASE: 2,
   };
 
   it('the table covers every code', () => {

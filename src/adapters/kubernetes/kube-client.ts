@@ -24,9 +24,9 @@ export interface WatchHandle {
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 /**
- * The few API calls the daemon makes: list, get and status merge-patch of MachineOperations and
- * reading the local Node over plain JSON requests, and the watch stream through
- * @kubernetes/client-node 1.4's Watch. The rest of that client (its generated models) is not
+ * The few API calls the daemon makes: list, get and status merge-patch of MachineOperations,
+ * reading the local Node and merge-patching its metadata, over plain JSON requests, and the
+ * watch stream through @kubernetes/client-node 1.4's Watch. The rest of that client (its generated models) is not
  * loaded: its public entry costs ~55 MiB more RSS than `dist/watch.js` alone (~112 vs ~56 MiB for
  * the bare import), which would take the daemon past its 100 MiB target. The deep path is
  * reachable because the package declares no `exports` map, and the dependency is pinned exactly;
@@ -110,6 +110,18 @@ export class KubeClient {
   /** A merge-patch of the status subresource. */
   async patchStatus(name: string, body: object): Promise<unknown> {
     return this.http.call('PATCH', `${MACHINE_OPERATIONS_PATH}/${encodeURIComponent(name)}/status`, {
+      query: { fieldManager: 'agent-upgrade' },
+      body,
+      contentType: 'application/merge-patch+json',
+    });
+  }
+
+  /**
+   * A merge-patch of a Node's metadata (the Node authorizer lets a node identity patch its own
+   * Node without any RBAC grant; NodeRestriction keeps it off every other Node).
+   */
+  async patchNode(name: string, body: { readonly metadata: object }): Promise<unknown> {
+    return this.http.call('PATCH', `/api/v1/nodes/${encodeURIComponent(name)}`, {
       query: { fieldManager: 'agent-upgrade' },
       body,
       contentType: 'application/merge-patch+json',

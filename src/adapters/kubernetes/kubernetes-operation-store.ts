@@ -7,6 +7,7 @@ import type {
   OperationStore,
   StatusWrite,
   TerminalStatus,
+  VersionReportWrite,
 } from '../../ports/operation-store.js';
 import type { KubeClient } from './kube-client.js';
 import { isTerminalPhase, readMachineOperation, type MachineOperationView } from './machine-operation.js';
@@ -17,6 +18,8 @@ import { UnauthorizedStreak } from './unauthorized-streak.js';
 /** A 409 means someone wrote in between: re-read and write again, this many times at most. */
 const CONFLICT_ATTEMPTS = 8;
 const CONFLICT_DELAY_MS = 50;
+/** Where a rollout controller reads the agent version a machine runs (docs/rollouts.md). */
+export const AGENT_VERSION_ANNOTATION = 'agent-upgrade.dev/agent-version';
 
 export const DEFAULT_STREAM_SETTINGS: Omit<StreamSettings, 'machineName'> = {
   watchTimeoutMinSeconds: 300,
@@ -89,6 +92,23 @@ export class KubernetesOperationStore implements OperationStore {
   watch(signal: AbortSignal): AsyncIterable<AgentUpgradeRequest> {
     const { client, clock, logger } = this.options;
     return operationStream(client, this.settings, clock, logger, signal, this.streak);
+  }
+
+  /**
+   * One merge-patch of this machine's own Node, no precondition: the annotation is this daemon's
+   * alone and the last write wins. No such Node is `gone`; a refusal (another machine's Node
+   * under the Node authorizer) is `forbidden`.
+   */
+  async reportAgentVersion(version: string): Promise<VersionReportWrite> {
+    const patch = { metadata: { annotations: { [AGENT_VERSION_ANNOTATION]: version } } };
+    try {
+      await this.observed(() => this.options.client.patchNode(this.options.machineName, patch));
+      return 'written';
+    } catch (error) {
+      if (error instanceof ClusterError && error.status === 404) return 'gone';
+      if (error instanceof ClusterError && error.status === 403) return 'forbidden';
+      throw error;
+    }
   }
 
   /** A request whose outcome says something about the credentials. */

@@ -1,72 +1,33 @@
-import { ClusterError, type ClusterErrorCode } from '../../domain/port-errors.js';
+import { ClusterError } from '../../domain/port-errors.js';
 import type { Clock } from '../../ports/clock.js';
 import type {
   AgentUpgradeRequest,
-  ConditionReason,
   OperationPhase,
   OperationRef,
   OperationStore,
   StatusWrite,
   TerminalStatus,
+  VersionReportWrite,
 } from '../../ports/operation-store.js';
+import type {
+  ClusterFault,
+  MemoryOperation,
+  NewOperation,
+  PublishViolation,
+  StatusEntry,
+} from './memory-operation-records.js';
 
 export const AGENT_UPGRADE_KIND = 'AgentUpgrade';
 
-export type OperationStoreMethod = 'markInProgress' | 'publish' | 'read' | 'watch';
+export type OperationStoreMethod = 'markInProgress' | 'publish' | 'read' | 'watch' | 'reportAgentVersion';
 
-export interface ClusterFault {
-  /** HTTP status of the refusal (409 conflict, 500, …; 403 is answered as `forbidden`); `null` is a network error. Default 500. */
-  readonly status?: number | null;
-  /** The write reached the server but the response was lost: applied, then thrown (retries must be no-ops). */
-  readonly afterWrite?: boolean;
-  /** The client's own verdict, e.g. `unauthorized` for credentials it keeps seeing refused. */
-  readonly code?: ClusterErrorCode;
-}
-
-export interface NewOperation {
-  readonly name: string;
-  /** Default: a deterministic `uid-<n>`. */
-  readonly uid?: string;
-  /** Default: AgentUpgrade. */
-  readonly kind?: string;
-  readonly parameters?: Readonly<Record<string, string>>;
-  /** Default: null (no status yet), as a freshly created object has. */
-  readonly phase?: OperationPhase | null;
-}
-
-/** One MachineOperation as the cluster holds it. */
-export interface MemoryOperation {
-  readonly name: string;
-  readonly uid: string;
-  readonly kind: string;
-  readonly parameters: Readonly<Record<string, string>>;
-  readonly phase: OperationPhase | null;
-  /** Reason of the `Completed` condition. */
-  readonly reason: ConditionReason | null;
-  readonly message: string | null;
-  readonly startedAt: string | null;
-  readonly completedAt: string | null;
-}
-
-export interface StatusEntry {
-  readonly phase: OperationPhase;
-  readonly reason: ConditionReason;
-  readonly message: string;
-}
-
-/**
- * A second, different terminal status for an operation that already had one (docs/protocol.md#i5).
- */
-export interface PublishViolation {
-  readonly name: string;
-  /** Reason and message are null only for an object created already terminal. */
-  readonly existing: {
-    readonly phase: TerminalStatus['phase'];
-    readonly reason: ConditionReason | null;
-    readonly message: string | null;
-  };
-  readonly attempted: TerminalStatus;
-}
+export type {
+  ClusterFault,
+  MemoryOperation,
+  NewOperation,
+  PublishViolation,
+  StatusEntry,
+} from './memory-operation-records.js';
 
 /**
  * MachineOperations in memory, for simulations. It behaves as the cluster would towards one
@@ -83,10 +44,18 @@ export class MemoryOperationStore implements OperationStore {
   private readonly histories = new Map<string, StatusEntry[]>();
   private readonly terminalCounts = new Map<string, number>();
   private readonly faults = new Map<OperationStoreMethod, ClusterFault[]>();
-  private readonly counts: Record<OperationStoreMethod, number> = { markInProgress: 0, publish: 0, read: 0, watch: 0 };
+  private readonly counts: Record<OperationStoreMethod, number> = {
+    markInProgress: 0,
+    publish: 0,
+    read: 0,
+    watch: 0,
+    reportAgentVersion: 0,
+  };
   private readonly waiters = new Set<() => void>();
   private uidCounter = 0;
   readonly violations: PublishViolation[] = [];
+  /** Every agent version written to this machine's Node, in order; the last is what it shows. */
+  readonly versionReports: string[] = [];
 
   constructor(private readonly options: { readonly clock?: Clock } = {}) {}
 
@@ -223,6 +192,16 @@ export class MemoryOperationStore implements OperationStore {
       }
       if (!signal.aborted) await this.nextCreation(signal);
     }
+  }
+
+  async reportAgentVersion(version: string): Promise<VersionReportWrite> {
+    const fault = this.takeFault('reportAgentVersion');
+    if (fault?.status === 403) return 'forbidden';
+    if (fault?.status === 404) return 'gone';
+    if (fault !== undefined && fault.afterWrite !== true) throw clusterError('reportAgentVersion', fault);
+    this.versionReports.push(version);
+    if (fault !== undefined) throw clusterError('reportAgentVersion', fault);
+    return 'written';
   }
 
   // ---- internals ----

@@ -1,9 +1,15 @@
 import { ClusterError } from '../../domain/port-errors.js';
-import type { AgentUpgradeRequest, OperationStore, StatusWrite } from '../../ports/operation-store.js';
+import type {
+  AgentUpgradeRequest,
+  OperationStore,
+  StatusWrite,
+  VersionReportWrite,
+} from '../../ports/operation-store.js';
 
 /**
  * `cluster.manager: "none"`: no operations arrive, and a status cannot be published (a pending
- * record then keeps the startup gate visibly stuck rather than being dropped).
+ * record then keeps the startup gate visibly stuck rather than being dropped). There is no Node
+ * to report the agent version on: a report is a no-op.
  */
 export class NoOperationStore implements OperationStore {
   async markInProgress(): Promise<StatusWrite> {
@@ -16,6 +22,11 @@ export class NoOperationStore implements OperationStore {
 
   async read(): Promise<AgentUpgradeRequest | null> {
     return null;
+  }
+
+  /** No cluster, no Node: nothing to write, and nothing to retry. */
+  async reportAgentVersion(): Promise<VersionReportWrite> {
+    return 'written';
   }
 
   /** Delivers nothing, and ends when the daemon stops. */

@@ -11,6 +11,13 @@ import { FetchCommand } from './fetch-command.js';
 import { InstallCommand } from './install-command.js';
 import { RecoverCommand } from './recover-command.js';
 import { RollbackCommand } from './rollback-command.js';
+import {
+  RolloutAbortCommand,
+  RolloutPauseCommand,
+  RolloutResumeCommand,
+  RolloutRollbackCommand,
+  RolloutStatusCommand,
+} from './rollout-commands.js';
 import { MigrateCommand } from './migrate-command.js';
 import { StatusCommand } from './status-command.js';
 import { SuperviseCommand } from './supervise-command.js';
@@ -36,6 +43,14 @@ export function createCli(): AgentUpgradeCli {
   cli.register(SuperviseCommand);
   cli.register(DaemonCommand);
   cli.register(DemoCommand);
+  for (const command of [
+    RolloutStatusCommand,
+    RolloutPauseCommand,
+    RolloutResumeCommand,
+    RolloutAbortCommand,
+    RolloutRollbackCommand,
+  ])
+    cli.register(command);
   return cli;
 }
 

@@ -12,6 +12,7 @@ import { HostEffects } from '../managed/host-effects.js';
 import type { RecoverDependencies } from '../managed/recover.js';
 import { MarkerStore } from '../record/marker-store.js';
 import { RecordStore } from '../record/record-store.js';
+import { RolloutControl } from '../rollout/rollout-control.js';
 import { StateStore } from '../state/state-store.js';
 import type { StatusDependencies } from '../status/read-status.js';
 import { Tokens as T } from '../tokens.js';
@@ -128,4 +129,5 @@ function bindUseCases(bind: Bind): void {
     }),
     binaryMaxBytes: c.get(T.Config).artifact.maxBinaryBytes,
   }));
+  bind(T.RolloutControl).toDynamicValue((c) => new RolloutControl({ openStore: c.get(T.RolloutStoreFactory) }));
 }

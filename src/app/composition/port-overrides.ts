@@ -7,8 +7,10 @@ import type { FileSystem } from '../../ports/file-system.js';
 import type { HostLock } from '../../ports/host-lock.js';
 import type { OperationStore } from '../../ports/operation-store.js';
 import type { ProcessRunner } from '../../ports/process-runner.js';
+import type { RolloutStore } from '../../ports/rollout-store.js';
 import type { ServiceManager } from '../../ports/service-manager.js';
 import { Tokens } from '../tokens.js';
+import { noRolloutStore } from './cluster-platform.module.js';
 
 /** Ports an embedder (or a test) supplies instead of the ones its platform binds. */
 export interface PortOverrides {
@@ -21,10 +23,18 @@ export interface PortOverrides {
   readonly hostLock?: HostLock;
   readonly serviceManager?: ServiceManager;
   readonly operationStore?: OperationStore;
+  /** The AgentRollouts of `agent-upgrade rollout …` (a MemoryRolloutStore in tests). */
+  readonly rolloutStore?: RolloutStore;
 }
 
-/** Every port of a process, as a platform binds them (the memory platform takes them all). */
-export type PlatformPorts = Required<PortOverrides>;
+/** Ports given as the instance but bound as a factory that opens them (the cluster is reached on first use). */
+const OPENED_PORTS: ReadonlySet<keyof PortOverrides> = new Set(['operationStore', 'rolloutStore']);
+
+/**
+ * Every port of a process, as a platform binds them (the memory platform takes them all); a
+ * platform without a rollout store has no AgentRollouts, as with `cluster.manager: "none"`.
+ */
+export type PlatformPorts = Required<Omit<PortOverrides, 'rolloutStore'>> & Pick<PortOverrides, 'rolloutStore'>;
 
 /** Which token each overridable port is bound to. */
 export const PORT_TOKENS: { readonly [K in keyof PortOverrides]-?: ServiceIdentifier<unknown> } = {
@@ -37,6 +47,7 @@ export const PORT_TOKENS: { readonly [K in keyof PortOverrides]-?: ServiceIdenti
   hostLock: Tokens.HostLock,
   serviceManager: Tokens.ServiceManager,
   operationStore: Tokens.OperationStoreFactory,
+  rolloutStore: Tokens.RolloutStoreFactory,
 };
 
 /** Loaded last: each given port replaces (`rebind`) what the platform bound for it. */
@@ -44,8 +55,7 @@ export function overridesModule(overrides: PortOverrides): ContainerModule {
   return new ContainerModule(({ rebind }) => {
     for (const [key, value] of Object.entries(overrides) as [keyof PortOverrides, unknown][]) {
       if (value === undefined) continue;
-      const bound = key === 'operationStore' ? async () => value : value;
-      rebind(PORT_TOKENS[key]).toConstantValue(bound);
+      rebind(PORT_TOKENS[key]).toConstantValue(OPENED_PORTS.has(key) ? async () => value : value);
     }
   });
 }
@@ -57,7 +67,9 @@ export function overridesModule(overrides: PortOverrides): ContainerModule {
 export function portsModule(ports: PlatformPorts): ContainerModule {
   return new ContainerModule(({ bind }) => {
     for (const [key, value] of Object.entries(ports) as [keyof PortOverrides, unknown][]) {
-      bind(PORT_TOKENS[key]).toConstantValue(key === 'operationStore' ? async () => value : value);
+      if (value === undefined) continue;
+      bind(PORT_TOKENS[key]).toConstantValue(OPENED_PORTS.has(key) ? async () => value : value);
     }
+    if (ports.rolloutStore === undefined) bind(Tokens.RolloutStoreFactory).toConstantValue(noRolloutStore);
   });
 }

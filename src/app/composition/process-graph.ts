@@ -18,6 +18,7 @@ const GIVEN = [
   'ContainerRootfs',
   'ServiceManager',
   'OperationStoreFactory',
+  'RolloutStoreFactory',
   'OperationStore',
 ] as const;
 /** Tokens bound per daemon session (a child container), not per process. */

@@ -27,6 +27,7 @@ export const upgraderModule = new ContainerModule(({ bind }) => {
         activation: () => context.get(T.Activation),
         activationDependencies: () => context.get(T.ActivationDependencies),
         sessions: () => context.get(T.ManagedSessionFactory),
+        rollouts: () => context.get(T.RolloutControl),
       }),
   );
 });

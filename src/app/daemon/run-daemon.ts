@@ -7,6 +7,7 @@ import { LogKeys } from '../log-keys.js';
 import type { HandleOutcome } from '../managed/agent-upgrade-handler.js';
 import type { ManagedSession } from '../managed/managed-session.js';
 import { raise, runUseCase } from '../failure-signal.js';
+import { VersionReportRetry } from './version-retry.js';
 import { WorkQueue, workKey } from './work-queue.js';
 
 export type DaemonExit =
@@ -24,16 +25,33 @@ export interface DaemonDependencies {
   readonly handleOperations: boolean;
 }
 
+/** What the loop's steps share: the dependencies and the retries of a failed version report. */
+interface DaemonRun extends DaemonDependencies {
+  readonly versions: VersionReportRetry;
+}
+
 /**
  * The daemon's life: the startup gate first (nothing else changes the host before it opened),
  * then AgentUpgrade operations one at a time as the store delivers them. Work is queued by the
  * operation's identity and a retried operation is read again, as the cluster has it then; every
  * delay comes from the retry policy and runs on the clock. A sidecar's upgrade goes back through
  * the gate; a self-hosted hand-over ends the work of this process, which is about to restart.
+ * Each opened gate reports the agent version to this machine's Node; a report that failed is
+ * retried beside the work until it is written, and dropped at a hand-over (the restarted process
+ * reports what it runs).
  */
-export async function runDaemon(deps: DaemonDependencies, signal: AbortSignal): Promise<DaemonExit> {
+export async function runDaemon(dependencies: DaemonDependencies, signal: AbortSignal): Promise<DaemonExit> {
+  const versions = new VersionReportRetry(dependencies.session, dependencies.clock, dependencies.logger);
+  try {
+    return await serve({ ...dependencies, versions }, signal);
+  } finally {
+    await versions.close();
+  }
+}
+
+async function serve(deps: DaemonRun, signal: AbortSignal): Promise<DaemonExit> {
   const { logger } = deps;
-  if ((await openGate(deps, signal)) === 'handed-over') return await waitForStop(signal);
+  if ((await openGate(deps, signal)) === 'handed-over') return await handOver(deps, signal);
   if (!deps.handleOperations) {
     logger.info({}, 'MachineOperation handling is disabled (cluster.operationMode "disable").');
     await waitForStop(signal);
@@ -55,7 +73,7 @@ export async function runDaemon(deps: DaemonDependencies, signal: AbortSignal): 
         continue;
       }
       const step = await handleOne(deps, request, signal);
-      if (step === 'handed-over') return await waitForStop(signal);
+      if (step === 'handed-over') return await handOver(deps, signal);
       // No retry fixes it, for this operation or any other: the daemon stops with it.
       if (step.kind === 'terminal-failure') raise(step.failure);
       const key = workKey(request.operation);
@@ -77,7 +95,7 @@ export async function runDaemon(deps: DaemonDependencies, signal: AbortSignal): 
 
 /** One operation through the session, as a work outcome (or the end of this process's work). */
 async function handleOne(
-  deps: DaemonDependencies,
+  deps: DaemonRun,
   request: AgentUpgradeRequest,
   signal: AbortSignal,
 ): Promise<WorkOutcome | 'handed-over'> {
@@ -96,7 +114,7 @@ async function handleOne(
 }
 
 async function afterHandled(
-  deps: DaemonDependencies,
+  deps: DaemonRun,
   outcome: HandleOutcome,
   fields: Record<string, string>,
   signal: AbortSignal,
@@ -128,11 +146,14 @@ async function reread(deps: DaemonDependencies, request: AgentUpgradeRequest): P
 }
 
 /** Runs the startup gate until it opens (or this process handed over), retrying bounded. */
-async function openGate(deps: DaemonDependencies, signal: AbortSignal): Promise<'open' | 'handed-over' | 'stopped'> {
+async function openGate(deps: DaemonRun, signal: AbortSignal): Promise<'open' | 'handed-over' | 'stopped'> {
   for (let failures = 0; ;) {
     if (signal.aborted) return 'stopped';
     const result = await deps.session.start();
-    if (result.ok && result.value.kind === 'open') return 'open';
+    if (result.ok && result.value.kind === 'open') {
+      deps.versions.ensure();
+      return 'open';
+    }
     if (result.ok && result.value.kind === 'closed') return 'handed-over';
     failures = result.ok ? 0 : failures + 1;
     const outcome: WorkOutcome = result.ok
@@ -175,6 +196,12 @@ async function feed(
     logger.error({}, `The MachineOperation watch stopped: ${(error as Error).message}`);
     pending.close(error);
   }
+}
+
+/** This process's agent is about to restart: no version of it is reported any more. */
+async function handOver(deps: DaemonRun, signal: AbortSignal): Promise<DaemonExit> {
+  await deps.versions.close();
+  return waitForStop(signal);
 }
 
 async function waitForStop(signal: AbortSignal): Promise<DaemonExit> {

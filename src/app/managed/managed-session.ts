@@ -7,6 +7,7 @@ import { runUseCase } from '../failure-signal.js';
 import type { LayoutEngine } from '../layout/layout-engine.js';
 import { withHostLock } from '../lock/with-host-lock.js';
 import type { AgentUpgradeHandler, HandleOutcome } from './agent-upgrade-handler.js';
+import type { VersionReportOutcome } from './agent-version-report.js';
 import type { SessionOptions, SessionState } from './session-options.js';
 import type { GateOutcome, StartupGate } from './startup-gate.js';
 
@@ -39,12 +40,32 @@ export class ManagedSession {
     return this.deps.state.instanceId;
   }
 
-  /** The startup gate, then (once it is open) the layout converged, as every daemon start does. */
+  /**
+   * The startup gate, then (once it is open) the layout converged, as every daemon start does,
+   * and the agent version that now runs reported to this machine's Node: learnt under the lock,
+   * written after it (one attempt, whose failure is logged and left to `retryVersionReport`).
+   */
   start(): Promise<Result<StartOutcome>> {
     return runUseCase(async () => {
-      const run = await withHostLock(this.deps.lock, () => this.startUnderLock());
-      return run.kind === 'busy' ? ({ kind: 'busy' } as const) : run.value;
+      const run = await withHostLock(this.deps.lock, async () => {
+        const outcome = await this.startUnderLock();
+        const version = outcome.kind === 'open' ? await this.deps.handler.versions.observe() : null;
+        return { outcome, version };
+      });
+      if (run.kind === 'busy') return { kind: 'busy' } as const;
+      if (run.value.outcome.kind === 'open') await this.deps.handler.versions.offer(run.value.version);
+      return run.value.outcome;
     });
+  }
+
+  /** Whether the agent version this session learnt is still to be written (its write failed). */
+  get versionReportPending(): boolean {
+    return this.deps.handler.versions.pending;
+  }
+
+  /** The failed version report, tried again (a no-op when nothing is pending). */
+  retryVersionReport(): Promise<Result<VersionReportOutcome>> {
+    return runUseCase(() => this.deps.handler.versions.retry());
   }
 
   /** One AgentUpgrade operation (the handler takes the host lock itself). */

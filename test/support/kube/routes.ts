@@ -97,9 +97,10 @@ function routeNodes(ctx: RouteContext, req: KubeRequest, res: ServerResponse): v
   }
   const node = /^\/api\/v1\/nodes\/([^/]+)$/.exec(req.path);
   if (node === null) throw fail(404, 'the server could not find the requested resource', 'NotFound');
-  requireMethod(req.method, ['GET']);
+  requireMethod(req.method, ['GET', 'PATCH']);
   const name = decodeURIComponent(node[1] ?? '');
-  const found = ctx.store.getNode(name);
+  const found =
+    req.method === 'PATCH' ? ctx.store.annotateNode(name, nodeAnnotationsPatch(req)) : ctx.store.getNode(name);
   if (found === undefined) throw fail(404, `nodes "${name}" not found`, 'NotFound', { name, kind: 'nodes' });
   return sendJson(res, 200, found);
 }
@@ -107,4 +108,15 @@ function routeNodes(ctx: RouteContext, req: KubeRequest, res: ServerResponse): v
 function requireMethod(method: string, allowed: readonly string[]): void {
   if (!allowed.includes(method))
     throw fail(405, `the server does not allow this method on the requested resource`, 'MethodNotAllowed');
+}
+
+/** The daemon's version report: a merge patch of `metadata.annotations` only. */
+function nodeAnnotationsPatch(req: KubeRequest): Record<string, string | null> {
+  if (!(req.headers['content-type'] ?? '').startsWith('application/merge-patch+json'))
+    throw fail(415, 'the body of the request was in an unknown format', 'UnsupportedMediaType');
+  const patch = JSON.parse(req.body ?? '{}') as { metadata?: { annotations?: Record<string, string | null> } };
+  const keys = Object.keys(patch);
+  if (keys.some((key) => key !== 'metadata') || Object.keys(patch.metadata ?? {}).some((key) => key !== 'annotations'))
+    throw fail(422, 'the fake accepts only metadata.annotations in a Node patch', 'Invalid');
+  return patch.metadata?.annotations ?? {};
 }

@@ -212,6 +212,20 @@ export class KubeStore {
     return structuredClone(node);
   }
 
+  /** A merge patch of the Node's annotations (a null value removes one), as a kubelet identity may send. */
+  annotateNode(name: string, annotations: Readonly<Record<string, string | null>>): Node | undefined {
+    const node = this.nodes.get(name);
+    if (node === undefined) return undefined;
+    const merged: Record<string, string> = { ...(node.metadata.annotations ?? {}) };
+    for (const [key, value] of Object.entries(annotations)) {
+      if (value === null) delete merged[key];
+      else merged[key] = value;
+    }
+    this.rv += 1;
+    node.metadata = { ...node.metadata, annotations: merged, resourceVersion: String(this.rv) };
+    return structuredClone(node);
+  }
+
   getNode(name: string): Node | undefined {
     const node = this.nodes.get(name);
     return node === undefined ? undefined : structuredClone(node);
