@@ -20,6 +20,7 @@ import type { HostIdentity } from './host-identity.js';
 import type { LayoutEngine } from './layout/layout-engine.js';
 import type { AgentUpgradeHandler } from './managed/agent-upgrade-handler.js';
 import type { HostEffects } from './managed/host-effects.js';
+import type { AgentVersionReport } from './managed/agent-version-report.js';
 import type { ManagedSession, ManagedSessionFactory } from './managed/managed-session.js';
 import type { RecoverDependencies } from './managed/recover.js';
 import type { StartupGate } from './managed/startup-gate.js';
@@ -75,4 +76,5 @@ export const Tokens = Object.freeze({
   StartupGate: Symbol('StartupGate') as ServiceIdentifier<StartupGate>,
   AgentUpgradeHandler: Symbol('AgentUpgradeHandler') as ServiceIdentifier<AgentUpgradeHandler>,
   ManagedSession: Symbol('ManagedSession') as ServiceIdentifier<ManagedSession>,
+  AgentVersionReport: Symbol('AgentVersionReport') as ServiceIdentifier<AgentVersionReport>,
 });

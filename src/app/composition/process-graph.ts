@@ -29,6 +29,7 @@ export const SESSION_TOKENS: ReadonlySet<string> = new Set<string>([
   'StartupGate',
   'AgentUpgradeHandler',
   'ManagedSession',
+  'AgentVersionReport',
 ]);
 const DEPTH_MAX = 3;
 

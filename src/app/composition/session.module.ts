@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ContainerModule, type ContainerModuleLoadOptions } from 'inversify';
 import { AgentUpgradeHandler } from '../managed/agent-upgrade-handler.js';
+import { AgentVersionReport } from '../managed/agent-version-report.js';
 import { ManagedSession } from '../managed/managed-session.js';
 import type { SessionOptions } from '../managed/session-options.js';
 import { StartupGate } from '../managed/startup-gate.js';
@@ -74,7 +75,23 @@ function bindHandlerAndSession(bind: Bind): void {
           engine: T.LayoutEngine,
           config: T.Config,
           state: T.SessionState,
+          versions: T.AgentVersionReport,
         }),
       ),
+  );
+  bind(T.AgentVersionReport).toDynamicValue(
+    (c) =>
+      new AgentVersionReport({
+        ...resolveAll(c, {
+          fs: T.FileSystem,
+          runner: T.ProcessRunner,
+          clock: T.Clock,
+          engine: T.LayoutEngine,
+          states: T.StateStore,
+          config: T.Config,
+          store: T.OperationStore,
+        }),
+        logger: c.get(T.Logger).child({ component: 'agent-version' }),
+      }),
   );
 }

@@ -24,7 +24,6 @@ import type { StateStore } from '../state/state-store.js';
 import { translatePortError } from '../translate-port-error.js';
 import type { ArchiveExtractor } from '../../ports/archive-extractor.js';
 import type { ArtifactSource } from '../../ports/artifact-source.js';
-import { AgentVersionReport } from './agent-version-report.js';
 
 /** A busy host lock (a direct activation) is retried after this long, status untouched. */
 const LOCK_BUSY_REQUEUE_MS = RETRY_POLICY.lockBusyMs;
@@ -60,12 +59,7 @@ export interface HandlerDependencies extends ActivationDependencies {
  * candidate is completed without a switch.
  */
 export class AgentUpgradeHandler {
-  /** The version evidence of this session (what it last wrote to its Node), over the same ports. */
-  readonly versions: AgentVersionReport;
-
-  constructor(private readonly deps: HandlerDependencies) {
-    this.versions = new AgentVersionReport({ ...deps, logger: deps.logger.child({ component: 'agent-version' }) });
-  }
+  constructor(private readonly deps: HandlerDependencies) {}
 
   async handle(request: AgentUpgradeRequest): Promise<HandleOutcome> {
     const { deps } = this;

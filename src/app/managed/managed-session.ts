@@ -7,7 +7,7 @@ import { runUseCase } from '../failure-signal.js';
 import type { LayoutEngine } from '../layout/layout-engine.js';
 import { withHostLock } from '../lock/with-host-lock.js';
 import type { AgentUpgradeHandler, HandleOutcome } from './agent-upgrade-handler.js';
-import type { VersionReportOutcome } from './agent-version-report.js';
+import type { AgentVersionReport, VersionReportOutcome } from './agent-version-report.js';
 import type { SessionOptions, SessionState } from './session-options.js';
 import type { GateOutcome, StartupGate } from './startup-gate.js';
 
@@ -26,6 +26,8 @@ export interface ManagedSessionDependencies {
   readonly engine: LayoutEngine;
   readonly config: UpgraderConfig;
   readonly state: SessionState;
+  /** The version evidence of this session: what it last wrote to its Node. */
+  readonly versions: AgentVersionReport;
 }
 
 /**
@@ -49,23 +51,23 @@ export class ManagedSession {
     return runUseCase(async () => {
       const run = await withHostLock(this.deps.lock, async () => {
         const outcome = await this.startUnderLock();
-        const version = outcome.kind === 'open' ? await this.deps.handler.versions.observe() : null;
+        const version = outcome.kind === 'open' ? await this.deps.versions.observe() : null;
         return { outcome, version };
       });
       if (run.kind === 'busy') return { kind: 'busy' } as const;
-      if (run.value.outcome.kind === 'open') await this.deps.handler.versions.offer(run.value.version);
+      if (run.value.outcome.kind === 'open') await this.deps.versions.offer(run.value.version);
       return run.value.outcome;
     });
   }
 
   /** Whether the agent version this session learnt is still to be written (its write failed). */
   get versionReportPending(): boolean {
-    return this.deps.handler.versions.pending;
+    return this.deps.versions.pending;
   }
 
   /** The failed version report, tried again (a no-op when nothing is pending). */
   retryVersionReport(): Promise<Result<VersionReportOutcome>> {
-    return runUseCase(() => this.deps.handler.versions.retry());
+    return runUseCase(() => this.deps.versions.retry());
   }
 
   /** One AgentUpgrade operation (the handler takes the host lock itself). */
