@@ -20,13 +20,13 @@ export function sessionModule(options: SessionOptions): ContainerModule {
     bind(T.SessionOptions).toConstantValue(options);
     const instanceId = options.instanceId ?? randomBytes(16).toString('hex');
     bind(T.SessionState).toConstantValue({ handedOver: false, instanceId });
-    bindGate(bind, options.selfExecutable);
+    bindGate(bind);
     bindHandlerAndSession(bind);
   });
 }
 
 /** The startup gate of this session: the record left by an earlier process, resolved first. */
-function bindGate(bind: Bind, selfExecutable: string | null): void {
+function bindGate(bind: Bind): void {
   bind(T.StartupGate).toDynamicValue((c) => {
     const state = c.get(T.SessionState);
     const config = c.get(T.Config);
@@ -43,7 +43,7 @@ function bindGate(bind: Bind, selfExecutable: string | null): void {
       config,
       mode: config.agent.mode,
       instanceId: state.instanceId,
-      selfExecutable,
+      selfExecutable: c.get(T.SessionOptions).selfExecutable,
       handedOver: () => state.handedOver,
     });
   });
