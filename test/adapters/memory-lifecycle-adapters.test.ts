@@ -288,7 +288,7 @@ describe('MemoryOperationStore', () => {
     expect(store.get('up-1')?.phase).toBeNull();
     expect(store.history('up-1')).toEqual([]);
     expect(await store.publish(ref, SUCCEEDED)).toEqual({ kind: 'written' });
-    expect(store.requestCount).toEqual({ markInProgress: 0, publish: 4, read: 0, watch: 0 });
+    expect(store.requestCount).toEqual({ markInProgress: 0, publish: 4, read: 0, reportAgentVersion: 0, watch: 0 });
   });
 
   it('failTimes fails a method n times in a row', async () => {

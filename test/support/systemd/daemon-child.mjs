@@ -79,6 +79,17 @@ class FileOperationStore {
   async publish(ref, status) {
     return this.write(ref, status);
   }
+  async read(ref) {
+    const operation = this.load().operations[ref.name];
+    return operation === undefined ? null : { operation: ref, phase: operation.phase ?? null, parameters: {} };
+  }
+  /** The version the agent runs, as the daemon would annotate its Node. */
+  async reportAgentVersion(version) {
+    const state = this.load();
+    state.agentVersions = [...(state.agentVersions ?? []), version];
+    this.save(state);
+    return 'written';
+  }
   async *watch() {}
 }
 
