@@ -2,14 +2,11 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Watch } from '@kubernetes/client-node/dist/watch.js';
 import { ClusterError } from '../../domain/port-errors.js';
 import { redactUrlsInText } from '../../domain/redacted-url.js';
-import type { ProcessRunner } from '../../ports/process-runner.js';
-import { NodeProcessRunner } from '../node/node-process-runner.js';
-import { Credentials } from './credentials.js';
-import { EXEC_TIMEOUT_MS, ExecCredentialSource } from './exec-credential.js';
-import { KubeHttp } from './kube-http.js';
-import { loadClusterConfig, type ClusterConfig } from './kubeconfig.js';
+import { connectKubeHttp, type ConnectOptions } from './kube-connection.js';
+import type { KubeHttp } from './kube-http.js';
+
+export type { ConnectOptions } from './kube-connection.js';
 import { MACHINE_OPERATIONS_PATH } from './machine-operation.js';
-import { proxyFor } from './proxy.js';
 
 export interface ListPage {
   readonly items: readonly unknown[];
@@ -46,24 +43,9 @@ export class KubeClient {
    * now, not at the first list), and kept current from then on.
    */
   static async connect(kubeconfigPath: string | null, options: ConnectOptions = {}): Promise<KubeClient> {
-    const env = options.env ?? process.env;
-    const config = await loadClusterConfig(kubeconfigPath, env, options.serviceAccountDir);
-    const proxy = proxyFor(new URL(config.server), config.proxyUrl, env);
-    const nowMs = options.nowMs ?? Date.now;
-    const exec =
-      config.user.exec === undefined
-        ? null
-        : new ExecCredentialSource(config.user.exec, {
-            runner: options.runner ?? new NodeProcessRunner(),
-            nowMs,
-            timeoutMs: options.execTimeoutMs ?? EXEC_TIMEOUT_MS,
-            env,
-            cluster: config.user.exec.provideClusterInfo ? clusterInfo(config) : null,
-          });
-    const credentials = new Credentials(config.user, exec, nowMs);
-    await credentials.current();
+    const http = await connectKubeHttp(kubeconfigPath, options);
     const { Watch } = await import('@kubernetes/client-node/dist/watch.js');
-    return new KubeClient(new KubeHttp(config, credentials, proxy), Watch);
+    return new KubeClient(http, Watch);
   }
 
   get server(): string {
@@ -199,28 +181,6 @@ export class KubeClient {
       },
     };
   }
-}
-
-export interface ConnectOptions {
-  /** Default `process.env`: KUBECONFIG, the in-cluster variables, the proxy variables, the plugin's environment. */
-  readonly env?: NodeJS.ProcessEnv;
-  readonly serviceAccountDir?: string;
-  /** Runs exec credential plugins; default a NodeProcessRunner. */
-  readonly runner?: ProcessRunner;
-  /** The time credentials are judged by (token file age, plugin expiry); default Date.now. */
-  readonly nowMs?: () => number;
-  readonly execTimeoutMs?: number;
-}
-
-/** `spec.cluster` of KUBERNETES_EXEC_INFO for a plugin that asks for it (`provideClusterInfo`). */
-function clusterInfo(config: ClusterConfig): Record<string, unknown> {
-  return {
-    server: config.server,
-    ...(config.tlsServerName === undefined ? {} : { 'tls-server-name': config.tlsServerName }),
-    'insecure-skip-tls-verify': !config.rejectUnauthorized,
-    ...(config.ca === undefined ? {} : { 'certificate-authority-data': config.ca.toString('base64') }),
-    ...(config.proxyUrl === undefined ? {} : { 'proxy-url': config.proxyUrl }),
-  };
 }
 
 async function translated<T>(call: () => Promise<T>): Promise<T> {

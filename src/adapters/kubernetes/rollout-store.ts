@@ -1,22 +1,10 @@
 import { ClusterError } from '../../domain/port-errors.js';
 import { ROLLOUT_GROUP, ROLLOUT_VERSION } from '../../domain/rollout/vocabulary.js';
-import type { ProcessRunner } from '../../ports/process-runner.js';
 import type { RolloutObject, RolloutPatchOutcome, RolloutSpecPatch, RolloutStore } from '../../ports/rollout-store.js';
-import { NodeProcessRunner } from '../node/node-process-runner.js';
-import { Credentials } from './credentials.js';
-import { EXEC_TIMEOUT_MS, ExecCredentialSource } from './exec-credential.js';
-import { KubeHttp } from './kube-http.js';
-import { loadClusterConfig, type ClusterConfig } from './kubeconfig.js';
-import { proxyFor } from './proxy.js';
+import { connectKubeHttp, type ConnectOptions } from './kube-connection.js';
+import type { KubeHttp } from './kube-http.js';
 
 export const AGENT_ROLLOUTS_PATH = `/apis/${ROLLOUT_GROUP}/${ROLLOUT_VERSION}/agentrollouts`;
-
-export interface RolloutStoreConnectOptions {
-  /** Default `process.env`: KUBECONFIG, the in-cluster variables, the proxy variables. */
-  readonly env?: NodeJS.ProcessEnv;
-  readonly runner?: ProcessRunner;
-  readonly nowMs?: () => number;
-}
 
 /**
  * AgentRollouts over plain JSON requests (the same kubeconfig chain, credentials, TLS trust and
@@ -28,27 +16,8 @@ export interface RolloutStoreConnectOptions {
 export class KubernetesRolloutStore implements RolloutStore {
   constructor(private readonly http: KubeHttp) {}
 
-  static async connect(
-    kubeconfigPath: string | null,
-    options: RolloutStoreConnectOptions = {},
-  ): Promise<KubernetesRolloutStore> {
-    const env = options.env ?? process.env;
-    const config = await loadClusterConfig(kubeconfigPath, env);
-    const proxy = proxyFor(new URL(config.server), config.proxyUrl, env);
-    const nowMs = options.nowMs ?? Date.now;
-    const exec =
-      config.user.exec === undefined
-        ? null
-        : new ExecCredentialSource(config.user.exec, {
-            runner: options.runner ?? new NodeProcessRunner(),
-            nowMs,
-            timeoutMs: EXEC_TIMEOUT_MS,
-            env,
-            cluster: config.user.exec.provideClusterInfo ? clusterInfo(config) : null,
-          });
-    const credentials = new Credentials(config.user, exec, nowMs);
-    await credentials.current();
-    return new KubernetesRolloutStore(new KubeHttp(config, credentials, proxy));
+  static async connect(kubeconfigPath: string | null, options: ConnectOptions = {}): Promise<KubernetesRolloutStore> {
+    return new KubernetesRolloutStore(await connectKubeHttp(kubeconfigPath, options));
   }
 
   async get(name: string): Promise<RolloutObject | null> {
@@ -82,16 +51,6 @@ export class KubernetesRolloutStore implements RolloutStore {
 }
 
 /** `spec.cluster` of KUBERNETES_EXEC_INFO for a plugin that asks for it (as KubeClient sends it). */
-function clusterInfo(config: ClusterConfig): Record<string, unknown> {
-  return {
-    server: config.server,
-    ...(config.tlsServerName === undefined ? {} : { 'tls-server-name': config.tlsServerName }),
-    'insecure-skip-tls-verify': !config.rejectUnauthorized,
-    ...(config.ca === undefined ? {} : { 'certificate-authority-data': config.ca.toString('base64') }),
-    ...(config.proxyUrl === undefined ? {} : { 'proxy-url': config.proxyUrl }),
-  };
-}
-
 function pathOf(name: string): string {
   return `${AGENT_ROLLOUTS_PATH}/${encodeURIComponent(name)}`;
 }

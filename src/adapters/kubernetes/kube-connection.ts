@@ -1,0 +1,54 @@
+import type { ProcessRunner } from '../../ports/process-runner.js';
+import { NodeProcessRunner } from '../node/node-process-runner.js';
+import { Credentials } from './credentials.js';
+import { EXEC_TIMEOUT_MS, ExecCredentialSource } from './exec-credential.js';
+import { KubeHttp } from './kube-http.js';
+import { loadClusterConfig, type ClusterConfig } from './kubeconfig.js';
+import { proxyFor } from './proxy.js';
+
+export interface ConnectOptions {
+  /** Default `process.env`: KUBECONFIG, the in-cluster variables, the proxy variables, the plugin's environment. */
+  readonly env?: NodeJS.ProcessEnv;
+  readonly serviceAccountDir?: string;
+  /** Runs exec credential plugins; default a NodeProcessRunner. */
+  readonly runner?: ProcessRunner;
+  /** The time credentials are judged by (token file age, plugin expiry); default Date.now. */
+  readonly nowMs?: () => number;
+  readonly execTimeoutMs?: number;
+}
+
+/**
+ * The one way to reach an API server: the kubeconfig chain, the credentials (token files, client
+ * certificates, exec plugins) read once up front so a bad kubeconfig fails here, the TLS trust
+ * and the proxy rules. Every client of the cluster (operations, rollouts) is built on it.
+ */
+export async function connectKubeHttp(kubeconfigPath: string | null, options: ConnectOptions = {}): Promise<KubeHttp> {
+  const env = options.env ?? process.env;
+  const config = await loadClusterConfig(kubeconfigPath, env, options.serviceAccountDir);
+  const proxy = proxyFor(new URL(config.server), config.proxyUrl, env);
+  const nowMs = options.nowMs ?? Date.now;
+  const exec =
+    config.user.exec === undefined
+      ? null
+      : new ExecCredentialSource(config.user.exec, {
+          runner: options.runner ?? new NodeProcessRunner(),
+          nowMs,
+          timeoutMs: options.execTimeoutMs ?? EXEC_TIMEOUT_MS,
+          env,
+          cluster: config.user.exec.provideClusterInfo ? clusterInfo(config) : null,
+        });
+  const credentials = new Credentials(config.user, exec, nowMs);
+  await credentials.current();
+  return new KubeHttp(config, credentials, proxy);
+}
+
+/** `spec.cluster` of KUBERNETES_EXEC_INFO for a plugin that asks for it (`provideClusterInfo`). */
+function clusterInfo(config: ClusterConfig): Record<string, unknown> {
+  return {
+    server: config.server,
+    ...(config.tlsServerName === undefined ? {} : { 'tls-server-name': config.tlsServerName }),
+    'insecure-skip-tls-verify': !config.rejectUnauthorized,
+    ...(config.ca === undefined ? {} : { 'certificate-authority-data': config.ca.toString('base64') }),
+    ...(config.proxyUrl === undefined ? {} : { 'proxy-url': config.proxyUrl }),
+  };
+}
