@@ -4,6 +4,8 @@ import type { SlotLayout } from '../domain/slot-layout.js';
 import type { ArchiveExtractor } from '../ports/archive-extractor.js';
 import type { ArtifactSource } from '../ports/artifact-source.js';
 import type { Clock } from '../ports/clock.js';
+import type { ControllerCluster, LeaseStore } from '../ports/controller-cluster.js';
+import type { ControllerMetrics } from '../ports/controller-metrics.js';
 import type { ContainerRootfs } from '../ports/container-rootfs.js';
 import type { FileSystem } from '../ports/file-system.js';
 import type { HostLock } from '../ports/host-lock.js';
@@ -16,6 +18,7 @@ import type { Activation, ActivationDependencies } from './activation/activation
 import type { InterruptedActivation } from './activation/interrupted-activation.js';
 import type { SlotEffects } from './activation/slot-effects.js';
 import type { UpgraderConfig } from './config/upgrader-config.js';
+import type { ControllerSettings, RolloutController } from './controller/rollout-controller.js';
 import type { HostIdentity } from './host-identity.js';
 import type { LayoutEngine } from './layout/layout-engine.js';
 import type { AgentUpgradeHandler } from './managed/agent-upgrade-handler.js';
@@ -42,6 +45,12 @@ export const Tokens = Object.freeze({
   Layout: Symbol('Layout') as ServiceIdentifier<SlotLayout>,
   HostIdentity: Symbol('HostIdentity') as ServiceIdentifier<HostIdentity>,
   Logger: Symbol('Logger') as ServiceIdentifier<Logger>,
+  // The rollout controller's process (createController).
+  ControllerSettings: Symbol('ControllerSettings') as ServiceIdentifier<ControllerSettings>,
+  ControllerCluster: Symbol('ControllerCluster') as ServiceIdentifier<ControllerCluster>,
+  LeaseStore: Symbol('LeaseStore') as ServiceIdentifier<LeaseStore>,
+  ControllerMetrics: Symbol('ControllerMetrics') as ServiceIdentifier<ControllerMetrics>,
+  RolloutController: Symbol('RolloutController') as ServiceIdentifier<RolloutController>,
   // Ports: bound by exactly one platform module each.
   FileSystem: Symbol('FileSystem') as ServiceIdentifier<FileSystem>,
   Clock: Symbol('Clock') as ServiceIdentifier<Clock>,

@@ -1,9 +1,12 @@
 /**
  * The kube-apiserver conformance suite: the same requests against the project's fake API server
  * (kube-apiserver.fake.test.ts) and a real kube-apiserver (test/kube-real/conformance.test.ts),
- * with the shipped CRD, so the fake cannot drift from what a client meets on a cluster. Each case
+ * with the shipped CRDs, so the fake cannot drift from what a client meets on a cluster. Each case
  * asserts status codes, Status reasons and causes and the resulting state, never message text.
- * This file holds the write paths; kube-apiserver.watch.contract.ts the reads and watches.
+ * This file holds the MachineOperation write paths; kube-apiserver.watch.contract.ts the reads and
+ * watches; kube-apiserver.release.contract.ts and kube-apiserver.rollout.contract.ts the rollout
+ * controller's custom resources (whose CRDs the setup installs on a server that lacks them);
+ * kube-apiserver.builtin.contract.ts Nodes, Leases and Events.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -19,7 +22,17 @@ import {
   statusShape,
   upgrade,
 } from './kube-apiserver.support.js';
-import { dateTimeCases, INVALID, schemaCases } from './kube-apiserver.schema.contract.js';
+import { builtinContract } from './kube-apiserver.builtin.contract.js';
+import { ensureRolloutResources } from './kube-apiserver.objects.js';
+import { releaseContract } from './kube-apiserver.release.contract.js';
+import { rolloutContract } from './kube-apiserver.rollout.contract.js';
+import {
+  dateTimeCases,
+  INVALID,
+  metadataCases,
+  schemaCases,
+  statusSchemaCases,
+} from './kube-apiserver.schema.contract.js';
 import { readContract } from './kube-apiserver.watch.contract.js';
 
 /** The fixture of the suite that runs; set in beforeAll. */
@@ -232,6 +245,7 @@ export function kubeApiServerContract(name: string, setup: () => Promise<KubeTar
     beforeAll(async () => {
       fixture = await setup();
       suite.set(fixture);
+      await ensureRolloutResources(fixture.target);
     }, 240_000);
     afterAll(async () => {
       suite.set(null);
@@ -240,6 +254,8 @@ export function kubeApiServerContract(name: string, setup: () => Promise<KubeTar
 
     describe('schema validation and pruning', () => {
       schemaCases(suite);
+      metadataCases(suite);
+      statusSchemaCases(suite);
       dateTimeCases(suite);
     });
     describe('writes: optimistic concurrency', () => conflictCases(suite));
@@ -247,5 +263,8 @@ export function kubeApiServerContract(name: string, setup: () => Promise<KubeTar
     describe('writes: generation and patch types', () => generationCases(suite));
     describe('objects: errors that name them, finalizers', () => lifecycleCases(suite));
     readContract(suite);
+    builtinContract(suite);
+    releaseContract(suite);
+    rolloutContract(suite);
   });
 }

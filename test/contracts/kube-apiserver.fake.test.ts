@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeApiServer, type FakeApiServer, type JsonObject } from '../support/kube/fake-apiserver.js';
 import { kubeApiServerContract } from './kube-apiserver.contract.js';
+import { NODES } from './kube-apiserver.objects.js';
 import { expiredForClient, fakeRequest, OPS, operation, upgrade } from './kube-apiserver.support.js';
 
 const TOKEN = 'conformance-token';
@@ -46,6 +47,22 @@ describe('the fake API server: faults on demand, seen as a client sees a real se
     const compacted = await admin('GET', `${OPS}?watch=1&resourceVersion=${from}&timeoutSeconds=1`);
     expect(compacted.status).toBe(200);
     expect(expiredForClient(compacted)).toBe(true);
+  });
+
+  it('expires a Node watch from before a compaction as the MachineOperation watch does', async () => {
+    server.setNode('expiring-node', { pool: 'a' });
+    const from = server.resourceVersion();
+    server.setNode('expiring-node', { pool: 'b' });
+    server.compact();
+    const answer = await admin('GET', `${NODES}?watch=1&resourceVersion=${from}&timeoutSeconds=1`);
+    expect(answer.status).toBe(200);
+    expect(expiredForClient(answer)).toBe(true);
+    const relisted = (await admin('GET', NODES)).json as { metadata: { resourceVersion: string } };
+    const resumed = await admin(
+      'GET',
+      `${NODES}?watch=1&resourceVersion=${relisted.metadata.resourceVersion}&timeoutSeconds=1`,
+    );
+    expect(expiredForClient(resumed)).toBe(false);
   });
 
   it('refuses an invalid seeded operation as the real server refuses the create', () => {

@@ -66,6 +66,62 @@ const REFUSED_CREATES: readonly [string, string, Record<string, unknown>, readon
     ],
   ],
   ['a name that is no DNS subdomain', 'Bad_Name', upgrade('node-a'), ['FieldValueInvalid metadata.name']],
+  [
+    'a machineRef over maxLength',
+    'long-ref',
+    upgrade('n'.repeat(254)),
+    [NOT_CHECKED, 'FieldValueTooLong spec.machineRef'],
+  ],
+];
+
+/** Creates whose metadata the server refuses, with the causes a client gets (sorted). */
+const REFUSED_METADATA: readonly [string, string, Record<string, unknown>, readonly string[]][] = [
+  [
+    'a label value over 63 characters',
+    'long-label',
+    { labels: { a: 'x'.repeat(64) } },
+    ['FieldValueInvalid metadata.labels'],
+  ],
+  [
+    'a label key that is no qualified name',
+    'bad-label-key',
+    { labels: { 'bad key!': 'v' } },
+    ['FieldValueInvalid metadata.labels'],
+  ],
+  [
+    'a label value with a space',
+    'bad-label-value',
+    { labels: { k: 'bad value' } },
+    ['FieldValueInvalid metadata.labels'],
+  ],
+  [
+    'an annotation key that is no qualified name',
+    'bad-annotation',
+    { annotations: { 'bad key!': 'v' } },
+    ['FieldValueInvalid metadata.annotations'],
+  ],
+  [
+    'an owner reference with nothing in it',
+    'empty-owner',
+    { ownerReferences: [{ apiVersion: '', kind: '', name: '', uid: '' }] },
+    [
+      'FieldValueInvalid metadata.ownerReferences.apiVersion',
+      'FieldValueInvalid metadata.ownerReferences.kind',
+      'FieldValueInvalid metadata.ownerReferences.name',
+      'FieldValueInvalid metadata.ownerReferences.uid',
+    ],
+  ],
+  [
+    'two controlling owners',
+    'two-controllers',
+    {
+      ownerReferences: [
+        { apiVersion: 'a.io/v1', kind: 'K', name: 'n1', uid: 'u1', controller: true },
+        { apiVersion: 'a.io/v1', kind: 'K', name: 'n2', uid: 'u2', controller: true },
+      ],
+    },
+    ['FieldValueInvalid metadata.ownerReferences'],
+  ],
 ];
 
 /** Status patches the schema refuses. */
@@ -135,7 +191,51 @@ export function schemaCases(suite: Suite): void {
       expect((await suite.api.admin('GET', `${OPS}/${name}`)).status).toBe(404);
     },
   );
+}
 
+/** ObjectMeta as the server decodes and validates it on every kind. */
+export function metadataCases(suite: Suite): void {
+  it.each(REFUSED_METADATA)(
+    'refuses a create with %s (422 naming the metadata field)',
+    async (_what, name, metadata, causes) => {
+      const answer = await suite.api.admin('POST', OPS, {
+        body: operation(name, upgrade('node-a'), { metadata: { name, ...metadata } }),
+      });
+      expect(answer.status, answer.text).toBe(422);
+      expect(causesOf(answer)).toEqual(causes);
+    },
+  );
+
+  it('keeps owner references (pruning their unknown fields with a warning) and labels a create carries', async () => {
+    const owner = {
+      apiVersion: 'agent-upgrade.dev/v1alpha1',
+      kind: 'AgentRollout',
+      name: 'r',
+      uid: 'u-1',
+      controller: true,
+    };
+    const body = operation('owned', upgrade('node-a'), {
+      metadata: {
+        name: 'owned',
+        labels: { 'agent-upgrade.dev/rollout': 'r' },
+        ownerReferences: [{ ...owner, bogus: 1 }],
+      },
+    });
+    const created = await suite.api.admin('POST', OPS, { body });
+    expect(created.status, created.text).toBe(201);
+    const stored = await suite.get('owned');
+    expect({
+      labels: stored.metadata.labels,
+      owners: (stored.metadata as Record<string, unknown>)['ownerReferences'],
+    }).toEqual({
+      labels: { 'agent-upgrade.dev/rollout': 'r' },
+      owners: [owner],
+    });
+    expect(warningsOf(created)).toEqual(['unknown field "metadata.ownerReferences[0].bogus"']);
+  });
+}
+
+export function statusSchemaCases(suite: Suite): void {
   it.each(REFUSED_STATUSES)(
     'refuses a status with %s with a 422 Status and keeps the stored one',
     async (_what, status, causes) => {

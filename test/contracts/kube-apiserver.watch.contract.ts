@@ -90,6 +90,35 @@ function selectorCases(suite: Suite): void {
   });
 }
 
+function labelCases(suite: Suite): void {
+  it('selects operations by label in lists and watches, set-based terms included; a DELETE by name ends one', async () => {
+    const from = await listVersion(suite);
+    const labelled = (name: string, labels: Record<string, string>) =>
+      suite.create(name, upgrade('node-a'), { metadata: { name, labels } });
+    await labelled('lab-canary', { 'contract/rollout': 'fleet', 'contract/wave': 'canary' });
+    await labelled('lab-rest', { 'contract/rollout': 'fleet', 'contract/wave': 'rest' });
+    await labelled('lab-other', { 'contract/rollout': 'other' });
+    const select = async (selector: string) =>
+      names(await suite.api.admin('GET', `${OPS}?labelSelector=${encodeURIComponent(selector)}`));
+    expect(await select('contract/rollout=fleet')).toEqual(['lab-canary', 'lab-rest']);
+    expect(await select('contract/wave in (canary,early)')).toEqual(['lab-canary']);
+    expect(await select('contract/rollout,contract/wave notin (canary)')).toEqual(['lab-other', 'lab-rest']);
+    expect(await select('contract/rollout!=fleet,contract/rollout')).toEqual(['lab-other']);
+    expect((await suite.api.admin('GET', `${OPS}?labelSelector=${encodeURIComponent('a b c')}`)).status).toBe(400);
+    expect((await suite.api.admin('DELETE', `${OPS}/lab-rest`)).status).toBe(200);
+    const answer = await watch(
+      suite,
+      `resourceVersion=${from}&labelSelector=${encodeURIComponent('contract/rollout=fleet')}`,
+    );
+    const events = watchEvents(answer).filter((event) => event.type !== 'BOOKMARK');
+    expect(events.map((event) => [event.type, event.object.metadata.name])).toEqual([
+      ['ADDED', 'lab-canary'],
+      ['ADDED', 'lab-rest'],
+      ['DELETED', 'lab-rest'],
+    ]);
+  });
+}
+
 function watchCases(suite: Suite): void {
   it('sends a BOOKMARK before the deadline when allowed and the server moved on, and none when not allowed', async () => {
     const from = await listVersion(suite);
@@ -158,4 +187,5 @@ function watchCases(suite: Suite): void {
 export function readContract(suite: Suite): void {
   describe('reads: field selectors, resourceVersions, authentication', () => selectorCases(suite));
   describe('watches: bookmarks, expiry, selector membership', () => watchCases(suite));
+  describe('reads: label selectors', () => labelCases(suite));
 }

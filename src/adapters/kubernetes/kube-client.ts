@@ -1,9 +1,15 @@
-import type { KubeConfig } from '@kubernetes/client-node';
-import type { Watch } from '@kubernetes/client-node/dist/watch.js';
 import { ClusterError } from '../../domain/port-errors.js';
-import { redactUrlsInText } from '../../domain/redacted-url.js';
 import { connectKubeHttp, type ConnectOptions } from './kube-connection.js';
 import type { KubeHttp } from './kube-http.js';
+import {
+  loadWatchClient,
+  startKubeWatch,
+  type WatchClientClass,
+  type WatchEventType,
+  type WatchHandle,
+} from './kube-watch.js';
+
+export type { WatchEventType, WatchHandle } from './kube-watch.js';
 
 export type { ConnectOptions } from './kube-connection.js';
 import { MACHINE_OPERATIONS_PATH } from './machine-operation.js';
@@ -13,12 +19,6 @@ export interface ListPage {
   readonly resourceVersion: string;
   readonly continueToken: string | null;
 }
-
-export interface WatchHandle {
-  abort(): void;
-}
-
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 /**
  * The few API calls the daemon makes: list, get and status merge-patch of MachineOperations,
@@ -34,7 +34,7 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ER
 export class KubeClient {
   private constructor(
     private readonly http: KubeHttp,
-    private readonly WatchClient: typeof Watch,
+    private readonly WatchClient: WatchClientClass,
   ) {}
 
   /**
@@ -44,8 +44,7 @@ export class KubeClient {
    */
   static async connect(kubeconfigPath: string | null, options: ConnectOptions = {}): Promise<KubeClient> {
     const http = await connectKubeHttp(kubeconfigPath, options);
-    const { Watch } = await import('@kubernetes/client-node/dist/watch.js');
-    return new KubeClient(http, Watch);
+    return new KubeClient(http, await loadWatchClient());
   }
 
   get server(): string {
@@ -132,87 +131,11 @@ export class KubeClient {
    * client swallows exceptions thrown there, so callers must not throw from it. `onDone` runs
    * once when the stream ends, with the error that ended it (or null).
    */
-  async watch(
+  watch(
     query: { readonly resourceVersion: string; readonly fieldSelector?: string; readonly timeoutSeconds: number },
     onEvent: (type: WatchEventType, object: unknown) => void,
     onDone: (error: ClusterError | null) => void,
   ): Promise<WatchHandle> {
-    const params: Record<string, string | number | boolean> = {
-      resourceVersion: query.resourceVersion,
-      allowWatchBookmarks: true,
-      timeoutSeconds: query.timeoutSeconds,
-    };
-    if (query.fieldSelector !== undefined) params['fieldSelector'] = query.fieldSelector;
-    const { credentials, config } = this.http;
-    const state = await translated(() => credentials.current());
-    // Each watch is a new connection with the credentials of now, in a pool of its own.
-    const agent = this.http.watchAgent(state);
-    const watcher = new this.WatchClient({
-      // Watch reads only these two members of its KubeConfig: the server, and the fetch options.
-      getCurrentCluster: () => ({ name: 'cluster', server: config.server, skipTLSVerify: !config.rejectUnauthorized }),
-      applyToFetchOptions: async (options: object) => ({ ...options, headers: { ...state.headers }, agent }),
-    } as unknown as KubeConfig);
-    let finished = false;
-    const done = (error: unknown): void => {
-      if (finished) return;
-      finished = true;
-      agent.destroy();
-      const failure = error === null || error === undefined || isAbort(error) ? null : asClusterError(error);
-      // Read the credentials again now, so the next watch does not send what was just refused.
-      if (failure?.status === 401) credentials.rejected(state).catch(() => false);
-      onDone(failure);
-    };
-    let controller: AbortController;
-    try {
-      controller = await watcher.watch(
-        MACHINE_OPERATIONS_PATH,
-        params,
-        (type: string, object: unknown) => onEvent(type as WatchEventType, object),
-        done,
-      );
-    } catch (error) {
-      agent.destroy();
-      throw asClusterError(error);
-    }
-    return {
-      abort: () => {
-        controller.abort();
-        agent.destroy();
-      },
-    };
+    return startKubeWatch(this.http, this.WatchClient, MACHINE_OPERATIONS_PATH, query, onEvent, onDone);
   }
-}
-
-async function translated<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    throw asClusterError(error);
-  }
-}
-
-function asClusterError(error: unknown): ClusterError {
-  if (error instanceof ClusterError) return error;
-  const status = statusOf(error);
-  return new ClusterError(
-    status,
-    status === null
-      ? `the API server cannot be reached: ${describe(error)}`
-      : `the watch request was answered ${status}`,
-  );
-}
-
-/** The watch client reports a non-200 answer as an Error with `statusCode`. */
-function statusOf(error: unknown): number | null {
-  const statusCode = (error as { statusCode?: unknown }).statusCode;
-  return typeof statusCode === 'number' ? statusCode : null;
-}
-
-function describe(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return redactUrlsInText(text.split('\n')[0]?.slice(0, 300) ?? '');
-}
-
-function isAbort(error: unknown): boolean {
-  return (error as { name?: unknown }).name === 'AbortError';
 }

@@ -42,7 +42,7 @@ export class KubeHttp {
   }
 
   async call(
-    method: 'GET' | 'PATCH' | 'POST',
+    method: 'GET' | 'PATCH' | 'POST' | 'PUT',
     path: string,
     options: {
       readonly query?: Readonly<Record<string, string>>;

@@ -7,24 +7,14 @@ import type { CliContext } from './cli-context.js';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
- * Options every command shares, and the one place output and exit codes are decided:
+ * What every command shares, and the one place output and exit codes are decided:
  * `--json` prints exactly one JSON document, failures as {"ok":false,"error":{code,message}}.
  */
-export abstract class BaseCommand extends Command<CliContext> {
-  config = Option.String('--config', {
-    description: 'Configuration file (default: /etc/aks-flex-node/agent-upgrade.json when present)',
-  });
-  root = Option.String('--root', { description: 'Re-root every host path under DIR (sandboxes, demos, tests)' });
+export abstract class OutputCommand extends Command<CliContext> {
   json = Option.Boolean('--json', false, { description: 'Print one JSON document instead of text' });
   // Checked by hand rather than with a typanion validator: loading typanion costs every start
   // (even `--help`) about 10 ms of the 2× budget (docs/benchmarks.md#start-up).
   logLevel = Option.String('--log-level', 'warn', { description: `Log level for stderr: ${LOG_LEVELS.join(', ')}` });
-
-  protected async openUpgrader(): Promise<Result<Upgrader>> {
-    const invalid = this.invalidLogLevel();
-    if (invalid !== null) return { ok: false, failure: invalid };
-    return this.context.openUpgrader({ configPath: this.config, root: this.root, logLevel: this.logLevel });
-  }
 
   /** A usage failure when `--log-level` names no level. */
   protected invalidLogLevel(): Failure | null {
@@ -71,6 +61,20 @@ export abstract class BaseCommand extends Command<CliContext> {
     } finally {
       interrupts?.dispose();
     }
+  }
+}
+
+/** The commands that act on this host: its configuration file and root. */
+export abstract class BaseCommand extends OutputCommand {
+  config = Option.String('--config', {
+    description: 'Configuration file (default: /etc/aks-flex-node/agent-upgrade.json when present)',
+  });
+  root = Option.String('--root', { description: 'Re-root every host path under DIR (sandboxes, demos, tests)' });
+
+  protected async openUpgrader(): Promise<Result<Upgrader>> {
+    const invalid = this.invalidLogLevel();
+    if (invalid !== null) return { ok: false, failure: invalid };
+    return this.context.openUpgrader({ configPath: this.config, root: this.root, logLevel: this.logLevel });
   }
 }
 

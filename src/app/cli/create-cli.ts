@@ -5,6 +5,7 @@ import { AGENT_UPGRADE_VERSION } from '../../version.js';
 import { AgentUpgradeCli } from './agent-upgrade-cli.js';
 import type { CliContext } from './cli-context.js';
 import { ActivateCommand } from './activate-command.js';
+import { ControllerCommand } from './controller-command.js';
 import { DaemonCommand } from './daemon-command.js';
 import { DemoCommand } from './demo-command.js';
 import { FetchCommand } from './fetch-command.js';
@@ -42,6 +43,7 @@ export function createCli(): AgentUpgradeCli {
   cli.register(RecoverCommand);
   cli.register(SuperviseCommand);
   cli.register(DaemonCommand);
+  cli.register(ControllerCommand);
   cli.register(DemoCommand);
   for (const command of [
     RolloutStatusCommand,

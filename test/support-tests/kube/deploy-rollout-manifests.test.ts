@@ -384,17 +384,13 @@ describe('the controller RBAC', () => {
 
   it('grants exactly the verbs the controller uses', () => {
     expect(find('ClusterRole')['rules']).toEqual([
-      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
-      {
-        apiGroups: ['unbounded-cloud.io'],
-        resources: ['machineoperations'],
-        verbs: ['create', 'get', 'list', 'watch'],
-      },
-      { apiGroups: ['agent-upgrade.dev'], resources: ['agentrollouts'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: ['agent-upgrade.dev'], resources: ['agentrollouts/status'], verbs: ['update', 'patch'] },
-      { apiGroups: ['agent-upgrade.dev'], resources: ['agentreleases'], verbs: ['get', 'list', 'watch', 'patch'] },
-      { apiGroups: ['agent-upgrade.dev'], resources: ['agentreleases/status'], verbs: ['update', 'patch'] },
-      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+      { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] },
+      { apiGroups: ['unbounded-cloud.io'], resources: ['machineoperations'], verbs: ['create', 'list', 'watch'] },
+      { apiGroups: ['agent-upgrade.dev'], resources: ['agentrollouts'], verbs: ['list', 'watch'] },
+      { apiGroups: ['agent-upgrade.dev'], resources: ['agentrollouts/status'], verbs: ['update'] },
+      { apiGroups: ['agent-upgrade.dev'], resources: ['agentreleases'], verbs: ['list', 'watch', 'patch'] },
+      { apiGroups: ['agent-upgrade.dev'], resources: ['agentreleases/status'], verbs: ['update'] },
+      { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] },
     ]);
     expect(find('Role')['rules']).toEqual([
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },

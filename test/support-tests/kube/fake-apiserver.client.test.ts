@@ -436,7 +436,11 @@ describe('watch', () => {
 
     expect(w.summary()).toEqual(['ADDED op-b', 'DELETED op-b']);
     expect(server.openWatches()).toEqual([
-      { query: expect.objectContaining({ fieldSelector: 'spec.machineRef=node-1', watch: 'true' }), silenced: false },
+      {
+        resource: 'machineoperations',
+        query: expect.objectContaining({ fieldSelector: 'spec.machineRef=node-1', watch: 'true' }),
+        silenced: false,
+      },
     ]);
   });
 

@@ -108,9 +108,12 @@ describe('discovery', () => {
     expect(groups.kind).toBe('APIGroupList');
     expect(groups.groups.map((g) => g.preferredVersion.groupVersion)).toEqual([
       'unbounded-cloud.io/v1alpha3',
+      'agent-upgrade.dev/v1alpha1',
       'apiextensions.k8s.io/v1',
       'admissionregistration.k8s.io/v1',
       'rbac.authorization.k8s.io/v1',
+      'coordination.k8s.io/v1',
+      'events.k8s.io/v1',
     ]);
 
     const core = (await call('GET', '/api/v1')).json as {

@@ -1,25 +1,34 @@
-// Reads of the MachineOperation collection: the list (paged with continue tokens, filtered by
-// selectors, waiting for a resourceVersion the store has not reached as a real server does, then
-// 504) and the start of a watch.
+// Reads of a collection, for every resource alike: the list (paged with continue tokens, filtered
+// by selectors and by namespace, waiting for a resourceVersion the store has not reached as a real
+// server does, then 504) and the start of a watch. A page costs a binary search plus the objects
+// it scans; nothing is copied (the stored objects are immutable) and each is serialized once.
 
 import type { ServerResponse } from 'node:http';
-import { isJsonObject, type JsonObject, parseJson } from './json.js';
-import { parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { isJsonObject, parseJson } from './json.js';
+import { jsonOf, keyOf, type ObjectCollection, type RevisionClock } from './object-collection.js';
+import { apiVersionOf } from './resources.js';
+import { parseFieldSelector, parseLabelSelector, type Selector } from './selectors.js';
 import { fail } from './status.js';
-import type { KubeStore } from './store.js';
 import type { Timers } from './timers.js';
-import { API_VERSION, LIST_KIND, type MachineOperation } from './types.js';
+import type { StoredObject } from './types.js';
 import { WatchStream } from './watch.js';
 
 export interface CollectionContext {
-  readonly store: KubeStore;
+  readonly clock: RevisionClock;
   readonly timers: Timers;
-  readonly selectableFields: readonly string[];
   readonly bookmarkIntervalMs: number;
   /** How long a read at a resourceVersion newer than the store's waits for it before the 504. */
   readonly tooLargeResourceVersionWaitMs: number;
   /** Open watch streams; each removes itself when its connection closes. */
   readonly watches: Set<WatchStream>;
+  /** Counts the object events written to watch streams. */
+  readonly onWatchEvent: () => void;
+}
+
+/** A collection as one request reads it: all of it, or one namespace of it. */
+export interface ReadScope {
+  readonly collection: ObjectCollection;
+  readonly namespace: string | undefined;
 }
 
 interface ContinueToken {
@@ -47,17 +56,6 @@ export function positiveInt(raw: string | undefined, field: string): number | un
 }
 
 /**
- * A page of the list. Later pages report the first page's resourceVersion, as a real server does;
- * unlike one, they show current objects rather than a snapshot at that version.
- */
-interface MachineOperationList {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly metadata: JsonObject;
-  readonly items: MachineOperation[];
-}
-
-/**
  * A list at `resourceVersion=N` newer than anything stored waits (bounded) for the store to get
  * there, then answers 504 with `retryAfterSeconds`, as the watch cache does.
  */
@@ -66,23 +64,41 @@ async function awaitResourceVersion(ctx: CollectionContext, raw: string | undefi
   const wanted = Number(raw);
   if (!Number.isInteger(wanted) || wanted < 0) throw fail(400, `invalid resource version: ${raw}`, 'BadRequest');
   const deadlineMs = Date.now() + ctx.tooLargeResourceVersionWaitMs;
-  while (ctx.store.currentRv() < wanted && Date.now() < deadlineMs) await ctx.timers.sleep(50);
-  if (ctx.store.currentRv() >= wanted) return;
-  throw fail(504, `Timeout: Too large resource version: ${wanted}, current: ${ctx.store.currentRv()}`, 'Timeout', {
+  while (ctx.clock.current() < wanted && Date.now() < deadlineMs) await ctx.timers.sleep(50);
+  if (ctx.clock.current() >= wanted) return;
+  throw fail(504, `Timeout: Too large resource version: ${wanted}, current: ${ctx.clock.current()}`, 'Timeout', {
     causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
     retryAfterSeconds: 1,
   });
 }
 
+/** The selectors of `query` (answered 400 before anything else when malformed) and the namespace. */
+function selectorOf(scope: ReadScope, query: Readonly<Record<string, string>>): Selector {
+  const { resource } = scope.collection;
+  const fieldSelector = parseFieldSelector(query['fieldSelector'], resource.selectableFields, resource.namespaced);
+  const labelSelector = parseLabelSelector(query['labelSelector']);
+  const { namespace } = scope;
+  return (object) =>
+    (namespace === undefined || object.metadata.namespace === namespace) &&
+    fieldSelector(object) &&
+    labelSelector(object);
+}
+
+/**
+ * A page of the list, as the JSON text of the List object. Later pages report the first page's
+ * resourceVersion, as a real server does; unlike one, they show current objects rather than a
+ * snapshot at that version.
+ */
 export async function list(
   ctx: CollectionContext,
+  scope: ReadScope,
   query: Readonly<Record<string, string>>,
-): Promise<MachineOperationList> {
-  const fieldSelector = parseFieldSelector(query['fieldSelector'], ctx.selectableFields);
-  const labelSelector = parseLabelSelector(query['labelSelector']);
+): Promise<string> {
+  const selector = selectorOf(scope, query);
   const limit = positiveInt(query['limit'], 'limit');
   const token = query['continue'] ? decodeContinue(query['continue']) : undefined;
-  if (token !== undefined && ctx.store.isExpired(token.rv)) {
+  const { collection, namespace } = scope;
+  if (token !== undefined && collection.isExpired(token.rv)) {
     throw fail(
       410,
       'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
@@ -90,27 +106,29 @@ export async function list(
     );
   }
   if (token === undefined) await awaitResourceVersion(ctx, query['resourceVersion']);
-  const rv = token?.rv ?? ctx.store.currentRv();
-  const matching = ctx.store
-    .list()
-    .filter((op) => token === undefined || op.metadata.name > token.start)
-    .filter((op) => fieldSelector(op) && labelSelector(op));
-  const items = limit === undefined ? matching : matching.slice(0, limit);
-  const metadata: JsonObject = { resourceVersion: String(rv) };
-  const last = items.at(-1);
-  if (items.length < matching.length && last !== undefined) {
-    metadata['continue'] = encodeContinue({ rv, start: last.metadata.name });
-    if (query['fieldSelector'] === undefined && query['labelSelector'] === undefined) {
-      metadata['remainingItemCount'] = matching.length - items.length;
-    }
+  const rv = token?.rv ?? ctx.clock.current();
+  const prefix = namespace === undefined ? '' : `${namespace}/`;
+  const page = collection.page(prefix, token?.start, limit, selector);
+  const metadata: Record<string, string | number> = { resourceVersion: String(rv) };
+  const last = page.items.at(-1);
+  if (page.more && last !== undefined) {
+    metadata['continue'] = encodeContinue({ rv, start: keyOf(last.metadata) });
+    if (query['fieldSelector'] === undefined && query['labelSelector'] === undefined)
+      metadata['remainingItemCount'] = page.remaining;
   }
-  return { apiVersion: API_VERSION, kind: LIST_KIND, metadata, items };
+  const { resource } = collection;
+  const head = `{"apiVersion":${JSON.stringify(apiVersionOf(resource))},"kind":${JSON.stringify(resource.listKind)}`;
+  return `${head},"metadata":${JSON.stringify(metadata)},"items":[${page.items.map((item: StoredObject) => jsonOf(item)).join(',')}]}`;
 }
 
-export function startWatch(ctx: CollectionContext, query: Readonly<Record<string, string>>, res: ServerResponse): void {
+export function startWatch(
+  ctx: CollectionContext,
+  scope: ReadScope,
+  query: Readonly<Record<string, string>>,
+  res: ServerResponse,
+): void {
   // Selector errors are answered as HTTP 400 before any event, as a real server does.
-  const fieldSelector = parseFieldSelector(query['fieldSelector'], ctx.selectableFields);
-  const labelSelector = parseLabelSelector(query['labelSelector']);
+  const selector = selectorOf(scope, query);
   const rawRv = query['resourceVersion'];
   let resourceVersion: number | undefined;
   if (rawRv !== undefined && rawRv !== '' && rawRv !== '0') {
@@ -121,13 +139,15 @@ export function startWatch(ctx: CollectionContext, query: Readonly<Record<string
   const bookmarks = query['allowWatchBookmarks'] === 'true' || query['allowWatchBookmarks'] === '1';
   const stream = new WatchStream({
     res,
-    store: ctx.store,
+    collection: scope.collection,
+    clock: ctx.clock,
     timers: ctx.timers,
     query,
-    selector: (op) => fieldSelector(op) && labelSelector(op),
+    selector,
     resourceVersion,
     bookmarkIntervalMs: bookmarks ? ctx.bookmarkIntervalMs : undefined,
     timeoutSeconds: positiveInt(query['timeoutSeconds'], 'timeoutSeconds'),
+    onObjectEvent: ctx.onWatchEvent,
     onClose: () => ctx.watches.delete(stream),
   });
   ctx.watches.add(stream);

@@ -15,6 +15,7 @@ interface ResourceSpec {
   readonly verbs: readonly string[];
   readonly shortNames?: readonly string[];
   readonly categories?: readonly string[];
+  readonly namespaced?: boolean;
 }
 
 interface GroupVersionSpec {
@@ -23,7 +24,10 @@ interface GroupVersionSpec {
   readonly resources: readonly ResourceSpec[];
 }
 
-/** Everything the fake claims to serve (so kubectl can map every manifest in deploy/). Only nodes and machineoperations have real handlers. */
+/**
+ * Everything the fake claims to serve (so kubectl can map every manifest in deploy/). Nodes, the
+ * three custom resources, Leases and Events have real handlers; the rest is discovery only.
+ */
 const SERVED: readonly GroupVersionSpec[] = [
   {
     group: '',
@@ -31,6 +35,7 @@ const SERVED: readonly GroupVersionSpec[] = [
     resources: [
       { name: 'nodes', singularName: 'node', kind: 'Node', verbs: ALL, shortNames: ['no'] },
       { name: 'nodes/status', singularName: '', kind: 'Node', verbs: STATUS_VERBS },
+      { name: 'namespaces', singularName: 'namespace', kind: 'Namespace', verbs: ALL, shortNames: ['ns'] },
     ],
   },
   {
@@ -39,6 +44,16 @@ const SERVED: readonly GroupVersionSpec[] = [
     resources: [
       { name: PLURAL, singularName: 'machineoperation', kind: KIND, verbs: ALL, shortNames: ['mop'] },
       { name: `${PLURAL}/status`, singularName: '', kind: KIND, verbs: STATUS_VERBS },
+    ],
+  },
+  {
+    group: 'agent-upgrade.dev',
+    version: 'v1alpha1',
+    resources: [
+      { name: 'agentreleases', singularName: 'agentrelease', kind: 'AgentRelease', verbs: ALL, shortNames: ['arel'] },
+      { name: 'agentreleases/status', singularName: '', kind: 'AgentRelease', verbs: STATUS_VERBS },
+      { name: 'agentrollouts', singularName: 'agentrollout', kind: 'AgentRollout', verbs: ALL, shortNames: ['arl'] },
+      { name: 'agentrollouts/status', singularName: '', kind: 'AgentRollout', verbs: STATUS_VERBS },
     ],
   },
   {
@@ -89,6 +104,18 @@ const SERVED: readonly GroupVersionSpec[] = [
       { name: 'clusterroles', singularName: 'clusterrole', kind: 'ClusterRole', verbs: ALL },
     ],
   },
+  {
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    resources: [{ name: 'leases', singularName: 'lease', kind: 'Lease', verbs: ALL, namespaced: true }],
+  },
+  {
+    group: 'events.k8s.io',
+    version: 'v1',
+    resources: [
+      { name: 'events', singularName: 'event', kind: 'Event', verbs: ALL, shortNames: ['ev'], namespaced: true },
+    ],
+  },
 ];
 
 const groupVersion = (gv: GroupVersionSpec): string => (gv.group === '' ? gv.version : `${gv.group}/${gv.version}`);
@@ -102,7 +129,7 @@ function resourceList(gv: GroupVersionSpec): JsonObject {
       const entry: JsonObject = {
         name: r.name,
         singularName: r.singularName,
-        namespaced: false,
+        namespaced: r.namespaced === true,
         kind: r.kind,
         verbs: [...r.verbs],
       };

@@ -1,39 +1,43 @@
-// A protocol-faithful fake Kubernetes API server on 127.0.0.1 for tests: discovery, Nodes and the
-// cluster-scoped MachineOperation resource (list with paging and field selectors, watch with
-// replay, selector membership, bookmarks, expiry and timeouts, spec and status writes with
-// optimistic concurrency, generation and finalizers), validated and pruned by the shipped CRD's
-// schema, plus fault injection and request bookkeeping. test/contracts/kube-apiserver.contract.ts
-// holds it to what a real kube-apiserver answers.
+// A protocol-faithful fake Kubernetes API server on 127.0.0.1 for tests: discovery; Nodes (list,
+// watch, get, create, delete, label and annotation merge patch); the cluster-scoped custom
+// resources MachineOperation, AgentRelease and AgentRollout (list with paging and field and
+// label selectors, watch with replay, selector membership, bookmarks, expiry and timeouts, spec
+// and status writes with optimistic concurrency, generation and finalizers), validated, defaulted
+// and pruned by the shipped CRDs' schemas and CEL rules (transition rules included: cel.ts lists
+// the subset, and a CRD using anything outside it is refused at start); Leases (get, create,
+// conditional update); Events (create with the real server's validation, list); Namespaces
+// (create, get); plus fault injection and request bookkeeping sized for a simulation of 10,000
+// machines. test/contracts/kube-apiserver.contract.ts holds it to what a real kube-apiserver
+// answers. Not modelled: garbage collection, server-side apply, managedFields, validation
+// ratcheting and CEL cost limits.
 
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { type CrdModel, loadCrd, SHIPPED_CRD } from './crd.js';
-import { Faults, type FailResponse, isWatch, type KubeRequest, matches, type RequestMatcher } from './faults.js';
 import type { JsonObject } from './json.js';
-import { dispatch, type RouteContext, sendStatus } from './routes.js';
-import { failure } from './status.js';
-import { KubeStore } from './store.js';
-import { Timers } from './timers.js';
-import type { MachineOperation, MachineOperationInput, Node } from './types.js';
-import type { WatchInfo, WatchStream } from './watch.js';
-import { seededInput } from './writes.js';
+import { type BuiltFake, buildFake } from './fake-parts.js';
+import type { FailResponse, KubeRequest, RequestMatcher } from './faults.js';
+import type { CustomObject, CustomObjectInput, Lease, MachineOperation, MachineOperationInput, Node } from './types.js';
+import type { WatchInfo } from './watch.js';
 
 export type { FailResponse, KubeRequest, RequestMatcher } from './faults.js';
 export type { JsonObject, JsonValue } from './json.js';
 export type { KubeStatus } from './status.js';
 export * from './types.js';
 export type { WatchInfo } from './watch.js';
+export { isWatch } from './faults.js';
 
 export interface FakeApiServerOptions {
   /**
-   * Whether the CRD's `selectableFields: [.spec.machineRef]` is in effect (a server that keeps the
-   * stanza: 1.31 and later). Default: as the CRD says.
+   * Whether the MachineOperation CRD's `selectableFields: [.spec.machineRef]` is in effect (a server
+   * that keeps the stanza: 1.31 and later). Default: as the CRD says.
    */
   readonly selectableFields?: boolean;
   /** Interval between BOOKMARK events on watches that allow them. Default 1000. */
   readonly bookmarkIntervalMs?: number;
-  /** The CRD manifest whose schema and selectable fields the fake serves. Default deploy/machineoperation-crd.yaml. */
+  /** The MachineOperation CRD manifest the fake serves. Default deploy/machineoperation-crd.yaml. */
   readonly crdPath?: string;
+  /** The AgentRelease CRD manifest. Default deploy/agentrelease-crd.yaml. */
+  readonly releaseCrdPath?: string;
+  /** The AgentRollout CRD manifest. Default deploy/agentrollout-crd.yaml. */
+  readonly rolloutCrdPath?: string;
   /**
    * Bearer tokens the fake accepts; a request without one of them is answered 401, as an
    * authenticating server does. Default: no authentication (every request is served).
@@ -41,23 +45,68 @@ export interface FakeApiServerOptions {
   readonly tokens?: readonly string[];
   /** How long a list at a resourceVersion the store has not reached waits before its 504. Default 3000. */
   readonly tooLargeResourceVersionWaitMs?: number;
+  /**
+   * Whether `requests` keeps each request's body (and statusWrites() each status written). Default
+   * true; a long simulation turns it off so bodies do not pile up (method, path, query and
+   * headers are still kept).
+   */
+  readonly recordRequestBodies?: boolean;
+  /**
+   * How many events each resource's watch log keeps; older ones are compacted away, so a watch
+   * from before them is told 410. Default: unlimited.
+   */
+  readonly historyLimit?: number;
+  /** Namespaces that exist besides default, kube-system, kube-public and kube-node-lease. */
+  readonly namespaces?: readonly string[];
+  /**
+   * The clock of server-assigned timestamps (creationTimestamp, deletionTimestamp), in epoch
+   * milliseconds, for a simulation on virtual time. Default Date.now. Bookmarks, watch timeouts
+   * and the wait for a too-large resourceVersion keep real time.
+   */
+  readonly now?: () => number;
+  /** Server-assigned uids; default random UUIDs. A simulation passes a seeded sequence, to be replayable. */
+  readonly uid?: () => string;
+}
+
+/** The test's hands on one custom resource. */
+export interface CustomResourceApi {
+  /**
+   * Stores `object` as a POST would (pruned, defaulted and validated by the CRD, ADDED event, new
+   * resourceVersion; throws the 422 StatusError for an object a real server refuses); unlike a
+   * POST, keeps a given `status` (validated too) so tests can seed any state.
+   */
+  create(object: CustomObjectInput): CustomObject;
+  get(name: string): CustomObject | undefined;
+  /** Every object, in name order. */
+  list(): CustomObject[];
+  /** Deletes as a DELETE would (DELETED event, or only a deletionTimestamp while finalizers remain); throws if absent. */
+  delete(name: string): CustomObject;
+  /** The status stanzas written through the status subresource for `name`, in order (no-op writes included). */
+  statusWrites(name: string): JsonObject[];
 }
 
 export interface FakeApiServer {
   /** `http://127.0.0.1:<port>`. */
   readonly origin: string;
 
-  /**
-   * Stores `op` as a POST would (pruned and validated by the CRD's schema, ADDED event, new
-   * resourceVersion; throws the 422 StatusError for an object a real server refuses); unlike a
-   * POST, keeps a given `status` (validated too) so tests can seed any phase.
-   */
+  /** MachineOperations: operations.create (the `create`, `get`, `delete` and `statusWrites` below are the same). */
+  readonly operations: CustomResourceApi;
+  readonly releases: CustomResourceApi;
+  readonly rollouts: CustomResourceApi;
   create(op: MachineOperationInput): MachineOperation;
   get(name: string): MachineOperation | undefined;
-  /** Deletes as a DELETE would (DELETED event, or only a deletionTimestamp while finalizers remain); throws if absent. */
   delete(name: string): MachineOperation;
-  /** Creates or replaces a Node with these labels (bumps the global resourceVersion, no MachineOperation event). */
-  setNode(name: string, labels: Record<string, string>): Node;
+  statusWrites(name: string): JsonObject[];
+
+  /** Creates or replaces a Node with exactly these labels and annotations (ADDED or MODIFIED event). */
+  setNode(name: string, labels: Record<string, string>, annotations?: Record<string, string>): Node;
+  /** Deletes a Node (DELETED event); throws if absent. */
+  deleteNode(name: string): Node;
+  getNode(name: string): Node | undefined;
+  lease(namespace: string, name: string): Lease | undefined;
+  /** Every Event recorded, by namespace and name. */
+  events(): JsonObject[];
+
   /** Every resourceVersion up to now becomes "too old": watches from it get an ERROR 410 event. */
   compact(): void;
   /** The current global resourceVersion. */
@@ -77,166 +126,51 @@ export interface FakeApiServer {
   /** Every request received, in arrival order (including those answered by injected faults). */
   readonly requests: readonly KubeRequest[];
   requestCount(filter?: RequestMatcher): number;
-  /** The status stanzas written through the status subresource for `name`, in order (no-op writes included). */
-  statusWrites(name: string): JsonObject[];
   openWatches(): WatchInfo[];
+  /** Requests received and not yet answered; a watch counts until its response headers are sent. */
+  inFlightRequests(): number;
+  /** ADDED, MODIFIED and DELETED events (not bookmarks or errors) written to watch streams so far, all told. */
+  watchEventsSent(): number;
 
   /** Idempotent. Destroys every socket, cancels every timer and stops listening. */
   close(): Promise<void>;
 }
 
-/** Everything one fake holds; shared by the request handler and the test API. */
-interface Parts {
-  readonly server: Server;
-  readonly crd: CrdModel;
-  readonly store: KubeStore;
-  readonly timers: Timers;
-  readonly faults: Faults;
-  readonly watches: Set<WatchStream>;
-  readonly sockets: Set<Socket>;
-  readonly requests: KubeRequest[];
-  /** Set once close() was called. */
-  closing: Promise<void> | undefined;
-}
-
 export async function startFakeApiServer(options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
-  const crd = loadCrd(options.crdPath ?? SHIPPED_CRD);
-  const selectableFields =
-    options.selectableFields === false
-      ? []
-      : options.selectableFields === true && crd.selectableFields.length === 0
-        ? ['spec.machineRef']
-        : crd.selectableFields;
-  const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 1000;
-  if (!(bookmarkIntervalMs > 0)) throw new RangeError(`bookmarkIntervalMs must be positive: ${bookmarkIntervalMs}`);
-  const parts: Parts = {
-    server: createServer(),
-    crd,
-    store: new KubeStore(),
-    timers: new Timers(),
-    faults: new Faults(),
-    watches: new Set(),
-    sockets: new Set(),
-    requests: [],
-    closing: undefined,
-  };
-  const port = await listenOnLoopback(parts.server, parts.sockets);
-  const ctx: RouteContext = {
-    ...parts,
-    selectableFields,
-    bookmarkIntervalMs,
-    tooLargeResourceVersionWaitMs: options.tooLargeResourceVersionWaitMs ?? 3000,
-    serverAddress: `127.0.0.1:${port}`,
-    takeConflict: () => parts.faults.takeConflict(),
-  };
-  const origin = `http://127.0.0.1:${port}`;
-  const tokens = options.tokens === undefined ? undefined : new Set(options.tokens.map((token) => `Bearer ${token}`));
-  parts.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    handle(parts, ctx, origin, tokens, req, res).catch((error: unknown) => {
-      sendStatus(res, failure(500, `fake API server: ${error instanceof Error ? error.message : String(error)}`));
-    });
-  });
-  return testApi(parts, origin);
-}
-
-/** Listens on a kernel-chosen loopback port, tracking sockets so close() can destroy them. */
-async function listenOnLoopback(server: Server, sockets: Set<Socket>): Promise<number> {
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    // A client that hangs up mid-request must not surface as an unhandled error in the test run.
-    socket.on('error', () => undefined);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return (server.address() as AddressInfo).port;
-}
-
-async function handle(
-  parts: Parts,
-  ctx: RouteContext,
-  origin: string,
-  tokens: ReadonlySet<string> | undefined,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
-  const body = await readBody(req);
-  const url = new URL(req.url ?? '/', origin);
-  const record: KubeRequest = {
-    method: req.method ?? 'GET',
-    path: url.pathname,
-    query: Object.fromEntries(url.searchParams),
-    headers: req.headers,
-    body,
-  };
-  parts.requests.push(record);
-  // Authentication comes first on a real server: an unauthenticated request reaches nothing else.
-  if (tokens !== undefined && !tokens.has(req.headers.authorization ?? ''))
-    return sendStatus(res, failure(401, 'Unauthorized', 'Unauthorized'));
-  // Decide on an injected failure at arrival, so faults are consumed in request order even when
-  // delays reorder the answers.
-  const injected = parts.faults.takeFailure(record);
-  const wait = parts.faults.delayFor(record) + (injected?.delayMs ?? 0);
-  if (wait > 0) await parts.timers.sleep(wait);
-  if (parts.closing !== undefined || res.destroyed) return;
-  if (injected !== undefined)
-    return sendStatus(res, failure(injected.status, `injected failure (HTTP ${injected.status})`));
-  await dispatch(ctx, record, res);
-}
-
-function testApi(parts: Parts, origin: string): FakeApiServer {
-  const { store, faults, watches, requests } = parts;
+  const fake: BuiltFake = await buildFake(options);
+  const { parts, stores } = fake;
+  const clone = <T>(value: T): T => structuredClone(value);
   return {
-    origin,
-    create: (op) => store.create(seededInput(parts.crd, op as unknown as JsonObject), true),
-    get: (name) => store.get(name),
-    delete: (name) => store.delete(name),
-    setNode: (name, labels) => store.setNode(name, labels),
-    compact: () => store.compact(),
-    resourceVersion: () => String(store.currentRv()),
-    failNext: (matcher, response) => faults.failNext(matcher, response),
-    conflictNext: (times) => faults.conflictNext(times),
-    delay: (matcher, ms) => faults.delay(matcher, ms),
+    origin: fake.origin,
+    operations: fake.operations,
+    releases: fake.releases,
+    rollouts: fake.rollouts,
+    create: (op) => fake.operations.create(op),
+    get: (name) => fake.operations.get(name),
+    delete: (name) => fake.operations.delete(name),
+    statusWrites: (name) => fake.operations.statusWrites(name),
+    setNode: (name, labels, annotations) => clone(stores.nodes.set(name, labels, annotations)),
+    deleteNode: (name) => clone(stores.nodes.delete(name)),
+    getNode: (name) => clone(stores.nodes.get(name)),
+    lease: (namespace, name) => clone(stores.leases.get(namespace, name)),
+    events: () =>
+      clone(stores.events.objects.page('', undefined, undefined, () => true).items) as unknown as JsonObject[],
+    compact: () => stores.store.compact(),
+    resourceVersion: () => String(stores.store.currentRv()),
+    failNext: (matcher, response) => parts.faults.failNext(matcher, response),
+    conflictNext: (times) => parts.faults.conflictNext(times),
+    delay: (matcher, ms) => parts.faults.delay(matcher, ms),
     dropWatches: () => {
-      for (const w of [...watches]) w.drop();
+      for (const w of [...parts.watches]) w.drop();
     },
     silenceWatches: () => {
-      for (const w of watches) w.silence();
+      for (const w of parts.watches) w.silence();
     },
-    requests,
-    requestCount: (filter) =>
-      filter === undefined ? requests.length : requests.filter((r) => matches(filter, r)).length,
-    statusWrites: (name) => store.statusWrites(name),
-    openWatches: () => [...watches].map((w) => w.info),
-    close: () => {
-      parts.closing ??= new Promise<void>((resolve) => {
-        parts.timers.clearAll();
-        for (const w of watches) w.drop();
-        watches.clear(); // their 'close' events may arrive after close() has resolved
-        for (const s of parts.sockets) s.destroy();
-        parts.server.close(() => resolve());
-      });
-      return parts.closing;
-    },
+    requests: parts.requests,
+    requestCount: (filter) => parts.requestCount(filter),
+    openWatches: () => [...parts.watches].map((w) => w.info),
+    inFlightRequests: () => parts.counters.inFlight,
+    watchEventsSent: () => parts.counters.watchEventsSent,
+    close: () => parts.close(),
   };
 }
-
-/** Collects the body as UTF-8; undefined when empty (GET, DELETE without options). */
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(chunks.length === 0 ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-    // An aborted upload never ends; settle anyway (the handler then sees the response destroyed).
-    req.on('close', () => resolve(undefined));
-  });
-}
-
-// Re-exported so tests can tell watch requests apart in `requests` without re-implementing it.
-export { isWatch };

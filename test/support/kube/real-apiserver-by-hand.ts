@@ -1,12 +1,18 @@
 // Starts the tests' real API server for a person at a terminal (test/kube-apiserver/serve.sh
 // bundles and runs this file): the same harness, flags and PKI as test/kube-real, with the
-// shipped CRD and RBAC applied, until Ctrl-C. Prints the kubeconfigs to use.
+// shipped CRDs (MachineOperation, AgentRelease, AgentRollout) and the daemon's RBAC applied,
+// until Ctrl-C. Prints the kubeconfigs to use.
 
 import { resolve } from 'node:path';
 import { RealApiServer } from './real-apiserver.js';
 
 const REPO = resolve(import.meta.dirname, '../../..');
-const MANIFESTS = ['deploy/machineoperation-crd.yaml', 'deploy/agent-upgrade-rbac.yaml'];
+const MANIFESTS = [
+  'deploy/machineoperation-crd.yaml',
+  'deploy/agentrelease-crd.yaml',
+  'deploy/agentrollout-crd.yaml',
+  'deploy/agent-upgrade-rbac.yaml',
+];
 
 async function main(nodeNames: readonly string[]): Promise<void> {
   const server = await RealApiServer.start();

@@ -1,11 +1,18 @@
-// Structural-schema pruning and validation as kube-apiserver applies a CRD's openAPIV3Schema: unknown
-// fields are dropped with a warning, then types, enums, formats, lengths, bounds, required fields,
-// list-map keys and the x-kubernetes-validations rules are checked. The causes carry the reasons
-// and field paths the real server reports (k8s.io/apimachinery field.ErrorType), so a client
-// sees the same 422 from both.
+// Structural-schema pruning, defaulting and validation as kube-apiserver applies a CRD's
+// openAPIV3Schema: unknown fields are dropped with a warning, defaults fill absent fields, then
+// types (int-or-string included), enums, formats, lengths, patterns, bounds, item and property
+// counts, required fields, list-map and set keys are checked, then the x-kubernetes-validations
+// rules (schema-rules.ts). The causes carry the reasons and field paths the real server reports
+// (k8s.io/apimachinery field.ErrorType), so a client sees the same 422 from both.
+//
+// Not modelled: validation ratcheting (an update may keep an invalid value it does not change).
+// Every object the fake stores passed this validation under the same CRD, so the difference
+// cannot show.
 
-import type { CrdModel, Schema } from './crd.js';
+import type { Schema } from './crd.js';
 import { deepEqual, isJsonObject, type JsonObject, type JsonValue } from './json.js';
+
+export { validateObject } from './schema-rules.js';
 
 export interface Cause extends JsonObject {
   reason: string;
@@ -13,14 +20,17 @@ export interface Cause extends JsonObject {
   field: string;
 }
 
-/** A schema error of one of these kinds stops the CEL rules from running, as apiextensions does. */
-const BLOCKING = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTypeInvalid']);
-const RULES_NOT_CHECKED =
-  'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
 const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
 
 const quote = (value: JsonValue): string => JSON.stringify(value);
-const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
+export const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
+
+/** The schema of `key` inside an object of schema `schema`, or null when it declares none. */
+export function propertySchema(schema: Schema, key: string): Schema | null {
+  return (
+    schema.properties?.[key] ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : null)
+  );
+}
 
 /** Drops what the schema does not declare (and nulls it does not allow); `pruned` collects the paths. */
 export function prune(value: JsonValue, schema: Schema, path: string, pruned: string[]): JsonValue {
@@ -32,15 +42,30 @@ export function prune(value: JsonValue, schema: Schema, path: string, pruned: st
   if (!isJsonObject(value) || (schema.type !== undefined && schema.type !== 'object')) return value;
   const result: JsonObject = {};
   for (const [key, child] of Object.entries(value)) {
-    const childSchema =
-      schema.properties?.[key] ??
-      (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : null);
+    const childSchema = propertySchema(schema, key);
     if (childSchema === null) {
       pruned.push(join(path, key));
       continue;
     }
     if (child === null && childSchema.nullable !== true) continue;
     result[key] = prune(child, childSchema, join(path, key), pruned);
+  }
+  return result;
+}
+
+/** Fills absent fields that declare a `default`, at every depth, as the server defaults a decoded body. */
+export function applyDefaults(value: JsonValue, schema: Schema): JsonValue {
+  if (Array.isArray(value)) {
+    const items = schema.items;
+    return items === undefined ? value : value.map((item) => applyDefaults(item, items));
+  }
+  if (!isJsonObject(value)) return value;
+  const result: JsonObject = { ...value };
+  for (const [key, child] of Object.entries(schema.properties ?? {}))
+    if (result[key] === undefined && child.default !== undefined) result[key] = structuredClone(child.default);
+  for (const [key, child] of Object.entries(result)) {
+    const childSchema = propertySchema(schema, key);
+    if (childSchema !== null) result[key] = applyDefaults(child, childSchema);
   }
   return result;
 }
@@ -52,9 +77,11 @@ function jsonType(value: JsonValue): string {
   return typeof value;
 }
 
-function typeMatches(value: JsonValue, type: string | undefined): boolean {
-  if (type === undefined) return true;
+function typeMatches(value: JsonValue, schema: Schema): boolean {
   const actual = jsonType(value);
+  if (schema['x-kubernetes-int-or-string'] === true) return actual === 'integer' || actual === 'string';
+  const { type } = schema;
+  if (type === undefined) return true;
   return actual === type || (type === 'number' && actual === 'integer') || (type === 'object' && isJsonObject(value));
 }
 
@@ -77,6 +104,38 @@ export function isDateTime(text: string): boolean {
   );
 }
 
+const patterns = new Map<string, RegExp>();
+function matchesPattern(text: string, pattern: string): boolean {
+  let compiled = patterns.get(pattern);
+  if (compiled === undefined) {
+    compiled = new RegExp(pattern, 'u');
+    patterns.set(pattern, compiled);
+  }
+  return compiled.test(text);
+}
+
+function checkString(value: string, schema: Schema, path: string, causes: Cause[]): void {
+  const invalid = (message: string): number => causes.push({ reason: 'FieldValueInvalid', message, field: path });
+  if (schema.format === 'date-time' && !isDateTime(value))
+    causes.push({
+      reason: 'FieldValueTypeInvalid',
+      message: `Invalid value: ${quote(value)}: ${path} in body must be of type date-time: ${quote(value)}`,
+      field: path,
+    });
+  // The limits count characters (code points), as kube-openapi does, though the message says bytes.
+  const length = [...value].length;
+  if (schema.minLength !== undefined && length < schema.minLength)
+    invalid(`Invalid value: ${quote(value)}: ${path} in body should be at least ${schema.minLength} chars long`);
+  if (schema.maxLength !== undefined && length > schema.maxLength)
+    causes.push({
+      reason: 'FieldValueTooLong',
+      message: `Too long: may not be more than ${schema.maxLength} bytes`,
+      field: path,
+    });
+  if (schema.pattern !== undefined && !matchesPattern(value, schema.pattern))
+    invalid(`Invalid value: ${quote(value)}: ${path} in body should match '${schema.pattern}'`);
+}
+
 function checkScalar(value: JsonValue, schema: Schema, path: string, causes: Cause[]): void {
   const invalid = (message: string): number => causes.push({ reason: 'FieldValueInvalid', message, field: path });
   if (schema.enum !== undefined && !schema.enum.some((allowed) => deepEqual(allowed, value))) {
@@ -87,18 +146,7 @@ function checkScalar(value: JsonValue, schema: Schema, path: string, causes: Cau
       field: path,
     });
   }
-  if (typeof value === 'string') {
-    if (schema.format === 'date-time' && !isDateTime(value))
-      causes.push({
-        reason: 'FieldValueTypeInvalid',
-        message: `Invalid value: ${quote(value)}: ${path} in body must be of type date-time: ${quote(value)}`,
-        field: path,
-      });
-    if (schema.minLength !== undefined && value.length < schema.minLength)
-      invalid(`Invalid value: ${quote(value)}: ${path} in body should be at least ${schema.minLength} chars long`);
-    if (schema.maxLength !== undefined && value.length > schema.maxLength)
-      invalid(`Invalid value: ${quote(value)}: ${path} in body should be at most ${schema.maxLength} chars long`);
-  }
+  if (typeof value === 'string') checkString(value, schema, path, causes);
   if (typeof value === 'number') {
     if (schema.minimum !== undefined && value < schema.minimum)
       invalid(`Invalid value: ${value}: ${path} in body should be greater than or equal to ${schema.minimum}`);
@@ -113,26 +161,48 @@ function checkScalar(value: JsonValue, schema: Schema, path: string, causes: Cau
   }
 }
 
+function checkCount(count: number, schema: Schema, kind: 'items' | 'properties', path: string, causes: Cause[]): void {
+  const [min, max] =
+    kind === 'items' ? [schema.minItems, schema.maxItems] : [schema.minProperties, schema.maxProperties];
+  if (min !== undefined && count < min)
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${count}: ${path} in body should have at least ${min} ${kind}`,
+      field: path,
+    });
+  if (max !== undefined && count > max)
+    causes.push({
+      reason: 'FieldValueTooMany',
+      message: `Too many: ${count}: must have at most ${max} items`,
+      field: path,
+    });
+}
+
 function checkObject(value: JsonObject, schema: Schema, path: string, causes: Cause[]): void {
   for (const key of schema.required ?? [])
     if (value[key] === undefined)
       causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: join(path, key) });
+  checkCount(Object.keys(value).length, schema, 'properties', path, causes);
   for (const [key, child] of Object.entries(value)) {
-    const childSchema =
-      schema.properties?.[key] ??
-      (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : null);
+    const childSchema = propertySchema(schema, key);
     if (childSchema !== null) checkValue(child, childSchema, join(path, key), causes);
   }
 }
 
-function checkListMap(value: JsonValue[], schema: Schema, path: string, causes: Cause[]): void {
-  if (schema['x-kubernetes-list-type'] !== 'map') return;
+/** Map lists must not repeat a key, sets a value. */
+function checkListKeys(value: JsonValue[], schema: Schema, path: string, causes: Cause[]): void {
+  const listType = schema['x-kubernetes-list-type'];
+  if (listType !== 'map' && listType !== 'set') return;
   const keys = schema['x-kubernetes-list-map-keys'] ?? [];
-  const seen: JsonObject[] = [];
+  const seen: JsonValue[] = [];
   value.forEach((item, index) => {
-    if (!isJsonObject(item)) return;
-    const key: JsonObject = {};
-    for (const name of keys) if (item[name] !== undefined) key[name] = item[name];
+    let key: JsonValue = item;
+    if (listType === 'map') {
+      if (!isJsonObject(item)) return;
+      const entries: JsonObject = {};
+      for (const name of keys) if (item[name] !== undefined) entries[name] = item[name];
+      key = entries;
+    }
     if (seen.some((earlier) => deepEqual(earlier, key)))
       causes.push({
         reason: 'FieldValueDuplicate',
@@ -143,11 +213,12 @@ function checkListMap(value: JsonValue[], schema: Schema, path: string, causes: 
   });
 }
 
-function checkValue(value: JsonValue, schema: Schema, path: string, causes: Cause[]): void {
-  if (!typeMatches(value, schema.type)) {
+export function checkValue(value: JsonValue, schema: Schema, path: string, causes: Cause[]): void {
+  if (!typeMatches(value, schema)) {
+    const declared = schema['x-kubernetes-int-or-string'] === true ? 'integer,string' : schema.type;
     const expected =
-      schema.type === 'integer' && jsonType(value) === 'number' ? (schema.format ?? 'integer') : schema.type;
-    const actual = jsonType(value) === 'number' ? 'float64' : jsonType(value);
+      schema.type === 'integer' && jsonType(value) === 'number' ? (schema.format ?? 'integer') : declared;
+    const actual = jsonType(value) === 'number' && schema.type !== undefined ? 'float64' : jsonType(value);
     causes.push({
       reason: 'FieldValueTypeInvalid',
       message: `Invalid value: ${quote(actual)}: ${path} in body must be of type ${String(expected)}: ${quote(actual)}`,
@@ -158,38 +229,8 @@ function checkValue(value: JsonValue, schema: Schema, path: string, causes: Caus
   checkScalar(value, schema, path, causes);
   if (Array.isArray(value)) {
     const items = schema.items;
+    checkCount(value.length, schema, 'items', path, causes);
     if (items !== undefined) value.forEach((item, index) => checkValue(item, items, `${path}[${index}]`, causes));
-    checkListMap(value, schema, path, causes);
+    checkListKeys(value, schema, path, causes);
   } else if (isJsonObject(value)) checkObject(value, schema, path, causes);
-}
-
-function checkRules(value: JsonValue, schema: Schema, path: string, crd: CrdModel, causes: Cause[]): void {
-  for (const { rule, message } of crd.rules.get(schema) ?? [])
-    if (!rule(value)) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${message}`, field: path });
-  if (Array.isArray(value) && schema.items !== undefined) {
-    const items = schema.items;
-    value.forEach((item, index) => checkRules(item, items, `${path}[${index}]`, crd, causes));
-  } else if (isJsonObject(value)) {
-    for (const [key, child] of Object.entries(value)) {
-      const childSchema =
-        schema.properties?.[key] ??
-        (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : null);
-      if (childSchema !== null) checkRules(child, childSchema, join(path, key), crd, causes);
-    }
-  }
-}
-
-/**
- * Every problem with `object` (pruned already) under the CRD's schema, in the server's order:
- * schema errors, then the rules — or, when a schema error blocks them, the "not checked" cause.
- */
-export function validateObject(object: JsonObject, crd: CrdModel): Cause[] {
-  const causes: Cause[] = [];
-  const { metadata: _metadata, ...rest } = object;
-  checkValue(rest, crd.schema, '', causes);
-  if (crd.rules.size === 0) return causes;
-  if (causes.some((cause) => BLOCKING.has(cause.reason)))
-    causes.push({ reason: 'FieldValueInvalid', message: RULES_NOT_CHECKED, field: '<nil>' });
-  else checkRules(rest, crd.schema, '', crd, causes);
-  return causes;
 }

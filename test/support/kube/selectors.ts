@@ -1,13 +1,14 @@
-// fieldSelector / labelSelector parsing as kube-apiserver does it for a cluster-scoped custom
-// resource: a field selector may only name metadata.name and the CRD's selectableFields (not
-// metadata.namespace: the resource has none), and any other field is a 400 "field label not
-// supported" — which is exactly what a server without the `selectableFields` entry (before 1.30,
-// or 1.30 with the feature gate off) answers for spec.machineRef.
+// fieldSelector / labelSelector parsing as kube-apiserver does it: a field selector may only name
+// metadata.name, metadata.namespace (namespaced resources only) and the resource's selectable
+// fields, and any other field is a 400 "field label not supported" — which is exactly what a
+// server without the MachineOperation CRD's `selectableFields` entry (before 1.30, or 1.30 with
+// the feature gate off) answers for spec.machineRef. Label selectors take equality (`k=v`,
+// `k==v`, `k!=v`), set (`k in (a,b)`, `k notin (a)`) and existence (`k`, `!k`) terms.
 
 import { selectableValue } from './crd.js';
 import type { JsonObject } from './json.js';
 import { fail } from './status.js';
-import type { MachineOperation } from './types.js';
+import type { StoredObject } from './types.js';
 
 type Op = '=' | '!=';
 interface Requirement {
@@ -16,14 +17,29 @@ interface Requirement {
   readonly value: string;
 }
 
-export type Selector = (op: MachineOperation) => boolean;
-const everything: Selector = () => true;
+export type Selector = (object: StoredObject) => boolean;
+export const everything: Selector = () => true;
 
+const LABEL_KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+/** Splits on the commas that are not inside a set term's parentheses. */
 function splitTerms(raw: string): string[] {
-  return raw
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => t !== '');
+  const terms: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let index = 0; index < raw.length; index += 1) {
+    const char = raw[index];
+    if (char === '(') depth += 1;
+    else if (char === ')') depth -= 1;
+    else if (char === ',' && depth === 0) {
+      terms.push(raw.slice(start, index));
+      start = index + 1;
+    }
+  }
+  terms.push(raw.slice(start));
+  return terms.map((t) => t.trim()).filter((t) => t !== '');
 }
 
 function parseTerm(term: string, kind: 'field' | 'label'): Requirement {
@@ -33,34 +49,71 @@ function parseTerm(term: string, kind: 'field' | 'label'): Requirement {
   return { key, op: op === '!=' ? '!=' : '=', value: value.trim() };
 }
 
-function fieldValue(op: MachineOperation, key: string): string {
-  return key === 'metadata.name' ? op.metadata.name : selectableValue(op as unknown as JsonObject, key);
+function fieldValue(object: StoredObject, key: string): string {
+  if (key === 'metadata.name') return object.metadata.name;
+  if (key === 'metadata.namespace') return object.metadata.namespace ?? '';
+  return selectableValue(object as unknown as JsonObject, key);
 }
 
-/** `selectableFields`: the CRD's, as field paths (`spec.machineRef`). */
-export function parseFieldSelector(raw: string | undefined, selectableFields: readonly string[]): Selector {
+/** `selectableFields`: the resource's, as field paths (`spec.machineRef`). */
+export function parseFieldSelector(
+  raw: string | undefined,
+  selectableFields: readonly string[],
+  namespaced = false,
+): Selector {
   if (raw === undefined || raw.trim() === '') return everything;
   const requirements = splitTerms(raw).map((t) => parseTerm(t, 'field'));
-  const supported = new Set(['metadata.name', ...selectableFields]);
+  const supported = new Set(['metadata.name', ...(namespaced ? ['metadata.namespace'] : []), ...selectableFields]);
   for (const r of requirements) {
     if (!supported.has(r.key)) throw fail(400, `field label not supported: ${r.key}`);
   }
-  return (op) => requirements.every((r) => (fieldValue(op, r.key) === r.value) === (r.op === '='));
+  return (object) => requirements.every((r) => (fieldValue(object, r.key) === r.value) === (r.op === '='));
 }
 
-/** Equality-based terms (`k=v`, `k==v`, `k!=v`) and existence (`k`, `!k`); set-based terms are a 400. */
+function labelKey(key: string, term: string): string {
+  if (!LABEL_KEY.test(key) || key.length > 317)
+    throw fail(400, `unable to parse requirement: invalid label key in '${term}'`);
+  return key;
+}
+
+function labelValue(value: string, term: string): string {
+  if (!LABEL_VALUE.test(value) || value.length > 63)
+    throw fail(400, `unable to parse requirement: invalid label value in '${term}'`);
+  return value;
+}
+
+function setTerm(term: string): Selector | undefined {
+  const match = /^(\S+)\s+(in|notin)\s*\(([^()]*)\)$/.exec(term);
+  if (match === null) return undefined;
+  const [, rawKey = '', op, list = ''] = match;
+  const key = labelKey(rawKey, term);
+  const values = new Set(list.split(',').map((v) => labelValue(v.trim(), term)));
+  const member = (object: StoredObject): boolean => {
+    const value = object.metadata.labels?.[key];
+    return value !== undefined && values.has(value);
+  };
+  return op === 'in' ? member : (object) => !member(object);
+}
+
+function labelTerm(term: string): Selector {
+  const existence = /^(!?)\s*([^\s=!(),]+)$/.exec(term);
+  if (existence !== null) {
+    const key = labelKey(existence[2] ?? '', term);
+    const negate = existence[1] === '!';
+    return (object) => (object.metadata.labels?.[key] !== undefined) !== negate;
+  }
+  const set = setTerm(term);
+  if (set !== undefined) return set;
+  if (/^\S+\s*[<>]/.test(term))
+    throw fail(400, `the fake API server does not support the numeric label selector '${term}'`);
+  const r = parseTerm(term, 'label');
+  const key = labelKey(r.key, term);
+  const value = labelValue(r.value, term);
+  return (object) => (object.metadata.labels?.[key] === value) === (r.op === '=');
+}
+
 export function parseLabelSelector(raw: string | undefined): Selector {
   if (raw === undefined || raw.trim() === '') return everything;
-  const tests = splitTerms(raw).map((term): Selector => {
-    if (/^!?[A-Za-z0-9._/-]+$/.test(term)) {
-      const negate = term.startsWith('!');
-      const key = negate ? term.slice(1) : term;
-      return (op) => (op.metadata.labels?.[key] !== undefined) !== negate;
-    }
-    if (/\s(in|notin)\s/.test(term))
-      throw fail(400, `the fake API server does not support set-based label selectors: '${term}'`);
-    const r = parseTerm(term, 'label');
-    return (op) => (op.metadata.labels?.[r.key] === r.value) === (r.op === '=');
-  });
-  return (op) => tests.every((t) => t(op));
+  const tests = splitTerms(raw).map(labelTerm);
+  return (object) => tests.every((t) => t(object));
 }

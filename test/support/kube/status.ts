@@ -3,7 +3,6 @@
 
 import type { JsonObject } from './json.js';
 import type { Cause } from './schema.js';
-import { GROUP, KIND, PLURAL, QUALIFIED_RESOURCE } from './types.js';
 
 export interface StatusDetails {
   readonly name?: string;
@@ -72,14 +71,35 @@ export class StatusError extends Error {
 export const fail = (code: number, message: string, reason?: string, details?: StatusDetails): StatusError =>
   new StatusError(failure(code, message, reason, details));
 
+/** The resource naming a 422 needs (resources.ts has the full descriptor). */
+export interface InvalidSubject {
+  readonly group: string;
+  readonly kind: string;
+  readonly plural: string;
+  /** The group a schema 422 names when it differs from the API group (Events validate as the core kind). */
+  readonly validationGroup?: string;
+}
+
 /**
  * The 422 kube-apiserver answers for an object that fails validation: one cause per problem, and a
  * message listing them. Schema errors name the kind (`MachineOperation.<group>`); update-path
  * errors such as a missing resourceVersion name the resource (`machineoperations.<group>`).
  */
-export function invalid(name: string, causes: readonly Cause[], by: 'kind' | 'resource' = 'kind'): StatusError {
+export function invalid(
+  subject: InvalidSubject,
+  name: string | undefined,
+  causes: readonly Cause[],
+  by: 'kind' | 'resource' = 'kind',
+): StatusError {
   const listed = causes.map((cause) => `${cause.field}: ${cause.message}`);
-  const what = by === 'kind' ? `${KIND}.${GROUP}` : QUALIFIED_RESOURCE;
-  const message = `${what} "${name}" is invalid: ${listed.length === 1 ? listed[0] : `[${listed.join(', ')}]`}`;
-  return fail(422, message, 'Invalid', { name, group: GROUP, kind: by === 'kind' ? KIND : PLURAL, causes });
+  const group = by === 'kind' ? (subject.validationGroup ?? subject.group) : subject.group;
+  const what = by === 'kind' ? subject.kind : subject.plural;
+  const qualified = group === '' ? what : `${what}.${group}`;
+  const message = `${qualified} "${name ?? ''}" is invalid: ${listed.length === 1 ? listed[0] : `[${listed.join(', ')}]`}`;
+  return fail(422, message, 'Invalid', {
+    ...(name === undefined ? {} : { name }),
+    ...(group === '' ? {} : { group }),
+    kind: what,
+    causes,
+  });
 }

@@ -1,17 +1,21 @@
 // One watch connection: a 200 chunked application/json response carrying newline-delimited
 // {"type","object"} events, exactly the framing the client's readline-based Watch expects. With a
 // selector, an object that stops matching is sent as DELETED (its last matching state, at the
-// new resourceVersion) and one that starts matching as ADDED, as the real watch cache does.
+// new resourceVersion) and one that starts matching as ADDED, as the real watch cache does. Each
+// stored object is serialized once for every watch it goes to (object-collection.ts).
 
 import type { ServerResponse } from 'node:http';
 import type { JsonObject } from './json.js';
+import { jsonOf, type ObjectCollection, type RevisionClock, type StoredEvent } from './object-collection.js';
+import { apiVersionOf } from './resources.js';
 import type { Selector } from './selectors.js';
 import { failure } from './status.js';
-import type { KubeStore, StoredEvent } from './store.js';
 import type { Cancel, Timers } from './timers.js';
-import { API_VERSION, KIND, type MachineOperation, type WatchEventType } from './types.js';
+import type { StoredObject, WatchEventType } from './types.js';
 
 export interface WatchInfo {
+  /** The resource's plural (`nodes`, `machineoperations`, …). */
+  readonly resource: string;
   /** The query the client opened the watch with (fieldSelector, resourceVersion, …). */
   readonly query: Readonly<Record<string, string>>;
   /** True once silenceWatches() has muted it. */
@@ -20,7 +24,8 @@ export interface WatchInfo {
 
 export interface WatchStreamOptions {
   readonly res: ServerResponse;
-  readonly store: KubeStore;
+  readonly collection: ObjectCollection;
+  readonly clock: RevisionClock;
   readonly timers: Timers;
   readonly query: Readonly<Record<string, string>>;
   readonly selector: Selector;
@@ -28,6 +33,8 @@ export interface WatchStreamOptions {
   readonly resourceVersion: number | undefined;
   readonly bookmarkIntervalMs: number | undefined;
   readonly timeoutSeconds: number | undefined;
+  /** Called for every ADDED, MODIFIED or DELETED event written to the client. */
+  readonly onObjectEvent: () => void;
   readonly onClose: () => void;
 }
 
@@ -46,28 +53,29 @@ export class WatchStream {
   }
 
   get info(): WatchInfo {
-    return { query: { ...this.o.query }, silenced: this.silenced };
+    return { resource: this.o.collection.resource.plural, query: { ...this.o.query }, silenced: this.silenced };
   }
 
   start(): void {
-    const { res, store, resourceVersion } = this.o;
+    const { res, collection, clock, resourceVersion } = this.o;
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
     res.flushHeaders(); // the client's watch() only resolves once the headers arrive
 
-    if (resourceVersion !== undefined && store.isExpired(resourceVersion)) {
+    if (resourceVersion !== undefined && collection.isExpired(resourceVersion)) {
       // A real server accepts the watch, then reports the expiry in-band and hangs up.
       this.send('ERROR', failure(410, 'too old resource version', 'Expired'));
       res.end();
       return;
     }
-    this.sentRv = resourceVersion ?? store.currentRv();
+    this.sentRv = resourceVersion ?? clock.current();
     if (resourceVersion === undefined) {
-      for (const op of store.list()) this.emit({ type: 'ADDED', rv: 0, object: op });
+      const { items } = collection.page('', undefined, undefined, this.o.selector);
+      for (const object of items) this.emit({ type: 'ADDED', rv: 0, object });
     } else {
-      for (const event of store.eventsAfter(resourceVersion)) this.emit(event);
+      for (const event of collection.eventsAfter(resourceVersion)) this.emit(event);
     }
     // Subscribing in the same synchronous turn as the replay means no write can fall in between.
-    this.unsubscribe = store.subscribe((event) => this.emit(event));
+    this.unsubscribe = collection.subscribe((event) => this.emit(event));
 
     const { bookmarkIntervalMs, timeoutSeconds, timers } = this.o;
     if (bookmarkIntervalMs !== undefined) this.cancels.push(timers.every(bookmarkIntervalMs, () => this.bookmark()));
@@ -75,7 +83,7 @@ export class WatchStream {
       this.cancels.push(
         timers.after(timeoutSeconds * 1000, () => {
           // The real server sends one last bookmark at the deadline when it has news for the client.
-          if (bookmarkIntervalMs !== undefined && store.currentRv() > this.sentRv) this.bookmark();
+          if (bookmarkIntervalMs !== undefined && clock.current() > this.sentRv) this.bookmark();
           this.end();
         }),
       );
@@ -83,8 +91,9 @@ export class WatchStream {
   }
 
   private bookmark(): void {
-    const resourceVersion = String(this.o.store.currentRv());
-    this.send('BOOKMARK', { kind: KIND, apiVersion: API_VERSION, metadata: { resourceVersion } });
+    const { resource } = this.o.collection;
+    const resourceVersion = String(this.o.clock.current());
+    this.send('BOOKMARK', { kind: resource.kind, apiVersion: apiVersionOf(resource), metadata: { resourceVersion } });
   }
 
   /** Keeps the connection open but sends nothing more, ever; not even the timeout's clean end. */
@@ -128,11 +137,12 @@ export class WatchStream {
     }
   }
 
-  private send(type: WatchEventType, object: MachineOperation | JsonObject): void {
+  private send(type: WatchEventType, object: StoredObject | JsonObject): void {
     const { res } = this.o;
     if (this.silenced || res.writableEnded || res.destroyed) return;
     const rv = Number((object.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion);
     if (Number.isInteger(rv) && rv > this.sentRv) this.sentRv = rv;
-    res.write(`${JSON.stringify({ type, object })}\n`);
+    res.write(`{"type":${JSON.stringify(type)},"object":${jsonOf(object)}}\n`);
+    if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') this.o.onObjectEvent();
   }
 }

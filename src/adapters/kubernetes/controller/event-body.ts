@@ -1,0 +1,30 @@
+import type { RolloutEvent } from '../../../domain/rollout/actions.js';
+
+export const REPORTING_CONTROLLER = 'agent-upgrade.dev/controller';
+
+/**
+ * An `events.k8s.io/v1` Event about a rollout or release. The name follows client-go's
+ * `<object>.<hex time>` with a per-process sequence, so two events of one instant do not collide;
+ * `eventTime` is a MicroTime (RFC 3339 with microseconds), which the API server requires.
+ */
+export function eventBody(event: RolloutEvent, atMs: number, instance: string, sequence: number): object {
+  const { regarding } = event;
+  return {
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    metadata: { name: `${regarding.name}.${atMs.toString(16)}${sequence.toString(16).padStart(4, '0')}` },
+    eventTime: new Date(atMs).toISOString().replace(/Z$/, '000Z'),
+    reportingController: REPORTING_CONTROLLER,
+    reportingInstance: instance,
+    action: event.reason,
+    reason: event.reason,
+    type: event.type,
+    note: event.message.slice(0, 1024),
+    regarding: {
+      apiVersion: 'agent-upgrade.dev/v1alpha1',
+      kind: regarding.kind,
+      name: regarding.name,
+      uid: regarding.uid,
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { connectController } from '../../adapters/kubernetes/controller/connect-controller.js';
+import { PrometheusMetrics } from '../../adapters/metrics/prometheus-metrics.js';
+import { startMetricsServer, type MetricsServer } from '../../adapters/metrics/metrics-server.js';
+import { SystemClock } from '../../adapters/node/system-clock.js';
+import { fail, ok, type Result } from '../../domain/failure.js';
+import type { Logger } from '../../ports/logger.js';
+import type { ControllerProcessSettings } from '../controller/controller-options.js';
+import type { RolloutController } from '../controller/rollout-controller.js';
+import { translatePortError } from '../translate-port-error.js';
+import { createController } from './create-controller.js';
+
+export interface HostController {
+  readonly controller: RolloutController;
+  /** Where `/metrics`, `/healthz` and `/readyz` are served; `null` with `--metrics-address off`. */
+  readonly metricsAddress: { readonly host: string; readonly port: number } | null;
+  close(): Promise<void>;
+}
+
+/**
+ * The real controller process: the system clock, Prometheus metrics and their listener, and the
+ * cluster connection, composed by createController. A kubeconfig that cannot be used, credentials
+ * that cannot be obtained, or a metrics port that cannot be bound are failures with a code, and
+ * nothing is left running.
+ */
+export async function openHostController(
+  settings: ControllerProcessSettings,
+  logger: Logger,
+): Promise<Result<HostController>> {
+  const clock = new SystemClock();
+  const metrics = new PrometheusMetrics({
+    onError: (error, method) => logger.warn({ method }, `A metric was not recorded: ${(error as Error).message}`),
+  });
+  let connection: Awaited<ReturnType<typeof connectController>>;
+  try {
+    connection = await connectController({
+      kubeconfig: settings.kubeconfig,
+      leaseNamespace: settings.namespace,
+      leaseName: settings.leaseName,
+      eventsNamespace: settings.eventsNamespace,
+      identity: settings.leader.identity,
+      clock,
+      logger: logger.child({ component: 'cluster' }),
+      metrics,
+    });
+  } catch (error) {
+    const failure = translatePortError(error);
+    if (failure !== null) return { ok: false, failure };
+    return fail('E_CONFIG', `the cluster connection cannot be set up: ${(error as Error).message}`);
+  }
+  const controller = createController({ settings, logger, ports: { ...connection, metrics, clock } });
+  let server: MetricsServer | null = null;
+  if (settings.metrics !== null) {
+    try {
+      server = await startMetricsServer({ ...settings.metrics, metrics, ready: () => controller.ready });
+    } catch (error) {
+      connection.cluster.close();
+      return fail('E_CONFIG', `the metrics listener cannot be started: ${(error as Error).message}`);
+    }
+  }
+  return ok({
+    controller,
+    metricsAddress: server?.address ?? null,
+    close: async () => {
+      await server?.close();
+      connection.cluster.close();
+    },
+  });
+}

@@ -1,0 +1,97 @@
+import type { RolloutEvent } from '../domain/rollout/actions.js';
+import type { MachineOperationManifest } from '../domain/rollout/child-manifest.js';
+import type { AgentReleaseStatus } from '../domain/rollout/release-status.js';
+import type { AgentRolloutStatus } from '../domain/rollout/rollout-status.js';
+import type { NodeFacts, OperationPhase, ReleaseObject, RolloutObject } from '../domain/rollout/snapshot.js';
+
+/**
+ * The cluster as the rollout controller sees it: four informers (list, then watch; every read
+ * the controller makes comes from them) and the few writes a plan asks for. The adapter reads
+ * the API server's untrusted JSON into the planner's plain shapes; a failure to reach or be
+ * answered by the cluster is a ClusterError, while a stale resourceVersion, an existing object
+ * or a missing one are answers.
+ */
+
+/** Every AgentUpgrade MachineOperation, whoever made it: the controller tells its children from the rest. */
+export interface OperationFacts {
+  readonly name: string;
+  readonly uid: string;
+  readonly machineRef: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** The uid of the controlling ownerReference, if any. */
+  readonly ownerUid: string | null;
+  readonly phase: OperationPhase | null;
+  readonly reason: string | null;
+  readonly message: string | null;
+  readonly createdMs: number;
+  readonly startedMs: number | null;
+  readonly completedMs: number | null;
+}
+
+export interface ResourceShapes {
+  readonly nodes: NodeFacts;
+  readonly releases: ReleaseObject;
+  readonly rollouts: RolloutObject;
+  readonly operations: OperationFacts;
+}
+
+export type ResourceKind = keyof ResourceShapes;
+
+export const RESOURCE_KINDS: readonly ResourceKind[] = ['nodes', 'releases', 'rollouts', 'operations'];
+
+/**
+ * What an informer delivers. `replace` is the whole collection after a (re)list: whatever the
+ * cache held that is not in it is gone. `upsert` and `delete` follow from the watch.
+ */
+export type InformerEvent<K extends ResourceKind = ResourceKind> = K extends ResourceKind
+  ? | { readonly type: 'replace'; readonly kind: K; readonly objects: readonly ResourceShapes[K][] }
+    | { readonly type: 'upsert'; readonly kind: K; readonly object: ResourceShapes[K] }
+    | { readonly type: 'delete'; readonly kind: K; readonly name: string }
+  : never;
+
+export type StatusUpdateOutcome = 'updated' | 'conflict' | 'not-found';
+export type CreateOutcome = 'created' | 'exists';
+
+export interface ControllerCluster {
+  /**
+   * Starts the four informers; `onEvent` receives every change in order, per kind. Runs until
+   * `signal` aborts; rejects only with a ClusterError the informers cannot recover from (the
+   * credentials keep being refused).
+   */
+  inform(onEvent: (event: InformerEvent) => void, signal: AbortSignal): Promise<void>;
+  /** A PUT of the status subresource carrying `resourceVersion`: 409 when the rollout changed since. */
+  updateRolloutStatus(name: string, resourceVersion: string, status: AgentRolloutStatus): Promise<StatusUpdateOutcome>;
+  /** A PUT of the release's status subresource, guarded the same way. */
+  updateReleaseStatus(name: string, resourceVersion: string, status: AgentReleaseStatus): Promise<StatusUpdateOutcome>;
+  /** A merge patch of the release's `spec.quarantine`; `false` when the release is gone. */
+  quarantineRelease(name: string, quarantine: { quarantined: true; reason: string }): Promise<boolean>;
+  createOperation(operation: MachineOperationManifest): Promise<CreateOutcome>;
+  /** An Event about the rollout or release, in the controller's namespace. */
+  recordEvent(event: RolloutEvent, atMs: number): Promise<void>;
+  close(): void;
+}
+
+/** A `coordination.k8s.io/v1` Lease as leader election reads and writes it. */
+export interface LeaseRecord {
+  readonly holder: string;
+  readonly leaseDurationSeconds: number;
+  readonly acquireMs: number;
+  readonly renewMs: number;
+  readonly transitions: number;
+}
+
+export interface StoredLease {
+  readonly resourceVersion: string;
+  readonly lease: LeaseRecord;
+}
+
+export type LeaseWriteOutcome =
+  | { readonly kind: 'written'; readonly lease: StoredLease }
+  /** Someone else wrote first (409 on update, AlreadyExists on create). */
+  | { readonly kind: 'conflict' };
+
+export interface LeaseStore {
+  get(): Promise<StoredLease | null>;
+  create(lease: LeaseRecord): Promise<LeaseWriteOutcome>;
+  update(resourceVersion: string, lease: LeaseRecord): Promise<LeaseWriteOutcome>;
+}

@@ -1,0 +1,50 @@
+/**
+ * `agent-upgrade controller` in memory: its help, and the flags it refuses (exit 2, E_USAGE)
+ * before it ever reaches for a cluster.
+ */
+import { describe, expect, it } from 'vitest';
+import { runCliInMemory } from '../support/run-cli.js';
+
+async function controller(...argv: string[]) {
+  const run = await runCliInMemory(['controller', ...argv, '--json']);
+  const document = JSON.parse(run.stdout) as { ok: boolean; error?: { code: string } };
+  return { exitCode: run.exitCode, ok: document.ok, code: document.error?.code ?? null };
+}
+
+describe('agent-upgrade controller', () => {
+  it('--help is exit 0 and lists every option', async () => {
+    const run = await runCliInMemory(['controller', '--help']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain('agent-upgrade controller');
+    for (const option of [
+      '--kubeconfig',
+      '--namespace',
+      '--events-namespace',
+      '--identity',
+      '--lease-name',
+      '--lease-duration',
+      '--renew-deadline',
+      '--retry-period',
+      '--resync',
+      '--metrics-address',
+      '--log-level',
+      '--json',
+    ])
+      expect(run.stdout).toContain(option);
+  });
+
+  it.each([
+    [['--lease-duration', 'nope']],
+    [['--renew-deadline', '20s']],
+    [['--retry-period', '10s']],
+    [['--resync', '0s']],
+    [['--metrics-address', '8080']],
+    [['--log-level', 'loud']],
+  ])('%j is E_USAGE, exit 2', async (argv) => {
+    expect(await controller(...argv)).toEqual({ exitCode: 2, ok: false, code: 'E_USAGE' });
+  });
+
+  it('an unknown flag is E_USAGE, exit 2', async () => {
+    expect(await controller('--leader-lease', '15s')).toMatchObject({ exitCode: 2, code: 'E_USAGE' });
+  });
+});

@@ -1,0 +1,40 @@
+/**
+ * 100 controller crashes at random effects (a status update, a create, an Event; each killed
+ * just before the request or just after its answer, and restarted at once, as its Deployment
+ * would) end in the state of the same run uninterrupted: a release that fails on one instance
+ * type within its budgets, so every machine gets exactly one operation and its outcome is its
+ * own; then the same operations with the same outcomes, the same versions, the same counts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CRASHES, runWithAndWithoutCrashes } from './fleet-crash-support.js';
+import type { RunResult } from './fleet-run.js';
+import { endState, RUN_TIMEOUT_MS, SEED, SIZE } from './fleet-support.js';
+
+let runs: { uninterrupted: RunResult; crashed: RunResult; effects: number };
+
+beforeAll(async () => {
+  // One machine in thirty fails; budgets of 10% let every wave through.
+  runs = await runWithAndWithoutCrashes({ failures: 'instance-type', onFailure: 'Halt', budget: '10%' });
+}, 2 * RUN_TIMEOUT_MS);
+
+afterAll(async () => {
+  await runs?.uninterrupted.world.close();
+  await runs?.crashed.world.close();
+});
+
+describe(`${CRASHES} controller crashes on ${SIZE} simulated machines (seed ${SEED})`, () => {
+  it('every planned crash happened', () => {
+    expect(runs.effects).toBeGreaterThan(CRASHES);
+    expect(runs.crashed.world.restarts).toBe(CRASHES);
+  });
+
+  it('end in exactly the state of the uninterrupted run', () => {
+    expect(runs.crashed.statuses.get('fleet')?.['phase']).toBe('Succeeded');
+    expect(endState(runs.crashed)).toEqual(endState(runs.uninterrupted));
+  });
+
+  it('never exceeded a cap or gave a machine two live operations, crashes and all', () => {
+    expect(runs.crashed.monitor.violations).toEqual([]);
+    expect(runs.uninterrupted.monitor.violations).toEqual([]);
+  });
+});

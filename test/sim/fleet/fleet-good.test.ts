@@ -1,0 +1,78 @@
+/**
+ * A good release on a simulated fleet (10,000 machines by default; FLEET_SIZE and FLEET_SEED
+ * change it), through the production composition of the controller over the fake API server, with
+ * the faults of a real cluster: 409/429/500 answers, watches dropped every ten minutes, machines
+ * that vanish, operations deleted by hand. The oracle checks the caps at every event.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fleetOf, fleetSpec, NEW_VERSION, OLD_VERSION } from './fleet-scenarios.js';
+import { controllerReads, writesPerMachine } from './fleet-measures.js';
+import { runFleet, type RunResult } from './fleet-run.js';
+import { HOUR_MS, report, RUN_TIMEOUT_MS, SEED, SIZE } from './fleet-support.js';
+
+const VANISH = 20;
+const DELETE_BY_HAND = 10;
+let run: RunResult;
+
+beforeAll(async () => {
+  run = await runFleet({
+    seed: SEED,
+    machines: fleetOf(SIZE, SEED),
+    failures: 'none',
+    rollouts: [{ name: 'fleet', spec: fleetSpec() }],
+    faults: { writeFaultShare: 0.01, watchDropEveryMs: 600_000, vanish: VANISH, deleteByHand: DELETE_BY_HAND },
+    limitMs: 24 * HOUR_MS,
+  });
+  report(run, 'a good release, with faults');
+}, RUN_TIMEOUT_MS);
+
+afterAll(async () => {
+  await run?.world.close();
+});
+
+describe(`a good release on ${SIZE} simulated machines, with faults (seed ${SEED})`, () => {
+  it('goes through every wave to Succeeded, and every machine left is at the new version but the lost', () => {
+    const status = run.statuses.get('fleet') as {
+      phase: string;
+      counts: Record<string, unknown>;
+      waves: { phase: string }[];
+    };
+    expect(status.phase).toBe('Succeeded');
+    expect(status.waves.map((wave) => wave.phase)).toEqual(['Completed', 'Completed', 'Completed', 'Completed']);
+    const present = [...run.world.machines.values()].filter((machine) => !machine.vanished);
+    const behind = present.filter((machine) => machine.version !== NEW_VERSION);
+    // A machine whose operation was deleted by hand before it finished is lost: never given another.
+    expect(behind.every((machine) => machine.version === OLD_VERSION)).toBe(true);
+    expect(behind.length).toBeLessThanOrEqual(DELETE_BY_HAND);
+    expect(status.counts['lost']).toBe(behind.length);
+    expect(present.length).toBeGreaterThanOrEqual(SIZE - VANISH);
+  });
+
+  it('never exceeded maxInFlight or maxUnavailable, nor gave a machine two live operations, at any event', () => {
+    expect(run.monitor.violations).toEqual([]);
+    expect(run.monitor.maxLivePerMachine).toBe(1);
+  });
+
+  it('kept the status under 64 KiB', () => {
+    expect(run.monitor.records.get('fleet')?.maxStatusBytes).toBeLessThan(64 * 1024);
+  });
+
+  it('read only through lists and watches', () => {
+    const reads = controllerReads(run);
+    console.log(
+      `controller requests by method ${JSON.stringify(reads.byMethod)}, reads ${JSON.stringify(reads.informed)}`,
+    );
+    expect(reads.informed['get'] ?? 0).toBe(0);
+    expect(reads.informed['watch']).toBeGreaterThan(0);
+  });
+
+  it('cost each machine at most 4 writes, retries of refused requests aside', () => {
+    const writes = writesPerMachine(run);
+    console.log(
+      `writes per machine: max ${writes.maxPerMachine}, mean ${writes.meanPerMachine.toFixed(2)}, ${JSON.stringify(writes.byKind)}`,
+    );
+    // The injected 409/429/500 answers are retried; each costs one more request of its machine.
+    expect(writes.maxPerMachine).toBeLessThanOrEqual(6);
+    expect(writes.meanPerMachine).toBeLessThanOrEqual(4.05);
+  });
+});

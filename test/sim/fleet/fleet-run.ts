@@ -1,0 +1,185 @@
+/**
+ * One simulated rollout from start to end, with the oracle watching: the world, the faults the
+ * run injects (conflicts, throttling and server errors on a share of requests, dropped watches,
+ * vanishing machines, operations deleted by hand) and what the run measured.
+ */
+import { ROLLOUTS_PATH } from '../../../src/adapters/kubernetes/controller/resource-paths.js';
+import { loadWatchClient } from '../../../src/adapters/kubernetes/kube-watch.js';
+import { UnauthorizedStreak } from '../../../src/adapters/kubernetes/unauthorized-streak.js';
+import type { ControllerMetrics } from '../../../src/ports/controller-metrics.js';
+import { Prng } from '../prng.js';
+import type { KillPlan } from './crashable-ports.js';
+import type { FleetMachine } from './fleet-daemons.js';
+import { FleetMonitor } from './fleet-monitor.js';
+import {
+  behaviourOf,
+  createReleases,
+  createRollout,
+  TIMINGS,
+  versionOfUrl,
+  type FailureMode,
+} from './fleet-scenarios.js';
+import { FleetWorld } from './fleet-world.js';
+import { informerSettings, WarningLog } from './fleet-parts.js';
+
+export interface FaultPlan {
+  /** Share of controller and daemon writes answered 409, 429 or 500 (each a third). */
+  readonly writeFaultShare: number;
+  /** Every this long (virtual), every watch is dropped. */
+  readonly watchDropEveryMs: number | null;
+  readonly vanish: number;
+  readonly deleteByHand: number;
+}
+
+export const NO_FAULTS: FaultPlan = { writeFaultShare: 0, watchDropEveryMs: null, vanish: 0, deleteByHand: 0 };
+
+export interface RunPlan {
+  readonly seed: number;
+  readonly machines: readonly FleetMachine[];
+  readonly failures: FailureMode;
+  readonly rollouts: readonly {
+    readonly name: string;
+    readonly spec: Record<string, unknown>;
+    readonly afterMs?: number;
+  }[];
+  readonly faults: FaultPlan;
+  readonly kills?: readonly KillPlan[];
+  /** Virtual time the run may take at most. */
+  readonly limitMs: number;
+  readonly metrics?: ControllerMetrics;
+}
+
+export interface RunResult {
+  readonly world: FleetWorld;
+  readonly monitor: FleetMonitor;
+  /** The rollouts' statuses at the end, by name. */
+  readonly statuses: Map<string, Record<string, unknown>>;
+  readonly virtualMs: number;
+  readonly realMs: number;
+  readonly instants: number;
+}
+
+const TERMINAL = ['Succeeded', 'Halted', 'RolledBack', 'Failed', 'Aborted'];
+
+/** Runs the plan to its end (every rollout terminal and nothing in flight) and keeps the world open. */
+export async function runFleet(plan: RunPlan): Promise<RunResult> {
+  const startedMs = performance.now();
+  const world = await FleetWorld.start({
+    seed: plan.seed,
+    machines: plan.machines.map((machine) => ({ ...machine, labels: { ...machine.labels } })),
+    behaviour: behaviourOf(plan.failures),
+    timings: TIMINGS,
+    versionOf: versionOfUrl,
+    ...(plan.kills === undefined ? {} : { kills: plan.kills }),
+    ...(plan.metrics === undefined ? {} : { metrics: plan.metrics }),
+  });
+  const monitor = new FleetMonitor({
+    http: world.admin,
+    WatchClient: await loadWatchClient(),
+    clock: world.clock,
+    logger: new WarningLog(),
+    streak: new UnauthorizedStreak({ attempts: 5, windowMs: 180_000 }, world.clock),
+    settings: informerSettings(new Prng(plan.seed + 3)),
+  });
+  const stopMonitor = new AbortController();
+  void monitor.run(stopMonitor.signal).catch(() => undefined);
+  world.onClose(() => stopMonitor.abort());
+  world.observe(() => monitor.eventsApplied);
+  await createReleases(world);
+  const faults = new FaultInjector(world, monitor, plan.faults, new Prng(plan.seed + 7));
+  const created = new Set<string>();
+  let instants = 0;
+  await world.startController();
+  const startMs = world.clock.nowMs();
+  await world.runUntil(
+    async () => {
+      if (created.size < plan.rollouts.length) return false;
+      const statuses = await readStatuses(world);
+      const allEnded = plan.rollouts.every((rollout) =>
+        TERMINAL.includes(String(statuses.get(rollout.name)?.['phase'])),
+      );
+      return allEnded && monitor.liveOperations() === 0;
+    },
+    plan.limitMs,
+    async () => {
+      instants += 1;
+      monitor.checkAtInstant();
+      for (const rollout of plan.rollouts) {
+        if (created.has(rollout.name) || world.clock.nowMs() - startMs < (rollout.afterMs ?? 0)) continue;
+        created.add(rollout.name);
+        await createRollout(world, rollout.name, rollout.spec);
+      }
+      await faults.atInstant();
+    },
+  );
+  monitor.checkAtInstant();
+  return {
+    world,
+    monitor,
+    statuses: await readStatuses(world),
+    virtualMs: world.clock.nowMs() - startMs,
+    realMs: performance.now() - startedMs,
+    instants,
+  };
+}
+
+async function readStatuses(world: FleetWorld): Promise<Map<string, Record<string, unknown>>> {
+  const list = (await world.get(ROLLOUTS_PATH)) as {
+    items?: { metadata: { name: string }; status?: Record<string, unknown> }[];
+  };
+  return new Map((list.items ?? []).map((item) => [item.metadata.name, item.status ?? {}]));
+}
+
+/** Faults at settled instants: request failures armed for what comes next, watch drops, vanishing machines, deletions. */
+class FaultInjector {
+  private lastDropMs: number;
+  private writesSeen = 0;
+  private faultCredit = 0;
+  private vanished = 0;
+  private deleted = 0;
+
+  constructor(
+    private readonly world: FleetWorld,
+    private readonly monitor: FleetMonitor,
+    private readonly plan: FaultPlan,
+    private readonly prng: Prng,
+  ) {
+    this.lastDropMs = world.clock.nowMs();
+  }
+
+  async atInstant(): Promise<void> {
+    const { world, plan, prng } = this;
+    // About writeFaultShare of the writes are refused: as many as that share of the writes made
+    // since the last instant, armed for the writes that come next.
+    const writes =
+      world.fake.requestCount({ method: 'POST' }) +
+      world.fake.requestCount({ method: 'PUT' }) +
+      world.fake.requestCount({ method: 'PATCH' });
+    this.faultCredit += (writes - this.writesSeen) * plan.writeFaultShare;
+    this.writesSeen = writes;
+    for (; this.faultCredit >= 1; this.faultCredit -= 1) {
+      const status = [409, 429, 500][prng.int(3)] as number;
+      world.fake.failNext({ method: ['POST', 'PUT', 'PATCH'][prng.int(3)] as string }, { status });
+    }
+    if (plan.watchDropEveryMs !== null && world.clock.nowMs() - this.lastDropMs >= plan.watchDropEveryMs) {
+      this.lastDropMs = world.clock.nowMs();
+      world.fake.dropWatches();
+    }
+    if (this.vanished < plan.vanish && prng.chance(0.05)) {
+      const machine = [...world.machines.values()][prng.int(world.machines.size)] as FleetMachine;
+      if (!machine.vanished) {
+        machine.vanished = true;
+        world.fake.deleteNode(machine.name);
+        this.vanished += 1;
+      }
+    }
+    if (this.deleted < plan.deleteByHand && prng.chance(0.05)) {
+      const live = [...this.monitor.children.values()].filter((child) => child.phase === 'InProgress');
+      const victim = live[prng.int(Math.max(1, live.length))];
+      if (victim !== undefined) {
+        world.fake.delete(victim.name);
+        this.deleted += 1;
+      }
+    }
+  }
+}

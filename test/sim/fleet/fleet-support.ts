@@ -1,0 +1,34 @@
+/** What the fleet simulation's test files share: the seed and size, the report line, the run's end state. */
+import type { RunResult } from './fleet-run.js';
+
+export const SEED = Number(process.env['FLEET_SEED'] ?? 1);
+export const SIZE = Number(process.env['FLEET_SIZE'] ?? 10_000);
+export const HOUR_MS = 3_600_000;
+/** Generous: a 10,000-machine run takes one to two minutes on two cores. */
+export const RUN_TIMEOUT_MS = 900_000;
+
+export function report(run: RunResult, label: string): void {
+  const statusBytes = Math.max(0, ...[...run.monitor.records.values()].map((record) => record.maxStatusBytes));
+  console.log(
+    `fleet simulation, ${label}: ${run.world.machines.size} machines, seed ${SEED}, ` +
+      `${Math.round(run.virtualMs / 60_000)} virtual min in ${Math.round(run.realMs / 1000)} s, ${run.instants} instants, ` +
+      `${run.world.fake.requestCount()} requests, largest status ${statusBytes} bytes, controller restarts ${run.world.restarts}`,
+  );
+}
+
+/** Where a run ended, in terms a second run of the same plan must reproduce. */
+export function endState(run: RunResult): unknown {
+  const operations = [...run.monitor.children.values()]
+    .map((child) => `${child.name} ${child.machine} ${child.purpose} ${child.phase} ${child.reason}`)
+    .sort();
+  const versions = [...run.world.machines.values()].map((machine) => `${machine.name}=${machine.version}`).sort();
+  const rollouts = [...run.statuses].map(([name, status]) => ({
+    name,
+    phase: status['phase'],
+    progress: status['progress'],
+    counts: status['counts'],
+    halt: (status['halt'] as { reason?: unknown; wave?: unknown } | undefined)?.reason ?? null,
+    failures: (status['failures'] as { byReason?: unknown } | undefined)?.byReason ?? null,
+  }));
+  return { operations, versions, rollouts };
+}
