@@ -21,6 +21,8 @@ const RELEASE_CRD = join(REPO, 'deploy/agentrelease-crd.yaml');
 const ROLLOUT_CRD = join(REPO, 'deploy/agentrollout-crd.yaml');
 const RELEASES = join(REPO, 'deploy/examples/agent-release.yaml');
 const ROLLOUT = join(REPO, 'deploy/examples/agent-rollout.yaml');
+const CONTROLLER_RBAC = join(REPO, 'deploy/agent-upgrade-controller-rbac.yaml');
+const CONTROLLER_DEPLOYMENT = join(REPO, 'deploy/agent-upgrade-controller.yaml');
 const NAME = 'fleet-v1-4-2';
 const HALT_ID = 'early-e67b10ca';
 
@@ -96,7 +98,7 @@ afterAll(async () => {
 }, 30_000);
 
 describe('agent-upgrade rollout on a real API server', () => {
-  it('status reads the example rollout: Preview, no status yet (no controller runs)', async () => {
+  it('status reads the example rollout: Preview, no status yet (no controller runs here)', async () => {
     expect(await rollout(['status', NAME])).toMatchObject({
       exitCode: 0,
       rollout: { name: NAME, release: 'aks-flex-node-v1.4.2', state: 'Preview', phase: null, status: null },
@@ -209,5 +211,17 @@ describe('agent-upgrade rollout on a real API server', () => {
       MERGE_PATCH,
     );
     expect(direct.status).toBe(422);
+  });
+
+  it('the controller manifests are accepted by the server: its RBAC applied, its Deployment on a server-side dry run', async () => {
+    const rbac = await cluster.server.kubectl(cluster.server.admin, ['apply', '-f', CONTROLLER_RBAC]);
+    expect(rbac.status, rbac.stderr).toBe(0);
+    const deployment = await cluster.server.kubectl(cluster.server.admin, [
+      'apply',
+      '--dry-run=server',
+      '-f',
+      CONTROLLER_DEPLOYMENT,
+    ]);
+    expect(deployment.status, deployment.stderr).toBe(0);
   });
 });

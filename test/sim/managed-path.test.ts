@@ -88,6 +88,32 @@ describe('managed path (self-hosted) in a simulated world', () => {
     expect(await world.fs.lstat(LAYOUT.record)).toBeNull();
   });
 
+  it('an operation that allows a downgrade (a rollout rolling a machine back) takes the older release', async () => {
+    const world = new ManagedWorld('3.0.0');
+    const release = world.publishRelease('2.5.0');
+    const parameters = { downloadURL: release.url, sha256: release.sha256, allowDowngrade: 'true' };
+    const operation = world.store.create({ name: 'roll-back', parameters });
+    expect(await world.daemon().handler.handle({ operation, phase: null, parameters })).toEqual({
+      kind: 'handed-over',
+    });
+    expect(await world.services.performScheduledRestarts()).toBe(1);
+    expect(await world.daemon(await world.services.mainExecutable()).start()).toEqual({ kind: 'open' });
+    expect(statusOf(world, 'roll-back')).toMatchObject({ phase: 'Complete', reason: 'Succeeded' });
+    expect(await currentSlot(world)).toBe(LAYOUT.green);
+    expect((await world.fs.hashFile(LAYOUT.green, 1 << 20)).sha256).toBe(digestOf(agentScript('2.5.0')));
+  });
+
+  it('allowDowngrade other than "true" or "false" is InvalidParameters, before anything is touched', async () => {
+    const world = new ManagedWorld('3.0.0');
+    const release = world.publishRelease('2.5.0');
+    const parameters = { downloadURL: release.url, sha256: release.sha256, allowDowngrade: 'yes' };
+    const operation = world.store.create({ name: 'roll-back', parameters });
+    const before = world.fs.opCount;
+    expect(await world.daemon().handler.handle({ operation, phase: null, parameters })).toEqual({ kind: 'finished' });
+    expect(statusOf(world, 'roll-back')).toMatchObject({ phase: 'Failed', reason: 'InvalidParameters' });
+    expect(world.fs.journal.filter((entry) => entry.index >= before).length).toBe(0);
+  });
+
   it('a candidate that crash-loops is recovered through `recover`; last-good publishes Failed/DaemonFailed once', async () => {
     const world = new ManagedWorld();
     const release = world.publishRelease('2.0.0');

@@ -104,7 +104,11 @@ export class ManagedSteps {
     this.current = record;
   }
 
-  /** The checks of a direct activation, never-downgrade included: a MachineOperation cannot allow one. */
+  /**
+   * The checks of a direct activation, never-downgrade included: only an operation whose
+   * parameters say `allowDowngrade: "true"` (a rollout's rollback operations) may take an older
+   * version, as `--allow-downgrade` does on the direct path.
+   */
   private async verify(staging: string): Promise<CheckedCandidate> {
     const { deps } = this;
     const previous = this.current.previous;
@@ -122,7 +126,7 @@ export class ManagedSteps {
         path: slotPath(deps.engine.layout, previous),
         maxBinaryBytes: deps.config.artifact.maxBinaryBytes,
       }),
-      allowDowngrade: false,
+      allowDowngrade: this.request.parameters['allowDowngrade'] === 'true',
       state,
       force: false,
     });

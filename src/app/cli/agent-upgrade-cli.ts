@@ -13,6 +13,16 @@ const PLACEHOLDERS: Readonly<Record<string, string>> = {
   '--output': 'FILE',
   '--version': 'VERSION',
   '--message': 'TEXT',
+  '--kubeconfig': 'FILE',
+  '--namespace': 'NAME',
+  '--events-namespace': 'NAME',
+  '--identity': 'NAME',
+  '--lease-name': 'NAME',
+  '--lease-duration': 'DURATION',
+  '--renew-deadline': 'DURATION',
+  '--retry-period': 'DURATION',
+  '--resync': 'DURATION',
+  '--metrics-address': 'ADDRESS',
 };
 
 type UsageOptions = { detailed?: boolean; inlineOptions?: boolean };

@@ -1,5 +1,6 @@
 import type { RolloutAction } from '../../domain/rollout/actions.js';
 import type { ForeignOperation, RolloutSnapshot } from '../../domain/rollout/snapshot.js';
+import { jsonEqual } from '../../domain/rollout/json-equal.js';
 import { planReleaseStatus } from '../../domain/rollout/release-status.js';
 import { planRollout } from '../../domain/rollout/plan-rollout.js';
 import { readPreviousStatus } from '../../domain/rollout/read-status.js';
@@ -70,7 +71,10 @@ export class Reconciler {
       if (action.kind === 'UpdateRolloutStatus') {
         const outcome = await this.d.cluster.updateRolloutStatus(action.name, action.resourceVersion, action.status);
         if (outcome !== 'updated') return { outcome: 'conflict', requeueAfterMs: CONFLICT_RETRY_MS };
-        this.own.statusReplaced(name, action.resourceVersion, action.status, nowMs);
+        // A status equal to the stored one is no write on the API server: the resourceVersion stays
+        // and no watch event follows, so there is nothing to wait for.
+        if (!jsonEqual(action.status, snapshot.rollout.status))
+          this.own.statusReplaced(name, action.resourceVersion, action.status, nowMs);
         metrics.rolloutObserved(name, action.status);
         const halt = action.status.halt;
         if (halt !== undefined && halt.id !== previousHalt?.id) metrics.halted(name, halt.reason);

@@ -258,6 +258,9 @@ function validate(request: AgentUpgradeRequest, deps: HandlerDependencies): Fail
     return failure('E_INVALID_URL', 'missing required parameter "downloadURL"');
   const digest = parseOptionalSha256(request.parameters.sha256);
   if (!digest.ok) return digest.failure;
+  const downgrade = request.parameters['allowDowngrade'];
+  if (downgrade !== undefined && downgrade !== 'true' && downgrade !== 'false')
+    return failure('E_USAGE', 'parameter "allowDowngrade" must be "true" or "false"');
   const source = parseDownloadUrl(url, deps.config.artifact, digest.value !== null);
   return source.ok ? null : source.failure;
 }

@@ -18,7 +18,8 @@ export interface WaveOutcome {
 
 export function waveStatuses(ledger: ForwardLedger, decision: Decision): WaveOutcome[] {
   const dispatch = decision.forward?.dispatch ?? null;
-  const haltedWave = decision.phase === 'Halted' ? (decision.halt?.wave ?? null) : null;
+  // The wave a halt stopped stays Halted through what follows it (the rollback, its end).
+  const haltedWave = decision.halt !== null && decision.phase !== 'Progressing' ? decision.halt.wave : null;
   return ledger.waves.map((wave) => {
     const dispatching = dispatch !== null && dispatch.wave.index === wave.index;
     const announced = dispatching ? [...wave.announced, ...dispatch.picks] : [];

@@ -41,7 +41,8 @@ export interface MachineOperationManifest {
   readonly spec: {
     readonly machineRef: string;
     readonly operationKind: typeof AGENT_UPGRADE;
-    readonly parameters: { readonly downloadURL: string; readonly sha256: string };
+    /** A rollback operation installs an older version: it says so, or the daemon refuses the downgrade. */
+    readonly parameters: { readonly downloadURL: string; readonly sha256: string; readonly allowDowngrade?: 'true' };
   };
 }
 
@@ -82,7 +83,11 @@ export function childManifest(
     spec: {
       machineRef: machine.name,
       operationKind: AGENT_UPGRADE,
-      parameters: { downloadURL: artifact.downloadURL, sha256: artifact.sha256 },
+      parameters: {
+        downloadURL: artifact.downloadURL,
+        sha256: artifact.sha256,
+        ...(purpose === 'rollback' && { allowDowngrade: 'true' as const }),
+      },
     },
   };
 }

@@ -12,9 +12,9 @@ import { resolveRelease, type ResolvedRelease } from './resolve-release.js';
 import { parseRolloutSpec } from './parse-rollout-spec.js';
 import { currentWave, decide, type Decision } from './rollout-decision.js';
 import type { AgentRolloutSpec } from './rollout-spec.js';
-import type { AgentRolloutStatus } from './rollout-status.js';
+import { TERMINAL_PHASES, type AgentRolloutStatus } from './rollout-status.js';
 import { scheduleOpen } from './schedule-window.js';
-import type { RolloutSnapshot } from './snapshot.js';
+import { isLivePhase, type RolloutSnapshot } from './snapshot.js';
 import { formatTimestamp } from './time-text.js';
 import { transitionEvents } from './transition-events.js';
 import { countMachines, waveStatuses } from './build-status.js';
@@ -30,6 +30,8 @@ export function planRollout(snapshot: RolloutSnapshot, nowMs: number): RolloutPl
   const previous = readPreviousStatus(snapshot.rollout.status);
   const parsed = parseRolloutSpec(snapshot.rollout.spec);
   if (!parsed.ok) return planInvalidSpec(snapshot.rollout, previous, parsed.problems, nowMs);
+  if (endedForGood(snapshot, parsed.value, previous))
+    return { actions: [], status: previous.raw as AgentRolloutStatus, requeueAfterMs: null };
   const world = observe(snapshot, parsed.value, previous, nowMs);
   const decision = decide({
     rolloutUid: snapshot.rollout.uid,
@@ -72,6 +74,23 @@ export function planRollout(snapshot: RolloutSnapshot, nowMs: number): RolloutPl
       actions.push({ kind: 'RecordEvent', event });
   }
   return { actions, status, requeueAfterMs: requeueAfter(world, decision, nowMs) };
+}
+
+/**
+ * A rollout that reached a final phase for this generation, with nothing of its own in flight or
+ * announced, is done: its status stays as it ended. Recounting it would only follow what others
+ * do to its machines afterwards (another rollout upgrading them shows them as conflicts or at
+ * target), which says nothing about this rollout. A spec change (a new generation) plans again.
+ */
+function endedForGood(snapshot: RolloutSnapshot, spec: AgentRolloutSpec, previous: PreviousStatus): boolean {
+  if (previous.phase === null || !TERMINAL_PHASES.includes(previous.phase)) return false;
+  // A rollout that ended Succeeded or Aborted can still be rolled back.
+  if (spec.state === 'RollBack' && previous.phase !== 'RolledBack' && previous.phase !== 'Failed') return false;
+  const raw = previous.raw as { observedGeneration?: unknown };
+  if (raw.observedGeneration !== snapshot.rollout.generation) return false;
+  const announced = [...previous.waves.map((wave) => wave.pendingCreates), previous.rollback?.pendingCreates ?? []];
+  if (announced.some((names) => names.length > 0)) return false;
+  return !snapshot.children.some((child) => child.ownerUid === snapshot.rollout.uid && isLivePhase(child.phase));
 }
 
 export interface World {

@@ -66,6 +66,24 @@ describe('fleet rollback', () => {
     expect(done.status.phase).toBe('RolledBack');
     expect(done.status.counts).toMatchObject({ rolledBack: 5, succeeded: 0, failed: 1 });
     expect(operationsOf(world, 'rest')).toEqual([]);
+    // The wave the halt stopped stays Halted through the rollback and after it.
+    expect(done.status.waves.map((wave) => wave.phase)).toEqual(['Completed', 'Halted', 'Pending']);
+  });
+
+  it('a rollout that ended stays as it ended while others act on its machines; rolling it back still works', () => {
+    const world = exampleCluster(8, waves('Halt'));
+    const ended = settle(world).status;
+    expect(ended.phase).toBe('Succeeded');
+    // Another rollout's operation on one of its machines: a conflict, had it anything left to do.
+    world.foreign.push({ name: 'other-rollout-op', machineRef: 'node-003', phase: 'InProgress' });
+    later(world);
+    const plan = reconcile(world);
+    expect(plan.actions).toEqual([]);
+    expect(plan.status).toEqual(ended);
+    world.foreign.length = 0;
+    world.spec = { ...world.spec, state: 'RollBack' };
+    later(world);
+    expect(reconcile(world).status.phase).toBe('RollingBack');
   });
 
   it('state RollBack widens a wave rollback to every machine', () => {

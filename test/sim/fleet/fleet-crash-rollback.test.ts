@@ -46,6 +46,13 @@ describe(`${CRASHES} controller crashes during a fleet rollback on ${SIZE} simul
     expect(runs.crashed.world.restarts).toBe(CRASHES);
   });
 
+  it('the uninterrupted run halts in the second wave and rolls back every machine it upgraded', () => {
+    const status = runs.uninterrupted.statuses.get('fleet') as { rollback?: { rolledBack: number; size: number } };
+    // More than the canary: the halted wave's machines that had completed are rolled back too.
+    expect(status.rollback?.rolledBack).toBeGreaterThan(20);
+    expect(status.rollback?.rolledBack).toBe(status.rollback?.size);
+  });
+
   it('end with the same halt, the rollback completed and every machine on the old version', () => {
     const expected = {
       phase: 'RolledBack',

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRASHES, runWithAndWithoutCrashes } from './fleet-crash-support.js';
 import type { RunResult } from './fleet-run.js';
+import { writesPerMachine } from './fleet-measures.js';
 import { endState, RUN_TIMEOUT_MS, SEED, SIZE } from './fleet-support.js';
 
 let runs: { uninterrupted: RunResult; crashed: RunResult; effects: number };
@@ -31,6 +32,15 @@ describe(`${CRASHES} controller crashes on ${SIZE} simulated machines (seed ${SE
   it('end in exactly the state of the uninterrupted run', () => {
     expect(runs.crashed.statuses.get('fleet')?.['phase']).toBe('Succeeded');
     expect(endState(runs.crashed)).toEqual(endState(runs.uninterrupted));
+  });
+
+  it('cost each machine at most 4 writes: 1 create, 2 status writes, 1 version report', () => {
+    const writes = writesPerMachine(runs.uninterrupted);
+    console.log(
+      `writes per machine: max ${writes.maxPerMachine}, mean ${writes.meanPerMachine.toFixed(2)}, ${JSON.stringify(writes.byKind)}`,
+    );
+    expect(writes.maxPerMachine).toBeLessThanOrEqual(4);
+    expect(writes.byKind.create).toBe(SIZE);
   });
 
   it('never exceeded a cap or gave a machine two live operations, crashes and all', () => {

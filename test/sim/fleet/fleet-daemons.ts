@@ -19,7 +19,7 @@ import {
 } from '../../../src/adapters/kubernetes/machine-operation.js';
 import { inProgressPatch, terminalPatch } from '../../../src/adapters/kubernetes/status-patch.js';
 import type { TerminalStatus } from '../../../src/ports/operation-store.js';
-import type { FleetClock } from './fleet-clock.js';
+import type { Clock } from '../../../src/ports/clock.js';
 
 export type DaemonOutcome = 'Succeeded' | 'DaemonFailed' | 'ExecutionFailed' | 'InvalidParameters' | 'hang';
 
@@ -48,7 +48,7 @@ export interface DaemonTimings {
 export interface FleetDaemonsOptions {
   readonly http: KubeHttp;
   readonly informer: Omit<InformerParts, 'count'>;
-  readonly clock: FleetClock;
+  readonly clock: Clock;
   readonly machines: ReadonlyMap<string, FleetMachine>;
   /** The version an operation installs, from its download URL. */
   readonly versionOf: (downloadURL: string) => string;

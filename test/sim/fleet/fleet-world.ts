@@ -153,7 +153,9 @@ export class FleetWorld {
     });
     const controller = createController({
       settings: {
-        leader: { identity, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
+        // Longer than the defaults (15 s, 10 s, 2 s): the same election with fewer renewals to
+        // simulate; a killed controller restarts under its own identity and leads again at once.
+        leader: { identity, leaseDurationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 10_000 },
         loop: { resyncMs: 300_000, retryDelayMs: 1_000, retryDelayMaxMs: 60_000, settleMs: 250 },
       },
       logger: this.logger,

@@ -445,6 +445,7 @@ describe('kubectl', () => {
         'customresourcedefinition.apiextensions.k8s.io/agentreleases.agent-upgrade.dev',
         'customresourcedefinition.apiextensions.k8s.io/agentrollouts.agent-upgrade.dev',
         'customresourcedefinition.apiextensions.k8s.io/machineoperations.unbounded-cloud.io',
+        'deployment.apps/agent-upgrade-controller',
         'namespace/agent-upgrade-system',
         'role.rbac.authorization.k8s.io/agent-upgrade-controller-leader-election',
         'rolebinding.rbac.authorization.k8s.io/agent-upgrade-controller-leader-election',
@@ -481,6 +482,7 @@ function discovery(path: string): object | undefined {
       resource('validatingadmissionpolicies', 'ValidatingAdmissionPolicy', false),
       resource('validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', false),
     ],
+    'apps/v1': [resource('deployments', 'Deployment', true, ['deploy'])],
     'unbounded-cloud.io/v1alpha3': [resource('machineoperations', 'MachineOperation', false, ['mop'])],
     'agent-upgrade.dev/v1alpha1': [
       resource('agentreleases', 'AgentRelease', false, ['arel']),

@@ -2,7 +2,7 @@
 // bound to the shipped daemon ClusterRole by the admin, tokens issued through the TokenRequest API
 // (bound tokens, as a kubelet projects them), and refused once the account is deleted.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { waitFor } from '../wait-for.js';
 import type { RealApiServer } from './real-apiserver.js';
@@ -40,11 +40,11 @@ export async function createServiceAccount(server: RealApiServer, name: string):
 }
 
 /** A new bound token of the account (TokenRequest), valid for an hour. */
-export async function serviceAccountToken(server: RealApiServer, name: string): Promise<string> {
+export async function serviceAccountToken(server: RealApiServer, name: string, namespace = NAMESPACE): Promise<string> {
   const answer = await server.request(
     server.admin,
     'POST',
-    `/api/v1/namespaces/${NAMESPACE}/serviceaccounts/${name}/token`,
+    `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
     {
       body: {
         apiVersion: 'authentication.k8s.io/v1',
@@ -56,6 +56,31 @@ export async function serviceAccountToken(server: RealApiServer, name: string): 
   const token = (answer.json as { status?: { token?: unknown } } | undefined)?.status?.token;
   if (answer.status !== 201 || typeof token !== 'string') throw new Error(`token of ${name}: ${answer.status}`);
   return token;
+}
+
+/**
+ * Writes a kubeconfig at `path` that authenticates as the existing account `namespace/name` with
+ * a new bound token of it, as a pod's projected token would (e.g. the shipped controller account).
+ */
+export async function serviceAccountKubeconfig(
+  server: RealApiServer,
+  namespace: string,
+  name: string,
+  path: string,
+): Promise<string> {
+  const token = await serviceAccountToken(server, name, namespace);
+  const user = `system:serviceaccount:${namespace}:${name}`;
+  const kubeconfig = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'real', cluster: { server: server.origin, 'certificate-authority': server.caPath } }],
+    users: [{ name: user, user: { token } }],
+    contexts: [{ name: 'real', context: { cluster: 'real', user } }],
+    'current-context': 'real',
+  };
+  // JSON is YAML: every kubeconfig reader takes it.
+  writeFileSync(path, JSON.stringify(kubeconfig), { mode: 0o600 });
+  return path;
 }
 
 /**

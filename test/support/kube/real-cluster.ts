@@ -18,8 +18,9 @@ export const POLICY = join(REPO, 'deploy/agent-upgrade-admission-policy.yaml');
 export const OPS = '/apis/unbounded-cloud.io/v1alpha3/machineoperations';
 export const MERGE_PATCH = 'application/merge-patch+json';
 
-// Status writes with their bodies (what a daemon reported), everything else on operations and
-// Nodes without (who asked what, and the answer's code).
+// Status writes with their bodies (what a daemon reported, what a rollout controller decided),
+// everything else on operations, Nodes and the rollout resources without (who asked what, and the
+// answer's code).
 const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived]
@@ -29,10 +30,14 @@ rules:
     resources:
       - group: unbounded-cloud.io
         resources: [machineoperations/status]
+      - group: agent-upgrade.dev
+        resources: [agentrollouts/status]
   - level: Metadata
     resources:
       - group: unbounded-cloud.io
         resources: [machineoperations, machineoperations/status]
+      - group: agent-upgrade.dev
+        resources: [agentrollouts, agentreleases, agentreleases/status]
       - group: ""
         resources: [nodes]
   - level: None
@@ -44,8 +49,10 @@ export interface AuditEvent {
   readonly verb: string;
   readonly requestURI: string;
   readonly user: { readonly username: string };
-  readonly objectRef?: { readonly name?: string; readonly subresource?: string };
+  readonly objectRef?: { readonly resource?: string; readonly name?: string; readonly subresource?: string };
   readonly responseStatus?: { readonly code?: number };
+  /** When the stage was reached: RFC 3339 with microseconds, so records order by it. */
+  readonly stageTimestamp?: string;
   /** The request body, for status writes. */
   readonly requestObject?: { readonly status?: Record<string, unknown> };
 }

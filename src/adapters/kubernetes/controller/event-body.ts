@@ -1,6 +1,8 @@
 import type { RolloutEvent } from '../../../domain/rollout/actions.js';
 
 export const REPORTING_CONTROLLER = 'agent-upgrade.dev/controller';
+/** The API server refuses a longer note: the limit is in UTF-8 bytes, not characters. */
+const NOTE_MAX_BYTES = 1024;
 
 /**
  * An `events.k8s.io/v1` Event about a rollout or release. The name follows client-go's
@@ -19,7 +21,7 @@ export function eventBody(event: RolloutEvent, atMs: number, instance: string, s
     action: event.reason,
     reason: event.reason,
     type: event.type,
-    note: event.message.slice(0, 1024),
+    note: truncateUtf8(event.message, NOTE_MAX_BYTES),
     regarding: {
       apiVersion: 'agent-upgrade.dev/v1alpha1',
       kind: regarding.kind,
@@ -27,4 +29,17 @@ export function eventBody(event: RolloutEvent, atMs: number, instance: string, s
       uid: regarding.uid,
     },
   };
+}
+
+/** The longest prefix of `text` of at most `maxBytes` UTF-8 bytes, never splitting a character. */
+function truncateUtf8(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  let bytes = 0;
+  let end = 0;
+  for (const character of text) {
+    bytes += Buffer.byteLength(character);
+    if (bytes > maxBytes) break;
+    end += character.length;
+  }
+  return text.slice(0, end);
 }

@@ -93,6 +93,7 @@ export async function runInformer<T>(
     } else if (ended.kind === 'gone') resourceVersion = null;
     else if (ended.kind === 'failed') {
       if (ended.resourceVersion !== null) resourceVersion = ended.resourceVersion;
+      if (ended.delivered) failures = 0;
       await backOff(ended.why, ended.error);
     }
   }
@@ -132,7 +133,14 @@ type WatchEnd =
   | { readonly kind: 'progress'; readonly resourceVersion: string }
   | { readonly kind: 'gone' }
   | { readonly kind: 'aborted' }
-  | { readonly kind: 'failed'; readonly why: string; readonly error: unknown; readonly resourceVersion: string | null };
+  | {
+      readonly kind: 'failed';
+      readonly why: string;
+      readonly error: unknown;
+      readonly resourceVersion: string | null;
+      /** The watch delivered events before it failed: it worked, so the backoff starts over. */
+      readonly delivered: boolean;
+    };
 
 async function watchFrom<T>(
   parts: InformerParts,
@@ -146,7 +154,8 @@ async function watchFrom<T>(
   try {
     handle = await startWatch(parts, resource, from, queue);
   } catch (error) {
-    return { kind: 'failed', why: `watch failed to start (${(error as Error).message})`, error, resourceVersion: null };
+    const why = `watch failed to start (${(error as Error).message})`;
+    return { kind: 'failed', why, error, resourceVersion: null, delivered: false };
   }
   let resourceVersion = from;
   try {
@@ -157,12 +166,14 @@ async function watchFrom<T>(
       if (item.kind === 'done') {
         if (item.error === null) return { kind: 'progress', resourceVersion };
         if (item.error.status === 410) return { kind: 'gone' };
-        return { kind: 'failed', why: `the watch ended (${item.error.message})`, error: item.error, resourceVersion };
+        const why = `the watch ended (${item.error.message})`;
+        return { kind: 'failed', why, error: item.error, resourceVersion, delivered: resourceVersion !== from };
       }
       if (item.type === 'ERROR') {
         const code = (item.object as { code?: unknown } | null)?.code;
         if (code === 410) return { kind: 'gone' };
-        return { kind: 'failed', why: `the watch reported ${String(code)}`, error: null, resourceVersion };
+        const why = `the watch reported ${String(code)}`;
+        return { kind: 'failed', why, error: null, resourceVersion, delivered: resourceVersion !== from };
       }
       const version = (item.object as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
       if (typeof version === 'string' && version !== '') resourceVersion = version;
@@ -196,26 +207,44 @@ async function startWatch<T>(
 ): Promise<WatchHandle> {
   const { watchTimeoutMinSeconds: min, watchTimeoutMaxSeconds: max, random } = parts.settings;
   const timeoutSeconds = max <= min ? min : Math.min(max - 1, Math.floor(min + random() * (max - min)));
-  return counted(parts, 'watch', () =>
-    startKubeWatch(
-      parts.http,
-      parts.WatchClient,
-      resource.path,
-      {
-        resourceVersion: from,
-        timeoutSeconds,
-        ...(resource.labelSelector === undefined ? {} : { labelSelector: resource.labelSelector }),
-      },
-      (type, object) => queue.push({ kind: 'event', type, object }),
-      (error) => queue.push({ kind: 'done', error }),
-    ),
+  // The watch client reports a refused start (an error status, no connection) through `onDone`
+  // before it returns, not by throwing: that is the answer the start is counted with.
+  const start: { returned: boolean; refused: ClusterError | null } = { returned: false, refused: null };
+  return counted(
+    parts,
+    'watch',
+    async () => {
+      const started = await startKubeWatch(
+        parts.http,
+        parts.WatchClient,
+        resource.path,
+        {
+          resourceVersion: from,
+          timeoutSeconds,
+          ...(resource.labelSelector === undefined ? {} : { labelSelector: resource.labelSelector }),
+        },
+        (type, object) => queue.push({ kind: 'event', type, object }),
+        (error) => {
+          if (!start.returned) start.refused = error;
+          queue.push({ kind: 'done', error });
+        },
+      );
+      start.returned = true;
+      return started;
+    },
+    () => (start.refused === null ? 200 : start.refused.status),
   );
 }
 
-async function counted<T>(parts: InformerParts, verb: 'list' | 'watch', call: () => Promise<T>): Promise<T> {
+async function counted<T>(
+  parts: InformerParts,
+  verb: 'list' | 'watch',
+  call: () => Promise<T>,
+  answered: () => number | null = () => 200,
+): Promise<T> {
   try {
     const result = await call();
-    parts.count(verb, 200);
+    parts.count(verb, answered());
     return result;
   } catch (error) {
     const status = (error as { status?: unknown }).status;

@@ -55,6 +55,8 @@ export class KubernetesControllerCluster implements ControllerCluster {
     const ends = new AbortController();
     const stop = (): void => ends.abort();
     signal.addEventListener('abort', stop, { once: true });
+    // A signal that aborted before the call never fires 'abort' again.
+    if (signal.aborted) stop();
     const inform = <K extends ResourceKind>(
       kind: K,
       resource: string,

@@ -1,0 +1,344 @@
+/**
+ * The controller benchmark (bench/controller/run.mjs runs it): the real `agent-upgrade controller`
+ * process against the fake API server on loopback, in real time, at each fleet size — a complete
+ * successful rollout over every machine (memory, reconcile time, requests), then rounds of a
+ * canary that fails once (the time from that failure's status write to `Halted`). Baselines from
+ * the same run: the controller against an empty cluster, `agent-upgrade version`, a plain GET.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DaemonOutcome, FleetMachine } from '../../test/sim/fleet/fleet-daemons.js';
+import { fleetOf, NEW_RELEASE, NEW_VERSION, OLD_RELEASE, OLD_VERSION } from '../../test/sim/fleet/fleet-scenarios.js';
+import { BenchWorld, TOKENS, waitUntil } from './bench-world.js';
+import { CLI, ControllerProcess, REPO, type Memory } from './controller-process.js';
+import { median, parseHistogram, since, summarize, tally, type HistogramSummary, type Tally } from './measures.js';
+
+export const HALT_RELEASE = 'agent-v1.4.3';
+export const HALT_VERSION = '1.4.3';
+const RECONCILE_HISTOGRAM = 'agent_upgrade_reconcile_duration_seconds';
+/** Real-time daemons: claim within 0.1 s, upgrade in 1 to 2.5 s, on a 250 ms grid (writes come in bursts). */
+const TIMINGS = { claimMs: 100, upgradeMs: [1_000, 1_500, 2_000, 2_500], tickMs: 250 } as const;
+const QUIET_MS = 3_000;
+/** How long the controller is left alone after the rollout before its steady RSS is read (V8's memory reducer acts within it). */
+const STEADY_MS = 10_000;
+const TARGETS = { selector: { matchLabels: { 'node-role.kubernetes.io/agent': '' } } };
+
+export interface BenchOptions {
+  readonly sizes: readonly number[];
+  readonly haltRounds: number;
+  readonly getSamples: number;
+  readonly seed: number;
+  readonly log: (line: string) => void;
+}
+
+export interface Baseline {
+  /** Peak RSS of `agent-upgrade version` (GNU time), KiB; null without /usr/bin/time. */
+  readonly versionPeakKiB: number | null;
+  /** The controller leading over an empty cluster, caches filled, a few seconds on. */
+  readonly emptyCluster: Memory;
+}
+
+export interface HaltRound {
+  readonly ms: number;
+  /** How long the controller had been quiet about this rollout before the failure was written. */
+  readonly quietBeforeMs: number;
+  readonly reason: string;
+}
+
+export interface SizeResult {
+  readonly machines: number;
+  readonly readyMs: number;
+  readonly memory: {
+    readonly idle: Memory;
+    /** When the rollout's status first showed no machine left to create an operation for. */
+    readonly allCreated: Memory | null;
+    /** At the end of a quiet STEADY_MS after the rollout; with the lowest and highest RSS read in it. */
+    readonly steady: Memory;
+    readonly steadyRangeKiB: { readonly min: number; readonly max: number };
+    readonly maxSampledRssKiB: number;
+  };
+  readonly rolloutMs: number;
+  readonly controllerCpuMs: number;
+  /** Every reconcile of the controller's life up to the rollout's end. */
+  readonly reconcile: HistogramSummary;
+  /** The reconciles of the halt rounds: no more than three creates each, so mostly the planning itself. */
+  readonly reconcileHaltRounds: HistogramSummary;
+  readonly operations: number;
+  /** The controller's requests from its start to the end of the rollout. */
+  readonly controller: Tally;
+  readonly daemons: Tally;
+  readonly getRoundTripMs: { readonly median: number; readonly p95: number };
+  readonly halts: readonly HaltRound[];
+  readonly haltMedianMs: number;
+  readonly stopped: { readonly code: number | null; readonly signal: string | null };
+}
+
+export interface BenchResult {
+  readonly date: string;
+  readonly node: string;
+  readonly cores: number;
+  readonly baseline: Baseline;
+  readonly sizes: readonly SizeResult[];
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One wave of 10 canaries, then the whole fleet at once: every operation of the fleet gets created. */
+export function completeRolloutSpec(): Record<string, unknown> {
+  return {
+    releaseRef: { name: NEW_RELEASE },
+    targets: TARGETS,
+    state: 'Run',
+    strategy: {
+      waves: [
+        { name: 'canary', count: 10, maxInFlight: 10, failureBudget: 0 },
+        { name: 'all', percent: 100, maxInFlight: '100%', failureBudget: '1%' },
+      ],
+      maxUnavailable: '100%',
+      operationTimeout: '30m',
+      onFailure: 'Halt',
+    },
+  };
+}
+
+/** Three canaries with no failure allowed; no quarantine, so the next round can use the release again. */
+export function haltRolloutSpec(): Record<string, unknown> {
+  return {
+    releaseRef: { name: HALT_RELEASE },
+    targets: TARGETS,
+    state: 'Run',
+    strategy: {
+      waves: [
+        { name: 'canary', count: 3, maxInFlight: 3, failureBudget: 0 },
+        { name: 'rest', percent: 100, maxInFlight: '10%', failureBudget: '1%' },
+      ],
+      maxUnavailable: '10%',
+      operationTimeout: '30m',
+      onFailure: 'Halt',
+      quarantineOnHalt: false,
+    },
+  };
+}
+
+export async function runControllerBench(options: BenchOptions): Promise<BenchResult> {
+  if (!existsSync(join(REPO, 'dist', 'app', 'cli', 'main.js'))) throw new Error('no dist/: run `npm run build` first');
+  const stale = staleSources(join(REPO, 'src'), join(REPO, 'dist'));
+  // `npm run bench:controller` builds first; run by hand, the bench measures the dist/ there is.
+  if (stale.length > 0)
+    options.log(
+      `warning: dist/ is older than ${stale.length} source files (${stale.slice(0, 3).join(', ')}): it measures dist/`,
+    );
+  const baseline = await measureBaseline(options);
+  options.log(
+    `baseline: controller on an empty cluster RSS ${mib(baseline.emptyCluster.rssKiB)} MiB, peak ${mib(baseline.emptyCluster.peakKiB)} MiB; ` +
+      `agent-upgrade version peak ${baseline.versionPeakKiB === null ? 'n/a' : `${mib(baseline.versionPeakKiB)} MiB`}`,
+  );
+  const sizes: SizeResult[] = [];
+  for (const size of options.sizes) sizes.push(await measureSize(size, options));
+  return {
+    date: new Date().toISOString().slice(0, 10),
+    node: process.version,
+    cores: (await import('node:os')).availableParallelism(),
+    baseline,
+    sizes,
+  };
+}
+
+async function measureBaseline(options: BenchOptions): Promise<Baseline> {
+  let versionPeakKiB: number | null = null;
+  if (existsSync('/usr/bin/time')) {
+    const run = spawnSync('/usr/bin/time', ['-f', '%M', CLI, 'version'], { encoding: 'utf8' });
+    const last = run.stderr.trim().split('\n').at(-1) ?? '';
+    if (run.status === 0 && /^\d+$/.test(last)) versionPeakKiB = Number(last);
+  }
+  const world = await BenchWorld.start({
+    machines: [],
+    seed: options.seed,
+    timings: TIMINGS,
+    behaviour: () => 'Succeeded',
+    releases: [],
+  });
+  const controller = await ControllerProcess.start(world.controllerKubeconfig, 'bench-empty');
+  try {
+    await controller.ready(60_000);
+    await sleep(QUIET_MS);
+    return { versionPeakKiB, emptyCluster: controller.memory() };
+  } finally {
+    await controller.stop();
+    await world.close();
+  }
+}
+
+/** Daemon outcomes: the fleet's release always succeeds; in each halt round the first canary fails and the others hang. */
+class Behaviour {
+  private haltCalls = 0;
+
+  nextRound(): void {
+    this.haltCalls = 0;
+  }
+
+  outcome = (_machine: FleetMachine, target: string): DaemonOutcome => {
+    if (target !== HALT_VERSION) return 'Succeeded';
+    this.haltCalls += 1;
+    return this.haltCalls === 1 ? 'DaemonFailed' : 'hang';
+  };
+}
+
+async function measureSize(size: number, options: BenchOptions): Promise<SizeResult> {
+  const { log } = options;
+  const machines = fleetOf(size, options.seed);
+  const behaviour = new Behaviour();
+  const world = await BenchWorld.start({
+    machines,
+    seed: options.seed,
+    timings: TIMINGS,
+    behaviour: behaviour.outcome,
+    releases: [
+      [NEW_RELEASE, NEW_VERSION],
+      [OLD_RELEASE, OLD_VERSION],
+      [HALT_RELEASE, HALT_VERSION],
+    ],
+  });
+  let controller: ControllerProcess | null = null;
+  try {
+    const startedMs = performance.now();
+    controller = await ControllerProcess.start(world.controllerKubeconfig, `bench-${size}`);
+    const running = controller;
+    await running.ready(120_000);
+    const readyMs = performance.now() - startedMs;
+    await sleep(QUIET_MS);
+    const idle = running.memory();
+    log(`${size} machines: ready in ${(readyMs / 1000).toFixed(1)} s, idle RSS ${mib(idle.rssKiB)} MiB`);
+
+    // A complete successful rollout over every machine.
+    let maxSampledRssKiB = idle.rssKiB;
+    let allCreated: Memory | null = null;
+    const sampler = setInterval(() => {
+      const memory = running.memory();
+      maxSampledRssKiB = Math.max(maxSampledRssKiB, memory.rssKiB);
+      const counts = world.rollouts.get('fleet')?.status?.['counts'] as { pending?: unknown } | undefined;
+      if (allCreated === null && counts?.pending === 0) allCreated = memory;
+    }, 100);
+    const rolloutStartMs = performance.now();
+    await world.createRollout('fleet', completeRolloutSpec());
+    try {
+      await waitUntil(
+        () =>
+          world.phaseOf('fleet') === 'Succeeded' &&
+          [...world.machines.values()].every((machine) => machine.version === NEW_VERSION) &&
+          world.daemons.writesInFlight === 0,
+        60_000 + size * 40,
+        `the rollout over ${size} machines to succeed (phase ${world.phaseOf('fleet')})`,
+        100,
+      );
+    } finally {
+      clearInterval(sampler);
+    }
+    const rolloutMs = (world.rollouts.get('fleet')?.phases.get('Succeeded') ?? performance.now()) - rolloutStartMs;
+    const steadyRangeKiB = { min: Number.POSITIVE_INFINITY, max: 0 };
+    for (let waited = 0; waited < STEADY_MS; waited += 500) {
+      await sleep(500);
+      const { rssKiB } = running.memory();
+      steadyRangeKiB.min = Math.min(steadyRangeKiB.min, rssKiB);
+      steadyRangeKiB.max = Math.max(steadyRangeKiB.max, rssKiB);
+    }
+    const steady = running.memory();
+    const controllerCpuMs = running.cpuMs();
+    const afterRollout = parseHistogram(await running.metrics(), RECONCILE_HISTOGRAM);
+    const reconcile = summarize(afterRollout);
+    const controllerTally = tally(world.fake.requests, TOKENS.controller);
+    const daemonTally = tally(world.fake.requests, TOKENS.daemons);
+    const operations = world.fake.operations.list().length;
+    log(
+      `${size} machines: rollout Succeeded in ${(rolloutMs / 1000).toFixed(1)} s, ${operations} operations, ` +
+        `steady RSS ${mib(steady.rssKiB)} MiB, peak ${mib(steady.peakKiB)} MiB, ${reconcile.count} reconciles, mean ${reconcile.meanMs.toFixed(1)} ms`,
+    );
+    const trips = await world.getRoundTrips(options.getSamples);
+    const getRoundTripMs = {
+      median: median(trips),
+      p95: [...trips].sort((a, b) => a - b)[Math.floor(trips.length * 0.95)] ?? 0,
+    };
+
+    world.deleteRollout('fleet');
+    await sleep(1_000);
+    const halts: HaltRound[] = [];
+    const beforeHalts = parseHistogram(await running.metrics(), RECONCILE_HISTOGRAM);
+    for (let round = 0; round < options.haltRounds; round += 1) halts.push(await haltRound(world, behaviour, round));
+    const reconcileHaltRounds = summarize(
+      since(parseHistogram(await running.metrics(), RECONCILE_HISTOGRAM), beforeHalts),
+    );
+    log(
+      `${size} machines: failure to Halted ${halts.map((halt) => halt.ms.toFixed(0)).join(', ')} ms; GET round trip median ${getRoundTripMs.median.toFixed(2)} ms`,
+    );
+    const stopped = await running.stop();
+    controller = null;
+    log(
+      `${size} machines: the controller stopped on SIGTERM in ${stopped.afterMs.toFixed(0)} ms, exit ${stopped.code ?? stopped.signal}`,
+    );
+    return {
+      machines: size,
+      readyMs,
+      memory: { idle, allCreated, steady, steadyRangeKiB, maxSampledRssKiB },
+      rolloutMs,
+      controllerCpuMs,
+      reconcile,
+      reconcileHaltRounds,
+      operations,
+      controller: controllerTally,
+      daemons: daemonTally,
+      getRoundTripMs,
+      halts,
+      haltMedianMs: median(halts.map((halt) => halt.ms)),
+      stopped: { code: stopped.code, signal: stopped.signal },
+    };
+  } catch (error) {
+    if (controller !== null) log(`controller log tail:\n${controller.logTail}`);
+    throw error;
+  } finally {
+    await controller?.stop();
+    await world.close();
+  }
+}
+
+/**
+ * One rollout whose first canary fails (DaemonFailed, budget 0): from the answer to the daemon's
+ * status write of Failed to the watch event showing the rollout Halted.
+ */
+async function haltRound(world: BenchWorld, behaviour: Behaviour, round: number): Promise<HaltRound> {
+  const name = `halt-${round}`;
+  behaviour.nextRound();
+  const failedBefore = world.daemonHttp.failedAnswers.length;
+  await world.createRollout(name, haltRolloutSpec());
+  await waitUntil(() => world.daemonHttp.failedAnswers.length > failedBefore, 30_000, `a canary of ${name} to fail`, 5);
+  const failed = world.daemonHttp.failedAnswers[failedBefore] as { atMs: number };
+  const before = (world.rollouts.get(name)?.eventsMs ?? []).filter((atMs) => atMs < failed.atMs);
+  const quietBeforeMs = failed.atMs - (before.at(-1) ?? failed.atMs);
+  await waitUntil(() => world.phaseOf(name) === 'Halted', 30_000, `${name} to halt`, 5);
+  const seen = world.rollouts.get(name);
+  const haltedMs = seen?.phases.get('Halted') ?? Number.NaN;
+  if (!(haltedMs >= failed.atMs)) throw new Error(`${name} was Halted before its canary failed`);
+  const reason = String((seen?.status?.['halt'] as { reason?: unknown } | undefined)?.reason ?? '');
+  world.deleteRollout(name);
+  await sleep(500);
+  return { ms: haltedMs - failed.atMs, quietBeforeMs, reason };
+}
+
+/** Source files whose compiled output is missing or older than they are. */
+function staleSources(sourceDir: string, outputDir: string): string[] {
+  const stale: string[] = [];
+  for (const entry of readdirSync(sourceDir, { withFileTypes: true })) {
+    const source = join(sourceDir, entry.name);
+    if (entry.isDirectory()) stale.push(...staleSources(source, join(outputDir, entry.name)));
+    else if (entry.name.endsWith('.ts')) {
+      const output = join(outputDir, entry.name.replace(/\.ts$/, '.js'));
+      if (!existsSync(output) || statSync(output).mtimeMs < statSync(source).mtimeMs)
+        stale.push(source.slice(REPO.length + 1));
+    }
+  }
+  return stale;
+}
+
+export function mib(kib: number): string {
+  return (kib / 1024).toFixed(1);
+}
