@@ -6,23 +6,31 @@
  * the same run: the controller against an empty cluster, `agent-upgrade version`, a plain GET.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DaemonOutcome, FleetMachine } from '../../test/sim/fleet/fleet-daemons.js';
 import { fleetOf, NEW_RELEASE, NEW_VERSION, OLD_RELEASE, OLD_VERSION } from '../../test/sim/fleet/fleet-scenarios.js';
+import { completeRolloutSpec, HALT_RELEASE, HALT_VERSION, haltRolloutSpec } from './bench-specs.js';
 import { BenchWorld, TOKENS, waitUntil } from './bench-world.js';
 import { CLI, ControllerProcess, REPO, type Memory } from './controller-process.js';
-import { median, parseHistogram, since, summarize, tally, type HistogramSummary, type Tally } from './measures.js';
+import {
+  mib,
+  median,
+  parseHistogram,
+  staleSources,
+  since,
+  summarize,
+  tally,
+  type HistogramSummary,
+  type Tally,
+} from './measures.js';
 
-export const HALT_RELEASE = 'agent-v1.4.3';
-export const HALT_VERSION = '1.4.3';
 const RECONCILE_HISTOGRAM = 'agent_upgrade_reconcile_duration_seconds';
 /** Real-time daemons: claim within 0.1 s, upgrade in 1 to 2.5 s, on a 250 ms grid (writes come in bursts). */
 const TIMINGS = { claimMs: 100, upgradeMs: [1_000, 1_500, 2_000, 2_500], tickMs: 250 } as const;
 const QUIET_MS = 3_000;
 /** How long the controller is left alone after the rollout before its steady RSS is read (V8's memory reducer acts within it). */
 const STEADY_MS = 10_000;
-const TARGETS = { selector: { matchLabels: { 'node-role.kubernetes.io/agent': '' } } };
 
 export interface BenchOptions {
   readonly sizes: readonly number[];
@@ -84,46 +92,9 @@ export interface BenchResult {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** One wave of 10 canaries, then the whole fleet at once: every operation of the fleet gets created. */
-export function completeRolloutSpec(): Record<string, unknown> {
-  return {
-    releaseRef: { name: NEW_RELEASE },
-    targets: TARGETS,
-    state: 'Run',
-    strategy: {
-      waves: [
-        { name: 'canary', count: 10, maxInFlight: 10, failureBudget: 0 },
-        { name: 'all', percent: 100, maxInFlight: '100%', failureBudget: '1%' },
-      ],
-      maxUnavailable: '100%',
-      operationTimeout: '30m',
-      onFailure: 'Halt',
-    },
-  };
-}
-
-/** Three canaries with no failure allowed; no quarantine, so the next round can use the release again. */
-export function haltRolloutSpec(): Record<string, unknown> {
-  return {
-    releaseRef: { name: HALT_RELEASE },
-    targets: TARGETS,
-    state: 'Run',
-    strategy: {
-      waves: [
-        { name: 'canary', count: 3, maxInFlight: 3, failureBudget: 0 },
-        { name: 'rest', percent: 100, maxInFlight: '10%', failureBudget: '1%' },
-      ],
-      maxUnavailable: '10%',
-      operationTimeout: '30m',
-      onFailure: 'Halt',
-      quarantineOnHalt: false,
-    },
-  };
-}
-
 export async function runControllerBench(options: BenchOptions): Promise<BenchResult> {
   if (!existsSync(join(REPO, 'dist', 'app', 'cli', 'main.js'))) throw new Error('no dist/: run `npm run build` first');
-  const stale = staleSources(join(REPO, 'src'), join(REPO, 'dist'));
+  const stale = staleSources(join(REPO, 'src'), join(REPO, 'dist'), REPO);
   // `npm run bench:controller` builds first; run by hand, the bench measures the dist/ there is.
   if (stale.length > 0)
     options.log(
@@ -322,23 +293,4 @@ async function haltRound(world: BenchWorld, behaviour: Behaviour, round: number)
   world.deleteRollout(name);
   await sleep(500);
   return { ms: haltedMs - failed.atMs, quietBeforeMs, reason };
-}
-
-/** Source files whose compiled output is missing or older than they are. */
-function staleSources(sourceDir: string, outputDir: string): string[] {
-  const stale: string[] = [];
-  for (const entry of readdirSync(sourceDir, { withFileTypes: true })) {
-    const source = join(sourceDir, entry.name);
-    if (entry.isDirectory()) stale.push(...staleSources(source, join(outputDir, entry.name)));
-    else if (entry.name.endsWith('.ts')) {
-      const output = join(outputDir, entry.name.replace(/\.ts$/, '.js'));
-      if (!existsSync(output) || statSync(output).mtimeMs < statSync(source).mtimeMs)
-        stale.push(source.slice(REPO.length + 1));
-    }
-  }
-  return stale;
-}
-
-export function mib(kib: number): string {
-  return (kib / 1024).toFixed(1);
 }

@@ -2,6 +2,8 @@
  * What the controller benchmark reads off its subjects: the fake API server's request log sorted
  * by who sent it and by verb, and the reconcile histogram of the controller's /metrics.
  */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { KubeRequest } from '../../test/support/kube/fake-apiserver.js';
 
 export const VERBS = ['list', 'watch', 'get', 'create', 'update', 'patch', 'delete'] as const;
@@ -138,4 +140,23 @@ export function summarize({ buckets, sum, count }: Histogram): HistogramSummary 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+/** Source files whose compiled output is missing or older than they are. */
+export function staleSources(sourceDir: string, outputDir: string, repo: string): string[] {
+  const stale: string[] = [];
+  for (const entry of readdirSync(sourceDir, { withFileTypes: true })) {
+    const source = join(sourceDir, entry.name);
+    if (entry.isDirectory()) stale.push(...staleSources(source, join(outputDir, entry.name), repo));
+    else if (entry.name.endsWith('.ts')) {
+      const output = join(outputDir, entry.name.replace(/\.ts$/, '.js'));
+      if (!existsSync(output) || statSync(output).mtimeMs < statSync(source).mtimeMs)
+        stale.push(source.slice(repo.length + 1));
+    }
+  }
+  return stale;
+}
+
+export function mib(kib: number): string {
+  return (kib / 1024).toFixed(1);
 }

@@ -1,6 +1,7 @@
 /** The controller benchmark's tables (Markdown, as docs/benchmarks.md shows them) and its JSON line. */
 import { RECONCILE_SETTLE_MS } from '../../src/app/controller/controller-options.js';
-import { mib, type BenchResult, type SizeResult } from './controller-bench.js';
+import type { BenchResult, SizeResult } from './controller-bench.js';
+import { mib } from './measures.js';
 import type { Verb } from './measures.js';
 
 /** The verbs shown per machine; watches (a few streams) and the Lease are counted apart. */

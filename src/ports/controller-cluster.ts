@@ -2,7 +2,7 @@ import type { RolloutEvent } from '../domain/rollout/actions.js';
 import type { MachineOperationManifest } from '../domain/rollout/child-manifest.js';
 import type { AgentReleaseStatus } from '../domain/rollout/release-status.js';
 import type { AgentRolloutStatus } from '../domain/rollout/rollout-status.js';
-import type { NodeFacts, OperationPhase, ReleaseObject, RolloutObject } from '../domain/rollout/snapshot.js';
+import type { ChildOperation, NodeFacts, ReleaseObject, RolloutObject } from '../domain/rollout/snapshot.js';
 
 /**
  * The cluster as the rollout controller sees it: four informers (list, then watch; every read
@@ -12,20 +12,12 @@ import type { NodeFacts, OperationPhase, ReleaseObject, RolloutObject } from '..
  * or a missing one are answers.
  */
 
-/** Every AgentUpgrade MachineOperation, whoever made it: the controller tells its children from the rest. */
-export interface OperationFacts {
-  readonly name: string;
+/**
+ * Every AgentUpgrade MachineOperation, whoever made it, read as the planner reads a child: the
+ * controller tells its children from the rest by label and owner.
+ */
+export interface OperationFacts extends ChildOperation {
   readonly uid: string;
-  readonly machineRef: string;
-  readonly labels: Readonly<Record<string, string>>;
-  /** The uid of the controlling ownerReference, if any. */
-  readonly ownerUid: string | null;
-  readonly phase: OperationPhase | null;
-  readonly reason: string | null;
-  readonly message: string | null;
-  readonly createdMs: number;
-  readonly startedMs: number | null;
-  readonly completedMs: number | null;
 }
 
 export interface ResourceShapes {
@@ -36,8 +28,6 @@ export interface ResourceShapes {
 }
 
 export type ResourceKind = keyof ResourceShapes;
-
-export const RESOURCE_KINDS: readonly ResourceKind[] = ['nodes', 'releases', 'rollouts', 'operations'];
 
 /**
  * What an informer delivers. `replace` is the whole collection after a (re)list: whatever the

@@ -1,12 +1,9 @@
 import { isLivePhase } from '../../domain/rollout/snapshot.js';
 import { LABEL_ROLLOUT } from '../../domain/rollout/vocabulary.js';
-import {
-  RESOURCE_KINDS,
-  type InformerEvent,
-  type OperationFacts,
-  type ResourceKind,
-  type ResourceShapes,
-} from '../../ports/controller-cluster.js';
+import type { InformerEvent, OperationFacts, ResourceKind, ResourceShapes } from '../../ports/controller-cluster.js';
+
+/** The four informed resources; the caches are synced once each was listed. */
+export const RESOURCE_KINDS: readonly ResourceKind[] = ['nodes', 'releases', 'rollouts', 'operations'];
 
 /** A reconcile to run: a rollout's plan, or a release's status. */
 export type WorkKey = `rollout/${string}` | `release/${string}`;

@@ -1,6 +1,5 @@
 import type { ChildOperation, ForeignOperation, RolloutSnapshot } from '../../domain/rollout/snapshot.js';
 import { LABEL_ROLLOUT } from '../../domain/rollout/vocabulary.js';
-import type { OperationFacts } from '../../ports/controller-cluster.js';
 import type { ClusterCache } from './cluster-cache.js';
 
 /**
@@ -15,7 +14,7 @@ export function rolloutSnapshot(cache: ClusterCache, name: string): RolloutSnaps
   const children: ChildOperation[] = [];
   const foreignOperations: ForeignOperation[] = [];
   for (const operation of cache.all('operations')) {
-    if (operation.labels[LABEL_ROLLOUT] === name) children.push(childOf(operation));
+    if (operation.labels[LABEL_ROLLOUT] === name) children.push(operation);
     else foreignOperations.push({ name: operation.name, machineRef: operation.machineRef, phase: operation.phase });
   }
   return {
@@ -26,11 +25,6 @@ export function rolloutSnapshot(cache: ClusterCache, name: string): RolloutSnaps
     children,
     foreignOperations,
   };
-}
-
-function childOf(operation: OperationFacts): ChildOperation {
-  const { name, machineRef, labels, ownerUid, phase, reason, message, createdMs, startedMs, completedMs } = operation;
-  return { name, machineRef, labels, ownerUid, phase, reason, message, createdMs, startedMs, completedMs };
 }
 
 /** The release at `path` of an untrusted spec, when the cache has it (the planner judges a malformed spec). */

@@ -13,7 +13,6 @@ import type { AgentRolloutStatus } from '../../../src/domain/rollout/rollout-sta
 import type { ReleaseObject, RolloutObject } from '../../../src/domain/rollout/snapshot.js';
 import type { Clock } from '../../../src/ports/clock.js';
 import {
-  RESOURCE_KINDS,
   type ControllerCluster,
   type CreateOutcome,
   type InformerEvent,
@@ -22,6 +21,7 @@ import {
   type ResourceShapes,
   type StatusUpdateOutcome,
 } from '../../../src/ports/controller-cluster.js';
+import { RESOURCE_KINDS } from '../../../src/app/controller/cluster-cache.js';
 import type { ClusterCache } from '../../../src/app/controller/cluster-cache.js';
 
 export type WriteKind = 'rolloutStatus' | 'releaseStatus' | 'quarantine' | 'create' | 'event';
