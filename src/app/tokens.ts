@@ -45,12 +45,6 @@ export const Tokens = Object.freeze({
   Layout: Symbol('Layout') as ServiceIdentifier<SlotLayout>,
   HostIdentity: Symbol('HostIdentity') as ServiceIdentifier<HostIdentity>,
   Logger: Symbol('Logger') as ServiceIdentifier<Logger>,
-  // The rollout controller's process (createController).
-  ControllerSettings: Symbol('ControllerSettings') as ServiceIdentifier<ControllerSettings>,
-  ControllerCluster: Symbol('ControllerCluster') as ServiceIdentifier<ControllerCluster>,
-  LeaseStore: Symbol('LeaseStore') as ServiceIdentifier<LeaseStore>,
-  ControllerMetrics: Symbol('ControllerMetrics') as ServiceIdentifier<ControllerMetrics>,
-  RolloutController: Symbol('RolloutController') as ServiceIdentifier<RolloutController>,
   // Ports: bound by exactly one platform module each.
   FileSystem: Symbol('FileSystem') as ServiceIdentifier<FileSystem>,
   Clock: Symbol('Clock') as ServiceIdentifier<Clock>,
@@ -86,4 +80,16 @@ export const Tokens = Object.freeze({
   AgentUpgradeHandler: Symbol('AgentUpgradeHandler') as ServiceIdentifier<AgentUpgradeHandler>,
   ManagedSession: Symbol('ManagedSession') as ServiceIdentifier<ManagedSession>,
   AgentVersionReport: Symbol('AgentVersionReport') as ServiceIdentifier<AgentVersionReport>,
+});
+
+/**
+ * The rollout controller's process (createController): its own ports and use case, beside the
+ * Logger and Clock of `Tokens`; an upgrader process binds none of these.
+ */
+export const ControllerTokens = Object.freeze({
+  ControllerSettings: Symbol('ControllerSettings') as ServiceIdentifier<ControllerSettings>,
+  ControllerCluster: Symbol('ControllerCluster') as ServiceIdentifier<ControllerCluster>,
+  LeaseStore: Symbol('LeaseStore') as ServiceIdentifier<LeaseStore>,
+  ControllerMetrics: Symbol('ControllerMetrics') as ServiceIdentifier<ControllerMetrics>,
+  RolloutController: Symbol('RolloutController') as ServiceIdentifier<RolloutController>,
 });

@@ -32,8 +32,8 @@ export interface ServiceManager {
 
   /**
    * Restarts the agent and returns once the manager accepted the restart (the direct path's
-   * synchronous restart). `resetFailed` first clears a failed state and its start counter (the
-   * recovery path). An inactive or absent service stays stopped: `restarted` is false then.
+   * synchronous restart). `resetFailed` first clears a failed state and its start counter (every
+   * planned restart: into a candidate, or back to last-good). An inactive or absent service stays stopped: `restarted` is false then.
    */
   restart(options?: { readonly resetFailed?: boolean }): Promise<{ readonly restarted: boolean }>;
 

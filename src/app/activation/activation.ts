@@ -185,7 +185,8 @@ export class Activation {
         await services.convergeAssets();
         return;
       case 'restart-service':
-        await services.restart();
+        // Planned, not a crash: the start limit of a recently restarted agent must not refuse it.
+        await services.restart({ resetFailed: true });
         return;
       case 'wait-healthy':
         return this.effects.expectHealthy(realSlotPath(run.facts, step.slot), run.signal);

@@ -4,7 +4,7 @@ import type { ControllerCluster, LeaseStore } from '../../ports/controller-clust
 import type { ControllerMetrics } from '../../ports/controller-metrics.js';
 import type { Logger } from '../../ports/logger.js';
 import { RolloutController, type ControllerSettings } from '../controller/rollout-controller.js';
-import { Tokens } from '../tokens.js';
+import { ControllerTokens, Tokens } from '../tokens.js';
 
 /** The ports of a controller process: the real cluster (connectController), or a simulation's. */
 export interface ControllerPorts {
@@ -30,27 +30,27 @@ export function createController(input: ControllerInput): RolloutController {
   const { ports } = input;
   container.load(
     new ContainerModule(({ bind }) => {
-      bind(Tokens.ControllerSettings).toConstantValue(input.settings);
+      bind(ControllerTokens.ControllerSettings).toConstantValue(input.settings);
       bind(Tokens.Logger).toConstantValue(input.logger);
-      bind(Tokens.ControllerCluster).toConstantValue(ports.cluster);
-      bind(Tokens.LeaseStore).toConstantValue(ports.leases);
-      bind(Tokens.ControllerMetrics).toConstantValue(ports.metrics);
+      bind(ControllerTokens.ControllerCluster).toConstantValue(ports.cluster);
+      bind(ControllerTokens.LeaseStore).toConstantValue(ports.leases);
+      bind(ControllerTokens.ControllerMetrics).toConstantValue(ports.metrics);
       bind(Tokens.Clock).toConstantValue(ports.clock);
     }),
     new ContainerModule(({ bind }) => {
-      bind(Tokens.RolloutController).toResolvedValue(
+      bind(ControllerTokens.RolloutController).toResolvedValue(
         (cluster, leases, clock, logger, metrics, settings) =>
           new RolloutController({ cluster, leases, clock, logger, metrics, settings }),
         [
-          Tokens.ControllerCluster,
-          Tokens.LeaseStore,
+          ControllerTokens.ControllerCluster,
+          ControllerTokens.LeaseStore,
           Tokens.Clock,
           Tokens.Logger,
-          Tokens.ControllerMetrics,
-          Tokens.ControllerSettings,
+          ControllerTokens.ControllerMetrics,
+          ControllerTokens.ControllerSettings,
         ],
       );
     }),
   );
-  return container.get(Tokens.RolloutController);
+  return container.get(ControllerTokens.RolloutController);
 }

@@ -117,7 +117,9 @@ export class AgentUpgradeHandler {
         await deps.services.scheduleRestart();
         return { kind: 'handed-over' };
       }
-      await deps.services.restart();
+      // A planned restart into the candidate is not a crash: it must not be refused because the
+      // agent restarted often lately (an upgrade, a rollback and the next upgrade in minutes).
+      await deps.services.restart({ resetFailed: true });
       return { kind: 'gate' };
     } catch (error) {
       // Row 8: the candidate may be what runs next; the gate rolls back and restarts.
