@@ -26,10 +26,6 @@ export class FleetClock implements Clock {
     return this.now;
   }
 
-  get sleepers(): number {
-    return this.heap.filter((timer) => !timer.cancelled).length;
-  }
-
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted === true) return reject(signal.reason);
