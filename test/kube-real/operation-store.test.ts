@@ -95,6 +95,13 @@ async function consumesBookmarks(): Promise<void> {
   const stream = streamOf(await storeFor(cluster, machine));
   await cluster.create('bookmark-first', upgrade(machine));
   expect(names(await stream.take(1, DELIVERY_MS))).toEqual(['bookmark-first']);
+  // Both scopes (this machine's operations, and those without a machineRef) list before they
+  // watch, each on its own; count the lists once both watch, or a slow scope's list counts later.
+  const watching = async (): Promise<boolean> => {
+    const selectors = new Set((await cluster.requestsOf(machine, 'watch')).map((e) => queryOf(e).get('fieldSelector')));
+    return selectors.has(`spec.machineRef=${machine}`) && selectors.has('spec.machineRef=');
+  };
+  expect(await waitFor(watching, DELIVERY_MS, 250)).toBe(true);
   const listsBefore = (await cluster.requestsOf(machine, 'list')).length;
   const hidden = Number((await cluster.create('bookmark-hidden', upgrade('elsewhere'))).metadata.resourceVersion);
   const past = async (): Promise<boolean> =>
