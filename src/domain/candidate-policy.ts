@@ -28,7 +28,14 @@ export interface VersionPolicyInput {
   /** The version of the binary current runs, when known. */
   readonly current: Version | null;
   readonly allowDowngrade: boolean;
+  /** Who asked: the refusal names the switch that request has (a flag, or an operation parameter). */
+  readonly requestedBy: 'command' | 'operation';
 }
+
+const DOWNGRADE_REMEDY: Readonly<Record<VersionPolicyInput['requestedBy'], string>> = {
+  command: 'to install it anyway, run activate or install with --allow-downgrade',
+  operation: 'an operation installs an older version only when its parameters say allowDowngrade: "true"',
+};
 
 export function checkCandidateVersion(input: VersionPolicyInput): Result<Version> {
   if (input.requested !== null && compareVersions(input.printed, input.requested) !== 0) {
@@ -40,7 +47,7 @@ export function checkCandidateVersion(input: VersionPolicyInput): Result<Version
   if (input.current !== null && !input.allowDowngrade && compareVersions(input.printed, input.current) < 0) {
     return fail(
       'E_DOWNGRADE_REFUSED',
-      `the candidate version ${formatVersion(input.printed)} is older than the current ${formatVersion(input.current)}; to install it anyway, run activate or install with --allow-downgrade (a MachineOperation never downgrades)`,
+      `the candidate version ${formatVersion(input.printed)} is older than the current ${formatVersion(input.current)}; ${DOWNGRADE_REMEDY[input.requestedBy]}`,
     );
   }
   return ok(input.printed);

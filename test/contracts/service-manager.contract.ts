@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HealthLimits, ServiceActivity, ServiceManager } from '../../src/ports/service-manager.js';
+import { wallStepCases } from './service-manager.wall-steps.js';
 import { holdsFor, within, type SteppedClock } from './service-manager.support.js';
 
 /** Real paths of the builds a service can run, each with a behaviour of its own. */
@@ -46,7 +47,7 @@ export interface ServiceManagerFixture {
 }
 
 /** What every case works with: the fixture of the case that runs, and helpers over it. */
-class Context {
+export class Context {
   private current: ServiceManagerFixture | null = null;
 
   set(fixture: ServiceManagerFixture | null): void {
@@ -75,8 +76,9 @@ class Context {
     return { ...this.health, timeoutMs: this.health.stableMs + this.health.pollMs };
   }
 
+  /** Time that really passed since a `monotonicMs` reading. */
   elapsedSince(startMs: number): number {
-    return this.clock.nowMs() - startMs;
+    return this.clock.monotonicMs() - startMs;
   }
 
   runs(services: ServiceManager, build: string): () => Promise<boolean> {
@@ -119,6 +121,7 @@ export function serviceManagerContract(name: string, make: () => Promise<Service
       expect(await services.mainExecutable()).toBe(context.builds.green);
     });
     healthCases(context);
+    wallStepCases(context);
     abortCases(context);
   });
 }
@@ -193,7 +196,7 @@ function healthCases(context: Context): void {
   describe('waitHealthy', () => {
     it('healthy: the expected build ran without interruption for stableMs', async () => {
       const services = await context.running(context.builds.blue);
-      const startMs = context.clock.nowMs();
+      const startMs = context.clock.monotonicMs();
       expect(await services.waitHealthy(context.builds.blue, context.health)).toEqual({ kind: 'healthy' });
       expect(context.elapsedSince(startMs)).toBeGreaterThanOrEqual(context.health.stableMs);
     });
@@ -202,7 +205,7 @@ function healthCases(context: Context): void {
       const { fixture, builds, health } = context;
       await fixture.point(builds.crashing);
       const services = await fixture.given('crash-loop');
-      const startMs = context.clock.nowMs();
+      const startMs = context.clock.monotonicMs();
       expect((await services.waitHealthy(builds.crashing, health)).kind).toBe('unhealthy');
       expect(context.elapsedSince(startMs)).toBeLessThan(health.timeoutMs);
     });
@@ -216,7 +219,7 @@ function healthCases(context: Context): void {
     it('unhealthy: the agent runs another path than the expected one, judged at the deadline', async () => {
       const services = await context.running(context.builds.blue);
       const limits = context.brief();
-      const startMs = context.clock.nowMs();
+      const startMs = context.clock.monotonicMs();
       expect((await services.waitHealthy(context.builds.green, limits)).kind).toBe('unhealthy');
       expect(context.elapsedSince(startMs)).toBeGreaterThanOrEqual(limits.timeoutMs);
     });
@@ -240,7 +243,7 @@ function abortCases(context: Context): void {
       const limits = { timeoutMs: 30_000, stableMs: 20_000, pollMs: 1_000 };
       const controller = new AbortController();
       context.clock.duringNextSleep(() => controller.abort());
-      const startMs = context.clock.nowMs();
+      const startMs = context.clock.monotonicMs();
       const verdict = await services.waitHealthy(context.builds.blue, limits, { signal: controller.signal });
       expect(verdict.kind).not.toBe('healthy');
       expect(context.elapsedSince(startMs)).toBeGreaterThanOrEqual(limits.pollMs);
@@ -249,7 +252,7 @@ function abortCases(context: Context): void {
 
     it('a signal aborted before the wait ends it before any poll, not healthy', async () => {
       const services = await context.running(context.builds.blue);
-      const startMs = context.clock.nowMs();
+      const startMs = context.clock.monotonicMs();
       const verdict = await services.waitHealthy(context.builds.blue, context.health, { signal: AbortSignal.abort() });
       expect(verdict.kind).not.toBe('healthy');
       expect(context.elapsedSince(startMs)).toBeLessThan(context.health.pollMs);

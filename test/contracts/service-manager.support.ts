@@ -2,15 +2,26 @@ import type { Clock } from '../../src/ports/clock.js';
 
 /**
  * The adapter's clock, wrapped so that a case can act while the health wait sleeps between two
- * polls (the abort case): on the memory clock no timer could ever fire inside that wait.
+ * polls (the abort case): on the memory clock no timer could ever fire inside that wait. Its
+ * wall clock can be stepped (as NTP or `date -s` would) without touching the host's.
  */
 export class SteppedClock implements Clock {
   private readonly hooks: (() => void)[] = [];
+  private wallOffsetMs = 0;
 
   constructor(private readonly inner: Clock) {}
 
   nowMs(): number {
-    return this.inner.nowMs();
+    return this.inner.nowMs() + this.wallOffsetMs;
+  }
+
+  /** Sets the wall clock `deltaMs` forward (or back, when negative); the monotonic clock does not move. */
+  stepWall(deltaMs: number): void {
+    this.wallOffsetMs += deltaMs;
+  }
+
+  monotonicMs(): number {
+    return this.inner.monotonicMs();
   }
 
   /** Runs `hook` when the next sleep begins, i.e. right after a poll. */
@@ -31,10 +42,10 @@ export async function within(
   timeoutMs: number,
   pollMs = 100,
 ): Promise<boolean> {
-  const deadlineMs = clock.nowMs() + timeoutMs;
+  const deadlineMs = clock.monotonicMs() + timeoutMs;
   for (;;) {
     if (await probe()) return true;
-    if (clock.nowMs() >= deadlineMs) return false;
+    if (clock.monotonicMs() >= deadlineMs) return false;
     await clock.sleep(pollMs);
   }
 }
@@ -46,10 +57,10 @@ export async function holdsFor(
   forMs: number,
   pollMs = 100,
 ): Promise<boolean> {
-  const endMs = clock.nowMs() + forMs;
+  const endMs = clock.monotonicMs() + forMs;
   for (;;) {
     if (!(await probe())) return false;
-    if (clock.nowMs() >= endMs) return true;
+    if (clock.monotonicMs() >= endMs) return true;
     await clock.sleep(pollMs);
   }
 }

@@ -55,8 +55,28 @@ describe('checkCandidateVersion', () => {
       requested: requested === null ? null : v(requested),
       current: current === null ? null : v(current),
       allowDowngrade,
+      requestedBy: 'command',
     });
     expect(verdict.ok ? null : verdict.failure.code).toBe(code);
+  });
+
+  // The refusal reaches a published Failed message on the managed path: it must name the switch
+  // that request really has, since a fleet rollback's operations do downgrade.
+  it.each([
+    ['command', '--allow-downgrade'],
+    ['operation', 'allowDowngrade: "true"'],
+  ] as const)('a downgrade refused for a %s names the switch it has', (requestedBy, remedy) => {
+    const verdict = checkCandidateVersion({
+      printed: v('1.0.0'),
+      requested: null,
+      current: v('1.0.1'),
+      allowDowngrade: false,
+      requestedBy,
+    });
+    expect(verdict.ok ? null : verdict.failure.code).toBe('E_DOWNGRADE_REFUSED');
+    const message = verdict.ok ? '' : verdict.failure.message;
+    expect(message).toContain(remedy);
+    expect(message).not.toMatch(/never downgrades/);
   });
 });
 

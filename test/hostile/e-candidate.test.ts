@@ -111,6 +111,9 @@ class TinyClock implements Clock {
   nowMs(): number {
     return this.now;
   }
+  monotonicMs(): number {
+    return this.now;
+  }
   sleep(ms: number): Promise<void> {
     this.sleeps.push(ms);
     this.now += ms;
@@ -141,6 +144,7 @@ async function runCheck(options: CheckOptions = {}): Promise<{ result: Result<Ch
         requestedVersion: null,
         currentVersion: null,
         allowDowngrade: false,
+        requestedBy: 'command',
         state: emptyUpgradeState(),
         force: false,
         versionTimeoutMs: 500,

@@ -250,7 +250,11 @@ describe('status conditions, on a real API server', () => {
     });
     expect(seeded.status, seeded.text).toBe(200);
     let nowMs = Date.parse('2030-01-01T00:00:00Z');
-    const clock: Clock = { nowMs: () => nowMs, sleep: (ms, signal) => new SystemClock().sleep(ms, signal) };
+    const clock: Clock = {
+      nowMs: () => nowMs,
+      monotonicMs: () => nowMs,
+      sleep: (ms, signal) => new SystemClock().sleep(ms, signal),
+    };
     const store = storeOf(await KubeClient.connect(nodeA.kubeconfigPath), clock);
     expect(await store.markInProgress({ name: 'conditions', uid }, 'working')).toEqual({ kind: 'written' });
     nowMs += 60_000;

@@ -125,7 +125,10 @@ describe('bound service-account tokens that rotate, on a real API server', () =>
       const tokenPath = join(home, 'token');
       replace(tokenPath, `${first.token}\n`);
       let skewMs = 0;
-      const options: ConnectOptions = { nowMs: () => Date.now() + skewMs };
+      // A minute passes (the token file's age is measured on the monotonic clock).
+      const options: ConnectOptions = {
+        clock: { nowMs: () => Date.now(), monotonicMs: () => performance.now() + skewMs },
+      };
       let client: KubeClient;
       if (kind === 'a kubeconfig tokenFile') {
         const path = writeKubeconfigFile(
@@ -213,7 +216,9 @@ describe('an exec credential plugin, on a real API server', () => {
       kubeconfigDocument(cluster(), { exec: plugin.stanza() }),
     );
     const logger = new RecordingLogger();
-    const client = await KubeClient.connect(path, { nowMs: () => Date.now() + skewMs });
+    const client = await KubeClient.connect(path, {
+      clock: { nowMs: () => Date.now() + skewMs, monotonicMs: () => performance.now() },
+    });
     expect(await client.authenticatedUser()).toBe(first.user);
     await Promise.all([client.authenticatedUser(), client.list({ limit: 1 }), client.list({ limit: 1 })]);
     expect(plugin.calls()).toBe(1);

@@ -319,6 +319,7 @@ export class SimHost {
     const clock: Clock = doomed
       ? {
           nowMs: () => world.clock.nowMs(),
+          monotonicMs: () => world.clock.monotonicMs(),
           sleep: async () => {
             throw new ProcessDied();
           },

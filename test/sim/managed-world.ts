@@ -59,8 +59,8 @@ export class MemoryArtifactSource implements ArtifactSource {
  * the clock. `daemon()` builds a new process over it through the production composition.
  */
 export class ManagedWorld {
-  readonly clock = new MemoryClock();
-  readonly store = new MemoryOperationStore({ clock: this.clock });
+  readonly clock: MemoryClock;
+  readonly store: MemoryOperationStore;
   readonly source = new MemoryArtifactSource();
   readonly runner = new MemoryProcessRunner();
   readonly behaviours = new Map<string, AgentBehaviour>();
@@ -70,8 +70,17 @@ export class ManagedWorld {
   services: MemoryServiceManager;
   container: MemoryContainerRootfs;
   private instances = 0;
+  /** The services' health waits run on a clock of their own unless the host shares one (see the constructor). */
+  private readonly serviceClock: MemoryClock | undefined;
 
-  constructor(initialVersion = '1.0.0') {
+  /**
+   * `sharedClock`: one clock for the processes and the agent's unit alike, for simulations about
+   * time itself (a wall-clock step must reach the health wait to prove it changes nothing).
+   */
+  constructor(initialVersion = '1.0.0', sharedClock?: MemoryClock) {
+    this.clock = sharedClock ?? new MemoryClock();
+    this.serviceClock = sharedClock;
+    this.store = new MemoryOperationStore({ clock: this.clock });
     this.fs = MemoryFileSystem.fromTree({
       [LAYOUT.entry]: { file: agentScript(initialVersion), mode: 0o755 },
       '/var/lib/machines/kube1/usr/local/bin/aks-flex-node': { file: agentScript(initialVersion), mode: 0o755 },
@@ -142,6 +151,7 @@ export class ManagedWorld {
       execStart: LAYOUT.current,
       legacyExecStart: LAYOUT.entry,
       behaviourOf: (digest) => this.behaviours.get(digest) ?? 'healthy',
+      ...(this.serviceClock !== undefined && { clock: this.serviceClock }),
     });
   }
 
@@ -158,7 +168,7 @@ export class ManagedWorld {
   /** `<binary> version` prints the version written in the script: the staged download and both slots. */
   private scriptVersions(): void {
     const fs = this.fs;
-    for (const path of [LAYOUT.downloadStaging, LAYOUT.blue, LAYOUT.green]) {
+    for (const path of [LAYOUT.downloadStaging, LAYOUT.legacyDownloadStaging, LAYOUT.blue, LAYOUT.green]) {
       this.runner.setBehaviour(path, async () => {
         const bytes = await fs.readFile(path, 1024 * 1024);
         const version = bytes === null ? null : /aks-flex-node (\S+)/.exec(new TextDecoder().decode(bytes))?.[1];

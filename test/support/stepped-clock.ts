@@ -28,6 +28,10 @@ export class SteppedClock implements Clock {
     return this.now;
   }
 
+  monotonicMs(): number {
+    return this.now - DEFAULT_EPOCH_MS;
+  }
+
   /** How many activities sleep now, waiting for time to move. */
   get sleepers(): number {
     return this.timers.length;

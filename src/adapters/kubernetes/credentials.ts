@@ -44,9 +44,10 @@ export class Credentials {
   constructor(
     private readonly user: UserConfig,
     private readonly exec: ExecCredentialSource | null,
-    nowMs: () => number,
+    /** Monotonic: a token file's age is a duration. */
+    monotonicMs: () => number,
   ) {
-    this.tokenFile = user.tokenFile === undefined ? null : new TokenFile(user.tokenFile, user.token, nowMs);
+    this.tokenFile = user.tokenFile === undefined ? null : new TokenFile(user.tokenFile, user.token, monotonicMs);
     this.certFiles =
       user.certFile === undefined || user.keyFile === undefined ? null : new CertFiles(user.certFile, user.keyFile);
   }
@@ -107,11 +108,11 @@ class TokenFile {
   constructor(
     private readonly path: string,
     private readonly fallback: string | undefined,
-    private readonly nowMs: () => number,
+    private readonly monotonicMs: () => number,
   ) {}
 
   async read(): Promise<string> {
-    const nowMs = this.nowMs();
+    const nowMs = this.monotonicMs();
     if (this.token !== null && nowMs - this.readAtMs < TOKEN_FILE_MAX_AGE_MS) return this.token;
     try {
       const token = (await readBounded(this.path)).toString('utf8').trim();

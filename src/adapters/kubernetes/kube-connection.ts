@@ -1,4 +1,6 @@
+import type { Clock } from '../../ports/clock.js';
 import type { ProcessRunner } from '../../ports/process-runner.js';
+import { SystemClock } from '../node/system-clock.js';
 import { NodeProcessRunner } from '../node/node-process-runner.js';
 import { Credentials } from './credentials.js';
 import { EXEC_TIMEOUT_MS, ExecCredentialSource } from './exec-credential.js';
@@ -12,8 +14,11 @@ export interface ConnectOptions {
   readonly serviceAccountDir?: string;
   /** Runs exec credential plugins; default a NodeProcessRunner. */
   readonly runner?: ProcessRunner;
-  /** The time credentials are judged by (token file age, plugin expiry); default Date.now. */
-  readonly nowMs?: () => number;
+  /**
+   * What credentials are judged by: a plugin's expiry against the wall clock, a token file's age
+   * on the monotonic one. Default the system clock.
+   */
+  readonly clock?: Pick<Clock, 'nowMs' | 'monotonicMs'>;
   readonly execTimeoutMs?: number;
 }
 
@@ -26,18 +31,18 @@ export async function connectKubeHttp(kubeconfigPath: string | null, options: Co
   const env = options.env ?? process.env;
   const config = await loadClusterConfig(kubeconfigPath, env, options.serviceAccountDir);
   const proxy = proxyFor(new URL(config.server), config.proxyUrl, env);
-  const nowMs = options.nowMs ?? Date.now;
+  const clock = options.clock ?? new SystemClock();
   const exec =
     config.user.exec === undefined
       ? null
       : new ExecCredentialSource(config.user.exec, {
           runner: options.runner ?? new NodeProcessRunner(),
-          nowMs,
+          nowMs: () => clock.nowMs(),
           timeoutMs: options.execTimeoutMs ?? EXEC_TIMEOUT_MS,
           env,
           cluster: config.user.exec.provideClusterInfo ? clusterInfo(config) : null,
         });
-  const credentials = new Credentials(config.user, exec, nowMs);
+  const credentials = new Credentials(config.user, exec, () => clock.monotonicMs());
   await credentials.current();
   return new KubeHttp(config, credentials, proxy);
 }

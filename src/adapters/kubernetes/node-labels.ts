@@ -16,7 +16,7 @@ export class NodeLabels {
 
   /** `null` when the Node cannot be read: machineSelector operations then match nothing. */
   async get(): Promise<Readonly<Record<string, string>> | null> {
-    const nowMs = this.clock.nowMs();
+    const nowMs = this.clock.monotonicMs();
     if (this.cached !== null && nowMs - this.cached.atMs < this.ttlMs) return this.cached.labels;
     let labels: Readonly<Record<string, string>> | null = null;
     try {

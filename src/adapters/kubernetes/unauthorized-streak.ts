@@ -35,14 +35,14 @@ export class UnauthorizedStreak {
     if (error === null) this.succeeded();
     else if (isAuthenticationFailure(error)) {
       this.failures += 1;
-      this.sinceMs ??= this.clock.nowMs();
+      this.sinceMs ??= this.clock.monotonicMs();
     }
   }
 
   /** Throws once the limit is reached; `last` is the latest failure, quoted in the error. */
   check(last: unknown): void {
     if (this.sinceMs === null || this.failures < this.limit.attempts) return;
-    const spanMs = this.clock.nowMs() - this.sinceMs;
+    const spanMs = this.clock.monotonicMs() - this.sinceMs;
     if (spanMs < this.limit.windowMs) return;
     throw new ClusterError(
       401,

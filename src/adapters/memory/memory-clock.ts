@@ -6,33 +6,47 @@ export const DEFAULT_EPOCH_MS = Date.UTC(2025, 0, 1);
 /**
  * Virtual time for simulations. `sleep` advances the clock by the requested amount and returns
  * at once, so bounded waits (docs/protocol.md#i10) cost no real time and every run is
- * deterministic; the sleep log lets a simulation check that waits stay bounded.
+ * deterministic; the sleep log lets a simulation check that waits stay bounded. `stepWall` moves
+ * the wall clock alone, either way, as NTP or `date -s` would.
  */
 export class MemoryClock implements Clock {
-  private now: number;
+  private wall: number;
+  private monotonic = 0;
   private sleeps = 0;
   private slept = 0;
 
   constructor(epochMs: number = DEFAULT_EPOCH_MS) {
     assertDuration(epochMs, 'epochMs');
-    this.now = epochMs;
+    this.wall = epochMs;
   }
 
   nowMs(): number {
-    return this.now;
+    return this.wall;
   }
 
-  /** Moves time forward (never back: a monotonic clock is what the app's deadlines assume). */
+  monotonicMs(): number {
+    return this.monotonic;
+  }
+
+  /** Time passes: both clocks move forward (never back). */
   advance(ms: number): void {
     assertDuration(ms, 'ms');
-    this.now += ms;
+    this.wall += ms;
+    this.monotonic += ms;
+  }
+
+  /** The wall clock is set (`deltaMs` may be negative); the monotonic clock does not move. */
+  stepWall(deltaMs: number): void {
+    if (!Number.isFinite(deltaMs)) throw new RangeError('deltaMs must be finite');
+    this.wall = Math.max(0, this.wall + deltaMs);
   }
 
   async sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
     // Negative or NaN delays behave like a zero timer, as node's timers do.
     const duration = Number.isFinite(ms) && ms > 0 ? ms : 0;
-    this.now += duration;
+    this.wall += duration;
+    this.monotonic += duration;
     this.sleeps += 1;
     this.slept += duration;
     // One microtask turn lets a concurrent task abort "during" the sleep, as it could in real time.

@@ -14,6 +14,8 @@ export type AgentBehaviour =
   | 'crash-on-start'
   /** Starts, then dies as soon as any time passed: before any stability interval ends (failed). */
   | 'crash-after-start'
+  /** Starts, runs for one second (shorter than any stability interval the sims use), then dies (failed). */
+  | 'crash-after-1s'
   /** Starts but never reports ready: the start job times out (the process keeps running, unready). */
   | 'hang';
 
@@ -40,6 +42,8 @@ export interface MemoryServiceOptions {
  * The limits of a `waitHealthy` called without any (the port always passes them): a caller
  * that only wants the model's verdict, e.g. to let a crash-after-start agent die.
  */
+const CRASH_AFTER_MS = 1_000;
+
 export const MODEL_HEALTH_LIMITS: HealthLimits = { timeoutMs: 30_000, stableMs: 3_000, pollMs: 250 };
 
 export interface StartRecord {
@@ -181,11 +185,17 @@ export class MemoryServiceManager implements ServiceManager {
   /** Lets a crash-after-start agent die once time passed; returns the managed main process. */
   private settle(): MainProcess | null {
     const running = this.running;
-    if (running?.start.behaviour === 'crash-after-start' && this.clock.nowMs() > running.sinceMs) {
+    if (running !== null && this.diedBy(running, this.clock.monotonicMs())) {
       this.running = null;
       this.state = 'failed';
     }
     return this.running;
+  }
+
+  private diedBy(running: MainProcess, nowMs: number): boolean {
+    const { behaviour } = running.start;
+    if (behaviour === 'crash-after-start') return nowMs > running.sinceMs;
+    return behaviour === 'crash-after-1s' && nowMs - running.sinceMs >= CRASH_AFTER_MS;
   }
 
   private async start(): Promise<void> {
@@ -207,7 +217,7 @@ export class MemoryServiceManager implements ServiceManager {
       return;
     }
     // One PID per start, as a real restart gives: the health rule restarts its interval on a new one.
-    this.running = { start: record, pid: this.starts.length, sinceMs: this.clock.nowMs() };
+    this.running = { start: record, pid: this.starts.length, sinceMs: this.clock.monotonicMs() };
     this.state = 'active';
     if (record.behaviour === 'hang') {
       this.state = 'failed';

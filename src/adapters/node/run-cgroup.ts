@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 
 const GROUP_PREFIX = 'agent-upgrade-run-';
@@ -62,9 +63,9 @@ export class RunCgroup {
 
   /** Kills every member, then waits up to `boundMs` for the group to empty and removes it. */
   async stop(boundMs: number): Promise<void> {
-    const deadlineMs = Date.now() + boundMs;
+    const deadlineMs = performance.now() + boundMs;
     this.kill();
-    while (this.populated() && Date.now() < deadlineMs) {
+    while (this.populated() && performance.now() < deadlineMs) {
       await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
       // Without cgroup.kill (before Linux 5.14) a member may have forked since the last pass.
       this.kill();

@@ -33,7 +33,7 @@ export async function waitForStableExecutable(
   clock: Clock,
   signal?: AbortSignal,
 ): Promise<HealthVerdict> {
-  const deadlineMs = clock.nowMs() + limits.timeoutMs;
+  const deadlineMs = clock.monotonicMs() + limits.timeoutMs;
   let stable: { readonly pid: number; readonly sinceMs: number } | null = null;
   let lastSeen: MainProcessSample | null = null;
   for (;;) {
@@ -42,7 +42,7 @@ export async function waitForStableExecutable(
     // The manager stopped restarting the agent: waiting longer cannot make it healthy.
     if (polled === 'gave-up') return { kind: 'unhealthy', reason: 'the service manager gave up restarting the agent' };
     const seen = polled;
-    const nowMs = clock.nowMs();
+    const nowMs = clock.monotonicMs();
     if (seen !== null) lastSeen = seen;
     if (seen !== null && seen.executable === expectedPath) {
       const since: { readonly pid: number; readonly sinceMs: number } =

@@ -174,7 +174,7 @@ export class AgentUnit {
   private async startAgent(): Promise<StartOutcome> {
     // Never two agents: a start while one runs is a bug elsewhere, not a reason to fork again.
     if (this.agent !== null) return 'spawned';
-    if (!this.startLimit.tryStart(this.settings.clock.nowMs())) {
+    if (!this.startLimit.tryStart(this.settings.clock.monotonicMs())) {
       this.enterFailed();
       return 'limit-hit';
     }

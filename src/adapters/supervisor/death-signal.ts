@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { execFile } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { readlink } from 'node:fs/promises';
@@ -47,8 +48,8 @@ export function launchCommand(launcher: string | null, execStart: string, args: 
  * records, setpriv as the agent's executable. Returns early once the process is gone.
  */
 export async function waitPastLauncher(pid: number, launcher: string, hasExited: () => boolean): Promise<void> {
-  const deadlineMs = Date.now() + EXEC_WAIT_MS;
-  while (!hasExited() && Date.now() < deadlineMs) {
+  const deadlineMs = performance.now() + EXEC_WAIT_MS;
+  while (!hasExited() && performance.now() < deadlineMs) {
     let executable: string;
     try {
       executable = await readlink(`/proc/${pid}/exe`);

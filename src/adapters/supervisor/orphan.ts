@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Logger } from '../../ports/logger.js';
 import { readAgentRecord, removeAgentRecord, type AgentRecord } from './agent-record.js';
 import { KILL_WAIT_MS, signalGroup } from './process-group.js';
@@ -59,10 +60,10 @@ function orphanMembers(record: AgentRecord, procRoot: string): number[] {
 }
 
 async function goneWithin(record: AgentRecord, timeoutMs: number, procRoot: string): Promise<boolean> {
-  const deadlineMs = Date.now() + timeoutMs;
+  const deadlineMs = performance.now() + timeoutMs;
   for (;;) {
     if (orphanMembers(record, procRoot).length === 0) return true;
-    if (Date.now() >= deadlineMs) return false;
+    if (performance.now() >= deadlineMs) return false;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }

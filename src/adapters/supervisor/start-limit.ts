@@ -12,11 +12,11 @@ export class StartLimit {
     private readonly intervalMs: number,
   ) {}
 
-  /** Records a start at `nowMs` and returns true, or refuses it. */
+  /** Records a start at `nowMs` (a monotonic reading: the limit counts a duration) and returns true, or refuses it. */
   tryStart(nowMs: number): boolean {
     if (this.intervalMs === 0) return true;
-    // A start "after now" means the wall clock was set back: it is forgotten, as one long past
-    // would be after a jump forward, so that no clock step keeps the agent failed for longer.
+    // Monotonic readings never go back; a start "after now" could only come from a caller mixing
+    // clocks, and is forgotten rather than counted forever.
     this.starts = this.starts.filter((startMs) => startMs <= nowMs && nowMs - startMs < this.intervalMs);
     if (this.starts.length >= this.burst) return false;
     this.starts.push(nowMs);

@@ -60,6 +60,7 @@ export async function checkDirectCandidate(
       maxBinaryBytes: config.artifact.maxBinaryBytes,
     }),
     allowDowngrade: request.allowDowngrade === true,
+    requestedBy: 'command',
     state,
     force: request.force === true,
   });

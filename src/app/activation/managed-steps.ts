@@ -127,6 +127,7 @@ export class ManagedSteps {
         maxBinaryBytes: deps.config.artifact.maxBinaryBytes,
       }),
       allowDowngrade: this.request.parameters['allowDowngrade'] === 'true',
+      requestedBy: 'operation',
       state,
       force: false,
     });

@@ -27,6 +27,7 @@ export interface CandidateCheck {
   readonly requestedVersion: Version | null;
   readonly currentVersion: Version | null;
   readonly allowDowngrade: boolean;
+  readonly requestedBy: 'command' | 'operation';
   readonly state: UpgradeState;
   readonly force: boolean;
   /** Defaults to 30 s; tests shorten it. */
@@ -78,6 +79,7 @@ export async function checkCandidate(
       requested: check.requestedVersion,
       current: check.currentVersion,
       allowDowngrade: check.allowDowngrade,
+      requestedBy: check.requestedBy,
     }),
   );
   return { digest: digest.sha256, bytes: digest.bytes, version };
@@ -100,9 +102,9 @@ export async function probeVersion(
 
 /** Runs `<candidate> version`, retrying ETXTBSY until the one overall deadline. */
 async function runVersion(deps: CandidateCheckDependencies, path: string, timeoutMs: number): Promise<RunOutcome> {
-  const deadlineMs = deps.clock.nowMs() + timeoutMs;
+  const deadlineMs = deps.clock.monotonicMs() + timeoutMs;
   for (;;) {
-    const remainingMs = deadlineMs - deps.clock.nowMs();
+    const remainingMs = deadlineMs - deps.clock.monotonicMs();
     if (remainingMs <= 0) return { kind: 'timed-out' };
     const outcome = await deps.runner.run({
       command: path,

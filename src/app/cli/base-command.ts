@@ -74,7 +74,12 @@ export abstract class BaseCommand extends OutputCommand {
   protected async openUpgrader(): Promise<Result<Upgrader>> {
     const invalid = this.invalidLogLevel();
     if (invalid !== null) return { ok: false, failure: invalid };
-    return this.context.openUpgrader({ configPath: this.config, root: this.root, logLevel: this.logLevel });
+    return this.context.openUpgrader({
+      configPath: this.config,
+      root: this.root,
+      logLevel: this.logLevel,
+      commandPath: this.path,
+    });
   }
 }
 

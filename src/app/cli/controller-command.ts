@@ -72,7 +72,7 @@ export class ControllerCommand extends OutputCommand {
     if (invalid !== null) return this.failWith(invalid);
     const settings = controllerSettings(this, process.env, hostname().toLowerCase());
     if (!settings.ok) return this.failWith(settings.failure);
-    const { logger } = await this.context.host(this.logLevel);
+    const { logger } = await this.context.host(this.logLevel, this.path);
     // Loaded only here: the cluster client and the metrics registry cost every other command's start-up nothing.
     const { openHostController } = await import('../composition/host-controller.js');
     const opened = await openHostController(settings.value, logger.child({ component: 'controller' }));

@@ -44,6 +44,7 @@ export class DemoCommand extends BaseCommand {
     // the broken release's crash loop) would only interleave with it, unless detail is asked for.
     const { identity, logger } = await this.context.host(
       ['info', 'debug', 'trace'].includes(this.logLevel) ? this.logLevel : 'fatal',
+      this.path,
     );
     // Loaded on use: `--help` and the other commands start without the upgrader's modules.
     const [{ runDemo }, { runUseCase }, { SystemClock }] = await Promise.all([

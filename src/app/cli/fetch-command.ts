@@ -58,7 +58,7 @@ export class FetchCommand extends BaseCommand {
     const stderr = this.context.stderr as NodeJS.WriteStream;
     const { report, signal } = await this.interruptible(async (signal) => {
       const progress =
-        !this.json && stderr.isTTY === true ? new ProgressBar(stderr, () => CLOCK.nowMs(), signal) : null;
+        !this.json && stderr.isTTY === true ? new ProgressBar(stderr, () => CLOCK.monotonicMs(), signal) : null;
       try {
         const fetched = await upgrader.value.fetch({
           url: this.url,

@@ -56,7 +56,7 @@ export class InstallCommand extends ActivationCommandBase {
     const result = await this.interruptible(async (signal) => {
       // Erased by an interrupt at once, not only when the rollback it starts has finished.
       const progress =
-        !this.json && stderr.isTTY === true ? new ProgressBar(stderr, () => CLOCK.nowMs(), signal) : null;
+        !this.json && stderr.isTTY === true ? new ProgressBar(stderr, () => CLOCK.monotonicMs(), signal) : null;
       try {
         return await upgrader.value.install({
           ...request,

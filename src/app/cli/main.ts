@@ -39,12 +39,15 @@ export async function main(argv: readonly string[]): Promise<number> {
       if (!config.ok) return config;
       return createUpgrader({
         config: config.value,
-        identity: identity(options.configPath ?? null),
+        identity: identity(options.commandPath, options.configPath ?? null),
         logger: await logger(options.logLevel),
         overrides: { fileSystem: fs },
       });
     },
-    host: async (logLevel: string) => ({ identity: identity(null), logger: await logger(logLevel) }),
+    host: async (logLevel: string, commandPath: readonly string[]) => ({
+      identity: identity(commandPath, null),
+      logger: await logger(logLevel),
+    }),
     interrupts,
   };
   return runCli(createCli(), argv, context);
@@ -76,12 +79,12 @@ function interrupts(): { readonly signal: AbortSignal; dispose(): void } {
   };
 }
 
-function identity(configPath: string | null): HostIdentity {
+function identity(commandPath: readonly string[], configPath: string | null): HostIdentity {
   return {
     euid: process.geteuid?.() ?? 0,
     arch: hostArchitecture(),
     pid: process.pid,
-    command: process.argv.slice(1, 3).join(' '),
+    command: ['agent-upgrade', ...commandPath].join(' '),
     invocation: { executable: ownExecutable(), configPath },
   };
 }

@@ -24,7 +24,7 @@ export class ProgressBar {
 
   constructor(
     private readonly stream: Writable & { readonly columns?: number },
-    /** The clock's `nowMs`: a terminal's bar runs on the system clock, a test's on its own. */
+    /** The clock's `monotonicMs` (the rate is a duration): the system clock's on a terminal, a test's own. */
     private readonly nowMs: () => number,
     signal?: AbortSignal,
   ) {

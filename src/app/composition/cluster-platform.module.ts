@@ -34,7 +34,7 @@ export const kubernetesClusterModule = new ContainerModule(({ bind }) => {
   bind(Tokens.OperationStoreFactory).toResolvedValue(
     (config: UpgraderConfig, clock: Clock, logger: Logger, runner: ProcessRunner): OperationStoreFactory =>
       async () => {
-        const client = await KubeClient.connect(config.cluster.kubeconfig, { runner, nowMs: () => clock.nowMs() });
+        const client = await KubeClient.connect(config.cluster.kubeconfig, { runner, clock });
         const machineName = config.cluster.machineName ?? hostname().toLowerCase();
         return new KubernetesOperationStore({
           client,
@@ -49,7 +49,7 @@ export const kubernetesClusterModule = new ContainerModule(({ bind }) => {
   bind(Tokens.RolloutStoreFactory).toResolvedValue(
     (config: UpgraderConfig, clock: Clock, runner: ProcessRunner): RolloutStoreFactory =>
       () =>
-        KubernetesRolloutStore.connect(config.cluster.kubeconfig, { runner, nowMs: () => clock.nowMs() }),
+        KubernetesRolloutStore.connect(config.cluster.kubeconfig, { runner, clock }),
     [Tokens.Config, Tokens.Clock, Tokens.ProcessRunner],
   );
 });

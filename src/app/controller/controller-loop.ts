@@ -83,15 +83,15 @@ export class ControllerLoop {
 
   private async reconcileOne(key: WorkKey): Promise<void> {
     const { clock, metrics, logger, settings } = this.d;
-    const startedMs = clock.nowMs();
+    const startedMs = clock.monotonicMs();
     try {
       const result = await this.reconciler.reconcile(key);
-      metrics.reconciled(clock.nowMs() - startedMs, result.outcome === 'conflict' ? 'conflict' : 'applied');
+      metrics.reconciled(clock.monotonicMs() - startedMs, result.outcome === 'conflict' ? 'conflict' : 'applied');
       this.failures.delete(key);
       if (result.requeueAfterMs !== null) this.queue.addAfter(key, result.requeueAfterMs);
     } catch (error) {
       if (!(error instanceof ClusterError)) throw error;
-      metrics.reconciled(clock.nowMs() - startedMs, 'error');
+      metrics.reconciled(clock.monotonicMs() - startedMs, 'error');
       const attempt = (this.failures.get(key) ?? 0) + 1;
       this.failures.set(key, attempt);
       const delayMs = Math.min(settings.retryDelayMaxMs, settings.retryDelayMs * 2 ** Math.min(attempt - 1, 16));

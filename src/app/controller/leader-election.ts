@@ -16,13 +16,15 @@ export interface LeaderSettings {
 
 /**
  * Leader election on a Lease, as client-go does it: a candidate takes the lease only when its
- * holder has not renewed it for a whole lease duration as observed on this replica's own clock
- * (so clock skew between replicas does not matter), and every write is guarded by the
+ * holder has not renewed it for a whole lease duration as observed on this replica's own
+ * monotonic clock (so neither skew between replicas nor a step of the wall clock matters; the
+ * Lease's times are wall-clock stamps for people), and every write is guarded by the
  * resourceVersion read just before, so of two candidates exactly one wins. The leader renews
  * every retry period and steps down when renewals failed for the renew deadline, before any
  * other replica can have taken over.
  */
 export class LeaderElection {
+  /** `atMs` and `renewedMs` are monotonic readings. */
   private observed: { readonly stored: StoredLease; readonly atMs: number } | null = null;
   /** When this replica's last successful write of the Lease was sent. */
   private renewedMs = Number.NEGATIVE_INFINITY;
@@ -53,10 +55,10 @@ export class LeaderElection {
     const { renewDeadlineMs, retryPeriodMs } = this.settings;
     for (;;) {
       const deadlineMs = this.renewedMs + renewDeadlineMs;
-      const leftMs = deadlineMs - this.clock.nowMs();
+      const leftMs = deadlineMs - this.clock.monotonicMs();
       if (leftMs <= 0) return 'lost';
       if (!(await this.pause(signal, Math.min(retryPeriodMs, leftMs)))) return 'stopped';
-      if (this.clock.nowMs() >= deadlineMs) return 'lost';
+      if (this.clock.monotonicMs() >= deadlineMs) return 'lost';
       const outcome = await this.renewBefore(deadlineMs, signal);
       if (outcome === 'lost' || outcome === 'stopped') return outcome;
     }
@@ -83,7 +85,7 @@ export class LeaderElection {
     const attempt = this.tryAcquireOrRenew().then((renewed) => (renewed ? 'renewed' : 'failed'));
     // An abandoned attempt may still fail (refused credentials) when nobody waits for it any more.
     attempt.catch(() => undefined);
-    const expiry = this.clock.sleep(deadlineMs - this.clock.nowMs(), timer.signal).then(
+    const expiry = this.clock.sleep(deadlineMs - this.clock.monotonicMs(), timer.signal).then(
       () => 'lost' as const,
       () => 'stopped' as const,
     );
@@ -103,6 +105,7 @@ export class LeaderElection {
       // Read after the answer: a change seen now landed no later than now, so a lease duration
       // counted from here never ends before the holder's own deadline.
       const nowMs = this.clock.nowMs();
+      const seenMs = this.clock.monotonicMs();
       if (current === null) {
         const lease = {
           holder: identity,
@@ -111,13 +114,13 @@ export class LeaderElection {
           renewMs: nowMs,
           transitions: 0,
         };
-        return this.record(await this.leases.create(lease), nowMs);
+        return this.record(await this.leases.create(lease), seenMs);
       }
       if (this.observed?.stored.resourceVersion !== current.resourceVersion)
-        this.observed = { stored: current, atMs: nowMs };
+        this.observed = { stored: current, atMs: seenMs };
       const { lease } = current;
       const heldByOther = lease.holder !== '' && lease.holder !== identity;
-      if (heldByOther && this.observed.atMs + lease.leaseDurationSeconds * 1000 > nowMs) return false;
+      if (heldByOther && this.observed.atMs + lease.leaseDurationSeconds * 1000 > seenMs) return false;
       const next: LeaseRecord =
         lease.holder === identity
           ? { ...lease, leaseDurationSeconds: durationSeconds, renewMs: nowMs }
@@ -128,7 +131,7 @@ export class LeaderElection {
               renewMs: nowMs,
               transitions: lease.transitions + 1,
             };
-      return this.record(await this.leases.update(current.resourceVersion, next), nowMs);
+      return this.record(await this.leases.update(current.resourceVersion, next), seenMs);
     } catch (error) {
       // Refused credentials do not get better by waiting: the controller stops (E_CLUSTER_AUTH).
       if (error instanceof ClusterError && error.code === 'unauthorized') throw error;
@@ -140,10 +143,10 @@ export class LeaderElection {
     }
   }
 
-  /** `sentMs`: when the write was sent, the earliest it can have landed. */
+  /** `sentMs`: when the write was sent (monotonic), the earliest it can have landed. */
   private record(outcome: Awaited<ReturnType<LeaseStore['create']>>, sentMs: number): boolean {
     if (outcome.kind === 'conflict') return false;
-    this.observed = { stored: outcome.lease, atMs: this.clock.nowMs() };
+    this.observed = { stored: outcome.lease, atMs: this.clock.monotonicMs() };
     this.renewedMs = sentMs;
     return true;
   }

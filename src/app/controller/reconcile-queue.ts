@@ -57,7 +57,7 @@ export class ReconcileQueue<K extends string> {
   /** Adds `key` after `delayMs`, unless a timer for it fires sooner already. */
   addAfter(key: K, delayMs: number): void {
     if (this.closed) return;
-    const atMs = this.clock.nowMs() + Math.max(0, delayMs);
+    const atMs = this.clock.monotonicMs() + Math.max(0, delayMs);
     const existing = this.timers.get(key);
     if (existing !== undefined && existing.atMs <= atMs) return;
     existing?.cancel.abort();

@@ -62,8 +62,11 @@ export class Reconciler {
       metrics.rolloutForgotten(name);
       return { outcome: 'gone', requeueAfterMs: null };
     }
+    // The plan reads the wall clock (windows, timeouts: times the API server stamped); what this
+    // process remembers of its own writes ages on the monotonic one.
     const nowMs = clock.nowMs();
-    if (this.own.pending(snapshot.rollout, nowMs)) return { outcome: 'waiting', requeueAfterMs: OWN_WRITE_MEMORY_MS };
+    const seenMs = clock.monotonicMs();
+    if (this.own.pending(snapshot.rollout, seenMs)) return { outcome: 'waiting', requeueAfterMs: OWN_WRITE_MEMORY_MS };
     const plan = planRollout(snapshot, nowMs);
     const previousHalt = readPreviousStatus(snapshot.rollout.status).halt;
     let onlyStatus = true;
@@ -74,20 +77,20 @@ export class Reconciler {
         // A status equal to the stored one is no write on the API server: the resourceVersion stays
         // and no watch event follows, so there is nothing to wait for.
         if (!jsonEqual(action.status, snapshot.rollout.status))
-          this.own.statusReplaced(name, action.resourceVersion, action.status, nowMs);
+          this.own.statusReplaced(name, action.resourceVersion, action.status, seenMs);
         metrics.rolloutObserved(name, action.status);
         const halt = action.status.halt;
         if (halt !== undefined && halt.id !== previousHalt?.id) metrics.halted(name, halt.reason);
       } else if (action.kind === 'CreateOperation') {
         onlyStatus = false;
         if ((await this.d.cluster.createOperation(action.operation)) === 'created')
-          this.own.created(name, action.operation.metadata.name, action.operation.spec.machineRef, nowMs);
+          this.own.created(name, action.operation.metadata.name, action.operation.spec.machineRef, seenMs);
       } else {
         if (action.kind === 'QuarantineRelease') onlyStatus = false;
         await this.execute(action, nowMs);
       }
     }
-    if (onlyStatus) this.own.settledWith(snapshot.rollout, plan.status, nowMs, plan.requeueAfterMs);
+    if (onlyStatus) this.own.settledWith(snapshot.rollout, plan.status, seenMs, plan.requeueAfterMs);
     else this.own.unsettled(name);
     return { outcome: 'applied', requeueAfterMs: plan.requeueAfterMs };
   }

@@ -71,7 +71,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   // Chosen first: a platform this host lacks is refused before anything is created.
   const platform = options.systemd ? systemdPlatform(options.identity.euid) : supervisorPlatform();
   const sandbox = mkdtempSync(join(tmpdir(), 'agent-upgrade-demo-'));
-  const startedMs = options.clock.nowMs();
+  const startedMs = options.clock.monotonicMs();
   const steps: DemoStep[] = [];
   let releases: DemoReleaseServer | null = null;
   // Whatever ends the story — its end, a failure, an interrupt — stops the agent and removes
@@ -86,7 +86,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   }
   options.print('');
   options.print(
-    `Done in ${((options.clock.nowMs() - startedMs) / 1000).toFixed(1)} s: the agent is stopped, ${options.keep ? `the sandbox is kept at ${sandbox}` : 'the sandbox is removed'}.`,
+    `Done in ${((options.clock.monotonicMs() - startedMs) / 1000).toFixed(1)} s: the agent is stopped, ${options.keep ? `the sandbox is kept at ${sandbox}` : 'the sandbox is removed'}.`,
   );
   return { sandbox, kept: options.keep, steps };
 }
@@ -182,7 +182,7 @@ function stepRecorder(
   return async (phase, note) => {
     stopIfInterrupted();
     const entry: DemoStep = {
-      atMs: options.clock.nowMs() - startedMs,
+      atMs: options.clock.monotonicMs() - startedMs,
       phase,
       current: linkTarget(sandbox, 'current'),
       lastGood: linkTarget(sandbox, 'last-good'),

@@ -19,7 +19,7 @@ export interface LockWait {
  * With `wait`, a busy lock is tried again until the deadline on the clock.
  */
 export async function withHostLock<T>(lock: HostLock, body: () => Promise<T>, wait?: LockWait): Promise<LockedRun<T>> {
-  const deadlineMs = wait === undefined ? null : wait.clock.nowMs() + wait.waitMs;
+  const deadlineMs = wait === undefined ? null : wait.clock.monotonicMs() + wait.waitMs;
   for (;;) {
     const attempt = await lock.tryAcquire();
     if (attempt.kind === 'acquired') {
@@ -29,7 +29,7 @@ export async function withHostLock<T>(lock: HostLock, body: () => Promise<T>, wa
         await attempt.lease.release();
       }
     }
-    if (wait === undefined || deadlineMs === null || wait.clock.nowMs() >= deadlineMs) {
+    if (wait === undefined || deadlineMs === null || wait.clock.monotonicMs() >= deadlineMs) {
       return { kind: 'busy', holder: attempt.holder };
     }
     await wait.clock.sleep(LOCK_POLL_MS);

@@ -33,7 +33,7 @@ describe('token files that rotate', () => {
   const connect = (user: Record<string, unknown> = { tokenFile: 'token' }) =>
     KubeClient.connect(
       writeKubeconfigFile(join(scratch.root, 'kubeconfig'), kubeconfigDocument({ server: gate.origin }, user)),
-      { nowMs: () => nowMs },
+      { clock: { nowMs: () => nowMs, monotonicMs: () => nowMs } },
     );
   const list = (client: KubeClient) => client.list({ limit: 10 });
 
@@ -221,7 +221,7 @@ describe('credentials that stay invalid', () => {
 
   it('count only authentication failures, and reset on any request that worked', () => {
     let nowMs = 0;
-    const clock: Clock = { nowMs: () => nowMs, sleep: async () => undefined };
+    const clock: Clock = { nowMs: () => nowMs, monotonicMs: () => nowMs, sleep: async () => undefined };
     const streak = new UnauthorizedStreak({ attempts: 3, windowMs: 1_000 }, clock);
     const refused = new ClusterError(401, 'GET /x was answered 401');
     for (let attempt = 0; attempt < 5; attempt += 1) streak.record(refused);

@@ -30,7 +30,7 @@ describe('an exec credential plugin', () => {
   const kubeconfig = (exec: Record<string, unknown> = plugin.stanza()) =>
     writeKubeconfigFile(join(scratch.root, 'kubeconfig'), kubeconfigDocument({ server: gate.origin }, { exec }));
   const connect = (options: { readonly execTimeoutMs?: number } = {}) =>
-    KubeClient.connect(kubeconfig(), { nowMs: () => nowMs, ...options });
+    KubeClient.connect(kubeconfig(), { clock: { nowMs: () => nowMs, monotonicMs: () => nowMs }, ...options });
   const list = (client: KubeClient) => client.list({ limit: 10 });
   /** Settles `promise` within `timeoutMs`, or reports that it did not. */
   const settled = <T>(promise: Promise<T>, timeoutMs: number) =>

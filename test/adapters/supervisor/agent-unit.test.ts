@@ -41,7 +41,7 @@ class FakeAgent implements AgentProcess {
  */
 function world(overrides: { readonly restartDelayMs?: number } = {}) {
   const clock = new MemoryClock();
-  const epochMs = clock.nowMs();
+  const epochMs = clock.monotonicMs();
   const agents: FakeAgent[] = [];
   let failures = 0;
   let failNextLaunch = false;
@@ -50,7 +50,7 @@ function world(overrides: { readonly restartDelayMs?: number } = {}) {
       failNextLaunch = false;
       return { kind: 'failed' };
     }
-    const agent = new FakeAgent(100 + agents.length, clock.nowMs() - epochMs);
+    const agent = new FakeAgent(100 + agents.length, clock.monotonicMs() - epochMs);
     agents.push(agent);
     return { kind: 'spawned', agent };
   };
@@ -79,7 +79,7 @@ function world(overrides: { readonly restartDelayMs?: number } = {}) {
     failNextLaunch: () => {
       failNextLaunch = true;
     },
-    elapsedMs: () => clock.nowMs() - epochMs,
+    elapsedMs: () => clock.monotonicMs() - epochMs,
   };
 }
 
@@ -106,6 +106,24 @@ describe('the supervisor unit on the memory clock', () => {
     expect(host.elapsedMs()).toBe(300);
     expect(host.failures()).toBe(1);
   });
+
+  // The limit counts a duration: a wall clock set back (or forward) between starts must neither
+  // forget the starts counted so far nor keep them longer (docs/protocol.md#the-two-clocks).
+  it.each([86_400_000, -86_400_000])(
+    'a wall-clock step of %i ms before every crash changes neither the start times nor the limit',
+    async (deltaMs) => {
+      const host = world();
+      await host.unit.start();
+      for (let crash = 0; crash < 3; crash += 1) {
+        host.clock.stepWall(deltaMs);
+        host.latest().exit(CRASH);
+        await settle();
+      }
+      expect(host.startTimes()).toEqual([0, 100, 200]);
+      expect(host.unit.status()).toEqual({ state: 'failed', mainPid: null });
+      expect(host.failures()).toBe(1);
+    },
+  );
 
   it('a crash loop slower than the start-limit window never fails', async () => {
     const host = world({ restartDelayMs: 400 });

@@ -21,7 +21,11 @@ export interface Term {
 
 /** The shared clock seen from a replica whose wall clock is `offsetMs` off (sleeps take as long). */
 export function skewedClock(clock: SteppedClock, offsetMs: number): Clock {
-  return { nowMs: () => clock.nowMs() + offsetMs, sleep: (ms, signal) => clock.sleep(ms, signal) };
+  return {
+    nowMs: () => clock.nowMs() + offsetMs,
+    monotonicMs: () => clock.monotonicMs(),
+    sleep: (ms, signal) => clock.sleep(ms, signal),
+  };
 }
 
 export class Candidate {

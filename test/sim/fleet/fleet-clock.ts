@@ -26,6 +26,11 @@ export class FleetClock implements Clock {
     return this.now;
   }
 
+  /** The wall clock of the simulated fleet never steps, so it serves as the monotonic one too. */
+  monotonicMs(): number {
+    return this.now;
+  }
+
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted === true) return reject(signal.reason);

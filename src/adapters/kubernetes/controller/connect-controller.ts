@@ -37,10 +37,7 @@ export interface ControllerConnection {
 export async function connectController(
   options: ControllerConnection,
 ): Promise<{ readonly cluster: ControllerCluster; readonly leases: LeaseStore }> {
-  const http = await connectKubeHttp(options.kubeconfig, {
-    nowMs: () => options.clock.nowMs(),
-    ...options.connect,
-  });
+  const http = await connectKubeHttp(options.kubeconfig, { clock: options.clock, ...options.connect });
   const cluster = new KubernetesControllerCluster({
     http,
     WatchClient: await loadWatchClient(),
