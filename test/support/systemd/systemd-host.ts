@@ -27,14 +27,14 @@ const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const CLI = join(REPO, 'bin/agent-upgrade');
 
 /** How many sandbox hosts one booted systemd can serve (their unit dirs are on its search path). */
-const HOST_SLOTS = 16;
+const HOST_SLOTS = 24;
 
 /** Test-sized timings: a crash loop hits the start limit in seconds, health settles in ~1.5 s. */
 export const FAST_SERVICE = { restartSec: 1, startLimitBurst: 3, startLimitIntervalSec: 120 } as const;
 export const FAST_HEALTH = { timeoutMs: 12_000, stableMs: 1_500, pollMs: 250 } as const;
 
 /**
- * One test file's world: a private systemd and up to 16 sandbox hosts, each a `--root` with its
+ * One test file's world: a private systemd and up to 24 sandbox hosts, each a `--root` with its
  * own agent and recovery unit names, whose unit directory systemd searches.
  */
 export class SystemdWorld {
