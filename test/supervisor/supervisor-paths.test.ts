@@ -58,6 +58,9 @@ describe('the built-in supervisor runs the same scenarios', () => {
     expect({ status: result.status, code: result.doc.error?.code }).toEqual({ status: 3, code: 'E_UNHEALTHY' });
     expect(link('current')).toBe('green');
     expect(await running('green')).toBe(true);
+    // The start limit the candidate hit ran the on-failure hook, whose `recover` takes the host
+    // lock once the activation let it go: the next case starts on a quiet host, not a busy lock.
+    expect(await sandbox.hookIdle()).toBe(true);
   });
 
   async function daemon(selfExecutable: string | null) {
@@ -133,6 +136,7 @@ describe('the built-in supervisor runs the same scenarios', () => {
     expect(store.terminalWrites('sup-crash')).toBe(1);
     expect({ current: link('current'), record: existsSync(record) }).toEqual({ current: 'blue', record: false });
     expect(await services.activity()).toBe('active');
+    expect(await sandbox.hookIdle()).toBe(true);
   });
 
   it('a stopped agent stays stopped through an activation', async () => {

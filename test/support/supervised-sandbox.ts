@@ -3,6 +3,7 @@ import { copyFileSync, mkdirSync, readlinkSync, realpathSync, writeFileSync } fr
 import { join } from 'node:path';
 import { SystemClock } from '../../src/adapters/node/system-clock.js';
 import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
+import { requestSupervisor } from '../../src/adapters/supervisor/control-client.js';
 import { SupervisorServiceManager } from '../../src/adapters/supervisor/supervisor-service-manager.js';
 import { loadConfig } from '../../src/app/config/load-config.js';
 import { buildTestAgent, type TestAgentBuild } from './agent/build-agent.js';
@@ -33,6 +34,11 @@ export interface SupervisedSandbox {
   };
   /** Waits (bounded) until the supervised agent runs that slot. */
   running(name: 'blue' | 'green'): Promise<boolean>;
+  /**
+   * Waits (bounded) until the supervisor's on-failure hook has ended. The hook (`recover`) takes
+   * the host lock, so after a start limit was hit a host is quiet only once it is done.
+   */
+  hookIdle(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -75,6 +81,12 @@ export async function startSupervisedSandbox(prefix: string): Promise<Supervised
   });
   const running = (name: 'blue' | 'green') =>
     waitFor(async () => (await services.mainExecutable()) === slot(name), 30_000);
+  const socket = path(config.value.service.supervisorSocket);
+  const hookIdle = () =>
+    waitFor(async () => {
+      const reply = await requestSupervisor(socket, { op: 'status' }, 2_000).catch(() => null);
+      return reply?.ok === true && reply.failureHook === 'idle';
+    }, 60_000);
   const close = async () => {
     if (supervisor.exitCode === null) {
       const exited = new Promise((done) => supervisor.once('exit', done));
@@ -96,6 +108,7 @@ export async function startSupervisedSandbox(prefix: string): Promise<Supervised
     link: (name) => readlinkSync(path(`${SLOTS}/aks-flex-node-${name}`)).replace(/^.*aks-flex-node-/, ''),
     cli,
     running,
+    hookIdle,
     close,
   };
 }

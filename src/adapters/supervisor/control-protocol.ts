@@ -38,6 +38,11 @@ export interface StatusReply {
   readonly ok: true;
   readonly state: SupervisorState;
   readonly mainPid: number | null;
+  /**
+   * Whether the on-failure hook still runs. Absent from a supervisor of an earlier version, which
+   * a newer CLI may well be talking to in the middle of an upgrade.
+   */
+  readonly failureHook?: 'running' | 'idle';
 }
 
 export interface RestartReply {
@@ -136,9 +141,11 @@ function isReplyShape(op: ControlOp, value: Readonly<Record<string, unknown>>): 
   switch (op) {
     case 'status': {
       const mainPid = value['mainPid'];
+      const failureHook = value['failureHook'];
       return (
         isState(value['state']) &&
-        (mainPid === null || (typeof mainPid === 'number' && Number.isInteger(mainPid) && mainPid > 0))
+        (mainPid === null || (typeof mainPid === 'number' && Number.isInteger(mainPid) && mainPid > 0)) &&
+        (failureHook === undefined || failureHook === 'running' || failureHook === 'idle')
       );
     }
     case 'restart':

@@ -47,6 +47,11 @@ export async function runFailureHook(
 export class FailureHookSlot {
   private running: { readonly group: Promise<ProcessGroup | null>; readonly done: Promise<void> } | null = null;
 
+  /** Whether a hook runs now (systemd shows the OnFailure= unit's own state the same way). */
+  get isRunning(): boolean {
+    return this.running !== null;
+  }
+
   /** Starts `hook` unless one runs, and returns at once: the hook is expected to call back. */
   start(hook: FailureHook, env: NodeJS.ProcessEnv, logger: Logger): void {
     if (this.running !== null) return;

@@ -16,7 +16,13 @@ export type { SupervisorOptions } from './supervisor-options.js';
 /** The environment variable that tells the on-failure hook where to call back. */
 export const SUPERVISOR_SOCKET_VARIABLE = 'AGENT_UPGRADE_SUPERVISOR_SOCKET';
 
-export type SupervisorStatus = UnitStatus;
+/**
+ * The agent's unit, and whether the on-failure hook still runs: a host is quiet only once both
+ * settled, since the hook (`recover`) takes the host lock.
+ */
+export interface SupervisorStatus extends UnitStatus {
+  readonly failureHook: 'running' | 'idle';
+}
 
 /**
  * A small service manager for hosts without systemd
@@ -103,7 +109,7 @@ export class Supervisor {
   }
 
   status(): SupervisorStatus {
-    return this.unit.status();
+    return { ...this.unit.status(), failureHook: this.hook.isRunning ? 'running' : 'idle' };
   }
 
   /** Answers one control request (the control socket's handler; callable in-process too). */

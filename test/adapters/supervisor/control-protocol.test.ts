@@ -38,8 +38,12 @@ describe('control protocol codec', () => {
   });
 
   it('round-trips replies and rejects replies of another shape', () => {
-    const status = { ok: true, state: 'activating', mainPid: null } as const;
+    const status = { ok: true, state: 'activating', mainPid: null, failureHook: 'running' } as const;
     expect(decodeReply('status', encodeLine(status))).toEqual(status);
+    // A supervisor of an earlier version does not say whether its hook runs.
+    const earlier = { ok: true, state: 'active', mainPid: 7 } as const;
+    expect(decodeReply('status', encodeLine(earlier))).toEqual(earlier);
+    expect(decodeReply('status', '{"ok":true,"state":"active","mainPid":7,"failureHook":"maybe"}')).toBeNull();
     expect(decodeReply('status', '{"ok":true,"state":"active","mainPid":0}')).toBeNull();
     expect(decodeReply('restart', '{"ok":true,"state":"active","mainPid":5}')).toBeNull();
     expect(decodeReply('restart', '{"ok":true,"restarted":false}')).toEqual({ ok: true, restarted: false });
