@@ -1,4 +1,4 @@
-import { fail, ok, type Result } from './failure.js';
+import { fail, failure, ok, type Failure, type Result } from './failure.js';
 import { isPathInside, resolveLinkTarget } from './posix-path.js';
 import { slotAt, type CanonicalPaths, type SlotLayout } from './slot-layout.js';
 import type { SlotName } from './slot.js';
@@ -54,8 +54,38 @@ export function executableTarget(fact: PathFact, ownPath: string): string | null
 export function linkedSlot(facts: LayoutFacts, role: 'current' | 'lastGood'): SlotName | null {
   const fact = facts[role];
   if (fact.kind !== 'symlink' || fact.resolved.kind !== 'file' || !fact.resolved.executable) return null;
-  const named = slotAt(facts.canonical, resolveLinkTarget(facts.canonical[role], fact.text));
+  const named = namedSlot(facts, role);
   return named !== null && named === slotAt(facts.canonical, fact.resolved.path) ? named : null;
+}
+
+/** The slot a link's own text names, whatever that slot holds (nothing, a directory, …). */
+export function namedSlot(facts: LayoutFacts, role: 'current' | 'lastGood'): SlotName | null {
+  const fact = facts[role];
+  if (fact.kind !== 'symlink') return null;
+  return slotAt(facts.canonical, resolveLinkTarget(facts.canonical[role], fact.text));
+}
+
+/**
+ * A slot that exists but is not a regular file — a directory, a FIFO or device, a symlink (an
+ * alias of another file) — is broken: nothing runs it, links to it or is installed into it. It
+ * refuses only what would (docs/operations.md#broken-slots), never the repair of current from
+ * the other slot.
+ */
+export function isBrokenSlot(facts: LayoutFacts, slot: SlotName): boolean {
+  const kind = facts[slot].kind;
+  return kind !== 'missing' && kind !== 'file';
+}
+
+/** Why `slot` is broken, as a command reports it or refuses with it (`E_LAYOUT`). */
+export function describeBrokenSlot(facts: LayoutFacts, slot: SlotName): string {
+  return `the ${slot} slot ${facts.canonical[slot]} must be a regular file, found ${describeKind(facts[slot])}; nothing is installed into it until it is removed`;
+}
+
+/** Every broken slot as a reported problem, blue first. */
+export function brokenSlotProblems(facts: LayoutFacts): readonly Failure[] {
+  return (['blue', 'green'] as const)
+    .filter((slot) => isBrokenSlot(facts, slot))
+    .map((slot) => failure('E_LAYOUT', describeBrokenSlot(facts, slot)));
 }
 
 export function slotFileExecutable(facts: LayoutFacts, slot: SlotName): boolean {
@@ -64,19 +94,14 @@ export function slotFileExecutable(facts: LayoutFacts, slot: SlotName): boolean 
 }
 
 /**
- * Refuses a host whose entries have the wrong type for their role: a directory where a slot,
- * link or file must be, a regular file where a link must be, a symlinked slot (an alias), or a
- * special file anywhere. Nothing may be changed on such a host.
+ * Refuses a host whose entries have the wrong type for their role: a directory where a link or
+ * file must be, a regular file where a link must be, or a special file anywhere. Nothing may be
+ * changed on such a host. A broken slot is not refused here (`isBrokenSlot`): the other slot
+ * may still hold the binary current must be repaired from.
  */
 export function checkLayoutShape(layout: SlotLayout, facts: LayoutFacts): Result<LayoutFacts> {
   if (facts.slotDir.kind !== 'missing' && facts.slotDir.kind !== 'directory') {
     return fail('E_LAYOUT', `the slot directory ${layout.slotDir} exists and is not a directory`);
-  }
-  for (const slot of ['blue', 'green'] as const) {
-    const fact = facts[slot];
-    if (fact.kind !== 'missing' && fact.kind !== 'file') {
-      return fail('E_LAYOUT', `the ${slot} slot ${layout[slot]} must be a regular file, found ${describeKind(fact)}`);
-    }
   }
   for (const link of ['current', 'lastGood'] as const) {
     const fact = facts[link];

@@ -1,7 +1,14 @@
 import { fail, ok, type Result } from './failure.js';
-import { executableTarget, linkedSlot, slotFileExecutable, type LayoutFacts } from './host-facts.js';
+import {
+  describeBrokenSlot,
+  executableTarget,
+  isBrokenSlot,
+  linkedSlot,
+  slotFileExecutable,
+  type LayoutFacts,
+} from './host-facts.js';
 import { dirnamePath, relativePath, resolveLinkTarget } from './posix-path.js';
-import { BINARY_MODE, SLOT_DIR_MODE, slotPath, type SlotLayout } from './slot-layout.js';
+import { BINARY_MODE, SLOT_DIR_MODE, slotAt, slotPath, type SlotLayout } from './slot-layout.js';
 import { otherSlot, type SlotName } from './slot.js';
 
 /**
@@ -92,32 +99,54 @@ interface CurrentChoice {
 /**
  * Which slot current will name. A current that already names an executable slot is kept. A
  * current that resolves to an executable file outside the slots (the agent runs from a legacy
- * path) is adopted by copying that file into a slot — blue, unless last-good names blue.
- * Otherwise the first fit executable of last-good's slot, blue, green and the legacy entry file
- * is used, the legacy file again by copying it: last-good first, because it is the binary known
- * to have worked; an unfit one (quarantined, or older than what was committed) never.
+ * path) is adopted by copying that file into a slot — blue, unless last-good names blue or blue
+ * is broken. Otherwise the first fit executable of last-good's slot, blue, green and the legacy
+ * entry file is used, the legacy file again by copying it: last-good first, because it is the
+ * binary known to have worked; an unfit one (quarantined, or older than what was committed)
+ * never. A broken slot (a directory, a FIFO, a symlink) is neither used nor copied into.
  */
 function chooseCurrent(layout: SlotLayout, facts: LayoutFacts, unfit: ReadonlySet<SeedSource>): Result<CurrentChoice> {
   const managed = linkedSlot(facts, 'current');
   if (managed !== null) return ok({ slot: managed, seedSource: null });
   const lastGood = linkedSlot(facts, 'lastGood');
-  // Seed the slot last-good does not name, so a usable last-good binary is never overwritten.
-  const seedSlot = lastGood === 'blue' ? 'green' : 'blue';
-  const outside = executableTarget(facts.current, layout.current);
-  if (outside !== null && !unfit.has('outside')) return ok({ slot: seedSlot, seedSource: outside });
+  const seedSlot = chooseSeedSlot(facts, lastGood);
+  const outside = outsideTarget(layout, facts);
+  const outsideFit = outside !== null && !unfit.has('outside');
+  if (outsideFit && seedSlot !== null) return ok({ slot: seedSlot, seedSource: outside });
   const slots = lastGood === null ? (['blue', 'green'] as const) : [lastGood, otherSlot(lastGood)];
   for (const slot of slots) {
     if (slotFileExecutable(facts, slot) && !unfit.has(slot)) return ok({ slot, seedSource: null });
   }
   const legacy = executableTarget(facts.entry, layout.entry);
-  if (legacy !== null && !entryLeadsToCurrent(layout, facts) && !unfit.has('entry'))
-    return ok({ slot: seedSlot, seedSource: legacy });
+  const legacyFit = legacy !== null && !entryLeadsToCurrent(layout, facts) && !unfit.has('entry');
+  if (legacyFit && seedSlot !== null) return ok({ slot: seedSlot, seedSource: legacy });
+  // A binary to copy, but no slot it may be copied into: the broken slot is what to fix.
+  const broken = (['blue', 'green'] as const).find((slot) => isBrokenSlot(facts, slot));
+  if ((outsideFit || legacyFit) && broken !== undefined) return fail('E_LAYOUT', describeBrokenSlot(facts, broken));
   const refused =
     unfit.size > 0 ? ' (the binaries found are quarantined or older than the highest committed version)' : '';
   return fail(
     'E_LAYOUT',
     `no runnable agent binary found: neither ${layout.current}, the slots, nor ${layout.entry} leads to an executable file fit to run${refused}`,
   );
+}
+
+/**
+ * The executable current resolves to when it lies outside the slots. Through a symlinked slot
+ * current may reach the other slot's own file: that one is used as a slot, not copied.
+ */
+function outsideTarget(layout: SlotLayout, facts: LayoutFacts): string | null {
+  const resolved = executableTarget(facts.current, layout.current);
+  return resolved !== null && slotAt(facts.canonical, resolved) === null ? resolved : null;
+}
+
+/**
+ * The slot a binary from outside the slots is copied into: one last-good does not name, so a
+ * usable last-good binary is never overwritten, and one that is not broken — blue first.
+ */
+function chooseSeedSlot(facts: LayoutFacts, lastGood: SlotName | null): SlotName | null {
+  const free = lastGood === null ? (['blue', 'green'] as const) : [otherSlot(lastGood)];
+  return free.find((slot) => !isBrokenSlot(facts, slot)) ?? null;
 }
 
 /** True when the entry is a symlink whose stored text names the current link itself. */

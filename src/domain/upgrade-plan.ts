@@ -7,7 +7,7 @@ import {
 } from './activation-steps.js';
 import type { Sha256 } from './digest.js';
 import { fail, ok, type Result } from './failure.js';
-import { linkedSlot, type LayoutFacts } from './host-facts.js';
+import { describeBrokenSlot, isBrokenSlot, linkedSlot, namedSlot, type LayoutFacts } from './host-facts.js';
 import { planMigration, type LayoutAction } from './migration-plan.js';
 import type { SlotLayout } from './slot-layout.js';
 import { otherSlot, type SlotName } from './slot.js';
@@ -52,6 +52,7 @@ export function planActivation(input: ActivationInput): Result<ActivationPlan> {
   const { initializeLayout, activeSlot, lastGood } = prepared.value;
   const candidateChanged = candidateChanges(input.candidateDigest, input.activeDigest);
   const targetSlot = candidateChanged ? otherSlot(activeSlot) : activeSlot;
+  if (isBrokenSlot(input.facts, targetSlot)) return fail('E_LAYOUT', describeBrokenSlot(input.facts, targetSlot));
   const change: SlotChange = { active: activeSlot, target: targetSlot, lastGood };
   const mark: ActivationStep = { kind: 'mark-activation', previous: activeSlot, candidate: targetSlot };
   const steps: ActivationStep[] = [
@@ -123,6 +124,7 @@ export function planManagedStaging(facts: LayoutFacts): Result<ManagedPlan> {
   const previous = linkedSlot(facts, 'current');
   if (previous === null) return fail('E_LAYOUT', 'the current link does not name a slot after migration');
   const candidate = otherSlot(previous);
+  if (isBrokenSlot(facts, candidate)) return fail('E_LAYOUT', describeBrokenSlot(facts, candidate));
   return ok({
     activeSlot: previous,
     targetSlot: candidate,
@@ -188,11 +190,13 @@ export function planManagedSwitch(input: ManagedSwitchInput): Result<ManagedPlan
 
 /**
  * Refuses a rollback that would not go anywhere useful (docs/operations.md#rollback-and-recover).
+ * A current that names a slot holding no runnable binary (missing, a directory, a FIFO) is no
+ * reason to refuse: going to last-good is what repairs it.
  */
 export function planRollback(facts: LayoutFacts): Result<{ readonly from: SlotName; readonly to: SlotName }> {
-  const current = linkedSlot(facts, 'current');
+  const current = namedSlot(facts, 'current');
   const lastGood = linkedSlot(facts, 'lastGood');
-  if (current === null) return fail('E_LAYOUT', 'the current link does not resolve to a slot; run migrate first');
+  if (current === null) return fail('E_LAYOUT', 'the current link does not name a slot; run migrate first');
   if (lastGood === null) return fail('E_LAYOUT', 'the last-good link does not resolve to an executable slot');
   return ok({ from: current, to: lastGood });
 }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -162,6 +163,69 @@ describe('the direct path on a hostile host', () => {
     const before = snapshotTree(scratch.root);
     expect(await cli('migrate')).toMatchObject({ exitCode: 1, code: 'E_LAYOUT' });
     expect(snapshotTree(scratch.root)).toEqual(before);
+  });
+
+  describe.each([
+    ['a symlink (an alias of green)', (path: string) => symlinkSync('aks-flex-node-green', path)],
+    ['a directory', (path: string) => mkdirSync(path)],
+    ['a FIFO', (path: string) => expect(spawnSync('mkfifo', [path]).status).toBe(0)],
+  ])('blue is %s: it blocks only what would write it', (_label, breakSlot) => {
+    const blue = `${SLOTS}/aks-flex-node-blue`;
+    /** A managed host whose green slot is valid and named by last-good, and whose blue slot is broken. */
+    const arrange = async (current: string) => {
+      expect((await cli('migrate')).exitCode).toBe(0);
+      writeExecutable(at(`${SLOTS}/aks-flex-node-green`), agentScript('3.0.0'));
+      for (const [name, target] of [
+        ['last-good', 'aks-flex-node-green'],
+        ['current', current],
+      ] as const) {
+        unlinkSync(at(`${SLOTS}/aks-flex-node-${name}`));
+        symlinkSync(target, at(`${SLOTS}/aks-flex-node-${name}`));
+      }
+      unlinkSync(at(blue));
+      breakSlot(at(blue));
+      return snapshotTree(scratch.root)[`/${blue}`];
+    };
+    const brokenSlots = (doc: object, key: 'migration' | 'rollback') =>
+      (doc as Record<string, { brokenSlots: { code: string }[] }>)[key]?.brokenSlots.map((problem) => problem.code);
+
+    it('migrate repairs a dangling current from last-good, then reports blue (E_LAYOUT) and leaves it', async () => {
+      const before = await arrange('aks-flex-node-gone');
+      const run = await cli('migrate');
+      const status = (await cli('status')).doc as { status?: { layout: { condition: string } } };
+      expect({
+        exitCode: run.exitCode,
+        current: link('current'),
+        reported: brokenSlots(run.doc, 'migration'),
+        blue: snapshotTree(scratch.root)[`/${blue}`],
+        condition: status.status?.layout.condition,
+      }).toEqual({
+        exitCode: 0,
+        current: 'aks-flex-node-green',
+        reported: ['E_LAYOUT'],
+        blue: before,
+        condition: 'invalid',
+      });
+    });
+
+    it('rollback from blue (current) goes to the green last-good and reports blue', async () => {
+      const before = await arrange('aks-flex-node-blue');
+      const run = await cli('rollback');
+      expect({
+        exitCode: run.exitCode,
+        current: link('current'),
+        reported: brokenSlots(run.doc, 'rollback'),
+        blue: snapshotTree(scratch.root)[`/${blue}`],
+      }).toEqual({ exitCode: 0, current: 'aks-flex-node-green', reported: ['E_LAYOUT'], blue: before });
+    });
+
+    it('an activation, which would install into blue, is refused (E_LAYOUT) and changes nothing', async () => {
+      await arrange('aks-flex-node-green');
+      writeExecutable(at('staging/next'), agentScript('3.1.0'));
+      const before = snapshotTree(scratch.root, ['/staging', '/run']);
+      expect(await cli('activate', at('staging/next'))).toMatchObject({ exitCode: 1, code: 'E_LAYOUT' });
+      expect(snapshotTree(scratch.root, ['/staging', '/run'])).toEqual(before);
+    });
   });
 
   describe('install refuses before it changes anything', () => {

@@ -94,6 +94,10 @@ describe('refusals of configurations that pass the schema but cannot be rendered
       JSON.stringify({ paths: { state: '/etc/aks-flex-node/agent-upgrade-signal.json' } }),
     ],
     ['a path that is not clean', JSON.stringify({ paths: { slotDir: '/usr/local/lib/../lib/agent' } })],
+    [
+      'a quote in the slot directory (systemd cannot run the current link from it)',
+      JSON.stringify({ paths: { slotDir: "/usr/local/lib/agent's" } }),
+    ],
   ];
 
   it.each(refusals)(
@@ -118,6 +122,21 @@ describe('refusals of configurations that pass the schema but cannot be rendered
       document: { ok: false, error: { code: 'E_CONFIG' } },
     });
   });
+
+  it.each(["'", '"', '\\'])(
+    'migrate refuses a --root with %s under systemd, which cannot run a program there: E_USAGE (exit 2), nothing written',
+    async (character) => {
+      const root = join(scratch.root, `quote${character}x/root`);
+      writeExecutable(join(root, 'usr/local/bin/aks-flex-node'), '#!/bin/sh\necho v1\n');
+      const before = snapshotTree(scratch.root, []);
+      const run = await runCliInMemory(['migrate', '--root', root, '--json']);
+      expect({ exitCode: run.exitCode, document: JSON.parse(run.stdout) as unknown }).toMatchObject({
+        exitCode: 2,
+        document: { ok: false, error: { code: 'E_USAGE' } },
+      });
+      expect(snapshotTree(scratch.root, [])).toEqual(before);
+    },
+  );
 
   it('refuses a --root with a newline: E_USAGE (exit 2) as JSON', async () => {
     const run = await runCliInMemory(['status', '--root', `${scratch.root}\nx`, '--json']);

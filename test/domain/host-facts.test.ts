@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
+  brokenSlotProblems,
   checkLayoutShape,
   checkRootOwnership,
   describeKind,
   executableTarget,
+  isBrokenSlot,
   linkedSlot,
   slotFileExecutable,
   tempPrefixFor,
@@ -61,14 +63,6 @@ describe('checkLayoutShape: refused shapes', () => {
     ['slotDir', 'an executable file', fileFact(true)],
     ['slotDir', 'a special file', otherFact()],
     ['slotDir', 'a symlink to a directory', linkFact('/opt/slots', { kind: 'not-file', path: '/opt/slots' })],
-    ['blue', 'a directory', dirFact()],
-    ['blue', 'a symlinked slot (alias of green)', linkFact(TEXT.green, toGreen)],
-    ['blue', 'a symlink to an outside executable', linkFact('/opt/agent/bin', toOutside)],
-    ['blue', 'a dangling symlink', linkFact('nowhere', dangling)],
-    ['blue', 'a special file', otherFact()],
-    ['green', 'a directory', dirFact()],
-    ['green', 'a symlinked slot (alias of blue)', linkFact(TEXT.blue, toBlue)],
-    ['green', 'a special file', otherFact()],
     ['current', 'a regular executable file', fileFact(true)],
     ['current', 'a regular non-executable file', fileFact(false)],
     ['current', 'a directory', dirFact()],
@@ -87,6 +81,38 @@ describe('checkLayoutShape: refused shapes', () => {
     ['state', 'a special file', otherFact()],
   ] as const)('%s is %s → E_LAYOUT', (role: Role, _label, fact: PathFact) => {
     expect(codeOf(checkLayoutShape(layout, managedFacts(layout, { [role]: fact })))).toBe('E_LAYOUT');
+  });
+});
+
+describe('broken slots: refused by what would use them, not by the shape check', () => {
+  it.each([
+    ['blue', 'a directory', dirFact()],
+    ['blue', 'a symlinked slot (alias of green)', linkFact(TEXT.green, toGreen)],
+    ['blue', 'a symlink to an outside executable', linkFact('/opt/agent/bin', toOutside)],
+    ['blue', 'a dangling symlink', linkFact('nowhere', dangling)],
+    ['blue', 'a special file', otherFact()],
+    ['green', 'a directory', dirFact()],
+    ['green', 'a symlinked slot (alias of blue)', linkFact(TEXT.blue, toBlue)],
+    ['green', 'a special file', otherFact()],
+  ] as const)('%s is %s: broken, reported as E_LAYOUT, and the shape check passes', (slot, _label, fact) => {
+    const facts = managedFacts(layout, { [slot]: fact });
+    expect({
+      shape: checkLayoutShape(layout, facts).ok,
+      broken: isBrokenSlot(facts, slot),
+      problems: brokenSlotProblems(facts).map((problem) => problem.code),
+    }).toEqual({ shape: true, broken: true, problems: ['E_LAYOUT'] });
+  });
+
+  it.each([
+    ['missing', missingFact()],
+    ['an executable file', fileFact(true)],
+    ['a non-executable file', fileFact(false)],
+  ])('a slot that is %s is not broken', (_label, fact) => {
+    const facts = managedFacts(layout, { blue: fact, green: fact });
+    expect({ blue: isBrokenSlot(facts, 'blue'), problems: brokenSlotProblems(facts) }).toEqual({
+      blue: false,
+      problems: [],
+    });
   });
 });
 

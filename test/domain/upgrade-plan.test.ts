@@ -669,10 +669,6 @@ describe('planRollback', () => {
       'current resolves outside the slots',
       managedWith(link('/opt/agent'), lgGreen, { extra: { '/opt/agent': file('x') } }),
     ],
-    [
-      'current resolves to a non-executable slot',
-      managedWith(link(TEXT.blue), lgGreen, { blue: file('blue-bin', false) }),
-    ],
     ['current resolves to a directory', managedWith(link('.'), lgGreen)],
     ['last-good missing', managedWith(link(TEXT.blue), null)],
     ['last-good dangling', managedWith(link(TEXT.blue), lgDangling)],

@@ -1,9 +1,11 @@
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   SimulatedCrash,
   type MemoryFileSystem,
   type RebootMode,
   type Snapshot,
+  type TreeNodeSpec,
   type TreeSpec,
 } from '../../src/adapters/memory/memory-file-system.js';
 import { FailureSignal } from '../../src/app/failure-signal.js';
@@ -40,6 +42,13 @@ interface Scenario {
   readonly secondCrash?: boolean;
   /** Where current, last-good and the entry must lead once the command has completed. */
   readonly final: { readonly current: string; readonly lastGood: string; readonly currentContent: string };
+  /**
+   * The host starts without a runnable agent (current leads to a broken slot or nowhere) and
+   * the command is what repairs it: cut short before current moved, it is still as it was.
+   */
+  readonly startsBroken?: boolean;
+  /** Entries the command must leave exactly as they were (a broken spare slot). */
+  readonly untouched?: readonly string[];
 }
 
 const exe = (content: string) => ({ file: content, mode: 0o755 });
@@ -95,7 +104,48 @@ const scenarios: readonly Scenario[] = [
     known: [V1, V2],
     final: { current: LAYOUT.blue, lastGood: LAYOUT.blue, currentContent: V1 },
   },
+  ...brokenSpareScenarios(),
 ];
+
+/**
+ * A blue slot of the wrong type (docs/operations.md#broken-slots) blocks neither the repair of
+ * current from the valid green last-good nor a rollback to it, and is never written.
+ */
+function brokenSpareScenarios(): Scenario[] {
+  const kinds: readonly (readonly [string, TreeNodeSpec])[] = [
+    // Names stay under 40 characters: vitest shortens longer ones, which would then collide.
+    ['a symlink', { symlink: 'aks-flex-node-green' }],
+    ['a directory', { directory: true }],
+    ['a FIFO', { fifo: true }],
+  ];
+  const onGreen = { current: LAYOUT.green, lastGood: LAYOUT.green, currentContent: V1 };
+  return kinds.flatMap(([label, blue]): Scenario[] => [
+    {
+      // Current dangles; last-good names green.
+      name: `migrate with blue ${label}`,
+      tree: {
+        [LAYOUT.blue]: blue,
+        [LAYOUT.green]: exe(V1),
+        ...managedOn('blue', 'green'),
+        [LAYOUT.current]: { symlink: 'aks-flex-node-gone' },
+      },
+      run: (fs) => migrateOver(fs),
+      known: [V1],
+      final: onGreen,
+      startsBroken: true,
+      untouched: [LAYOUT.blue],
+    },
+    {
+      name: `roll back from blue, ${label}`,
+      tree: { [LAYOUT.blue]: blue, [LAYOUT.green]: exe(V1), ...managedOn('blue', 'green') },
+      run: (fs) => rollbackOver(fs),
+      known: [V1],
+      final: onGreen,
+      startsBroken: true,
+      untouched: [LAYOUT.blue],
+    },
+  ]);
+}
 
 const MODES: readonly RebootMode[] = ['prefix', 'synced'];
 
@@ -111,7 +161,17 @@ function expectFaultSurfaced(outcome: unknown, code: FaultCode): void {
 
 /** `where` names the crash or fault point, so a failure says which one broke the host. */
 function expectInvariants(snapshot: Snapshot, scenario: Scenario, where = 'fault-free'): void {
-  expect(checkHostInvariants(snapshot, new Set(scenario.known.map(sha256))), where).toEqual([]);
+  const problems = checkHostInvariants(snapshot, new Set(scenario.known.map(sha256)));
+  if (scenario.startsBroken !== true) {
+    expect(problems, where).toEqual([]);
+    return;
+  }
+  const initial = hostFromTree(scenario.tree).snapshot();
+  // Cut short before current moved, a host that started without a runnable agent still has
+  // current exactly as it was: never broken anew.
+  const asBefore = isDeepStrictEqual(snapshot[LAYOUT.current], initial[LAYOUT.current]);
+  expect(asBefore ? problems.filter((problem) => !problem.startsWith('I1')) : problems, where).toEqual([]);
+  for (const path of scenario.untouched ?? []) expect(snapshot[path], `${where}: ${path}`).toEqual(initial[path]);
 }
 
 async function expectCompleted(fs: MemoryFileSystem, scenario: Scenario, where = 'fault-free'): Promise<void> {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -146,5 +146,21 @@ describe('SystemdServiceManager on a real systemd', () => {
     spawnSync('ln', ['-sfn', 'aks-flex-node-blue', host.path('/usr/local/lib/aks-flex-node/aks-flex-node-current')]);
     expect(await services.restart({ resetFailed: true })).toEqual({ restarted: true });
     expect(await services.waitHealthy(host.slotPath('blue'), QUICK)).toEqual({ kind: 'healthy' });
+  });
+
+  it('runs the agent from a slot directory with a space, "$$", "${HOME}" and "%" in its path, argv[0] unchanged', async () => {
+    // systemd expands none of these in the program path, but "$$" and "${…}" in argv[0].
+    const slotDir = '/usr/local/lib/agent a$$b${HOME}%c';
+    const hostile = world.host({ paths: { slotDir } });
+    const legacy = hostile.path('/usr/local/bin/aks-flex-node');
+    mkdirSync(dirname(legacy), { recursive: true });
+    copyFileSync(buildTestAgent(world.agentsDir(), { version: '1.0.0' }), legacy);
+    expect(hostile.cliJson(['migrate']).status).toBe(0);
+    expect(hostile.systemctl('start', hostile.unit).status).toBe(0);
+    expect(await hostile.waitRunning(realpathSync(hostile.path(`${slotDir}/aks-flex-node-blue`)))).toBe(true);
+    const pid = hostile.systemd.property(hostile.unit, 'MainPID');
+    const argv = readFileSync(join(hostile.systemd.procRoot, pid, 'cmdline'), 'utf8').split('\0');
+    expect(argv.slice(0, 2)).toEqual([hostile.path(`${slotDir}/aks-flex-node-current`), 'agent']);
+    expect(hostile.systemctl('stop', hostile.unit).status).toBe(0);
   });
 });

@@ -8,7 +8,8 @@ import { childPath, type TreeEntry } from './memory-tree.js';
 export type DurableEntry =
   | { readonly kind: 'file'; readonly ino: number }
   | { readonly kind: 'symlink'; readonly ino: number; readonly target: string }
-  | { readonly kind: 'directory'; readonly ino: number; readonly mode: number };
+  | { readonly kind: 'directory'; readonly ino: number; readonly mode: number }
+  | { readonly kind: 'fifo'; readonly ino: number };
 
 interface DurableData {
   readonly data: Uint8Array;
@@ -58,6 +59,9 @@ export class DurableLayer {
           case 'directory':
             entries.push({ path, kind: 'directory', mode: entry.mode, uid });
             walk(path);
+            break;
+          case 'fifo':
+            entries.push({ path, kind: 'fifo', uid });
             break;
         }
       }

@@ -160,7 +160,7 @@ export class MemoryFileSystem implements FileSystem {
 
   async readFile(path: string, maxBytes: number, options: ReadFileOptions = {}): Promise<Uint8Array | null> {
     return this.steps.read('readFile', path, () => {
-      // The model holds no FIFOs or devices (memfs has none), so only the link rule applies here.
+      // A FIFO of the model is refused by the visible layer (ENOTREG); the link rule is applied here.
       if (options.followLinks === false && this.visible.lstat(path)?.kind === 'symlink')
         throw new FileSystemError('ELOOP', 'readFile', path, 'a symlink, not followed');
       const data = this.visible.readFile(path);

@@ -7,7 +7,8 @@ import { isCleanAbsolutePath } from '../../domain/posix-path.js';
 export type TreeNodeSpec =
   | { readonly file: string | Uint8Array; readonly mode?: number; readonly uid?: number }
   | { readonly symlink: string; readonly uid?: number }
-  | { readonly directory: true; readonly mode?: number; readonly uid?: number };
+  | { readonly directory: true; readonly mode?: number; readonly uid?: number }
+  | { readonly fifo: true; readonly uid?: number };
 
 export type TreeSpec = Readonly<Record<string, TreeNodeSpec>>;
 
@@ -21,7 +22,8 @@ export type TreeEntry =
       readonly uid: number;
     }
   | { readonly path: string; readonly kind: 'symlink'; readonly target: string; readonly uid: number }
-  | { readonly path: string; readonly kind: 'directory'; readonly mode: number; readonly uid: number };
+  | { readonly path: string; readonly kind: 'directory'; readonly mode: number; readonly uid: number }
+  | { readonly path: string; readonly kind: 'fifo'; readonly uid: number };
 
 export type SnapshotEntry =
   | {
@@ -32,7 +34,8 @@ export type SnapshotEntry =
       readonly sha256: Sha256;
     }
   | { readonly kind: 'symlink'; readonly uid: number; readonly target: string }
-  | { readonly kind: 'directory'; readonly mode: number; readonly uid: number };
+  | { readonly kind: 'directory'; readonly mode: number; readonly uid: number }
+  | { readonly kind: 'fifo'; readonly uid: number };
 
 /** The whole tree by path, keys in sorted order, so two snapshots compare with deep equality. */
 export type Snapshot = Readonly<Record<string, SnapshotEntry>>;
@@ -56,6 +59,7 @@ export function entriesFromSpec(tree: TreeSpec, defaultUid: number): TreeEntry[]
         return { path, kind: 'file', data, mode: spec.mode ?? DEFAULT_FILE_MODE, uid };
       }
       if ('symlink' in spec) return { path, kind: 'symlink', target: spec.symlink, uid };
+      if ('fifo' in spec) return { path, kind: 'fifo', uid };
       return { path, kind: 'directory', mode: spec.mode ?? DEFAULT_DIRECTORY_MODE, uid };
     });
 }
@@ -86,6 +90,9 @@ export function snapshotOf(entries: readonly TreeEntry[]): Snapshot {
         break;
       case 'directory':
         snapshot[entry.path] = { kind: 'directory', mode: entry.mode, uid: entry.uid };
+        break;
+      case 'fifo':
+        snapshot[entry.path] = { kind: 'fifo', uid: entry.uid };
         break;
     }
   }

@@ -5,6 +5,9 @@ import type { EntryKind, EntryStat } from '../../ports/file-system.js';
 import type { DurableEntry } from './durable-layer.js';
 import { childPath, DEFAULT_DIRECTORY_MODE, SYMLINK_MODE, type TreeEntry } from './memory-tree.js';
 
+/** The permission bits a FIFO of the model reports (mkfifo's under the usual umask). */
+const FIFO_MODE = 0o644;
+
 interface RawEntry {
   readonly kind: EntryKind;
   readonly ino: number;
@@ -24,6 +27,8 @@ export class VisibleLayer {
   private readonly vol = new Volume();
   private readonly modes = new Map<number, number>();
   private readonly uids = new Map<number, number>();
+  /** memfs has no FIFOs: one is an empty file whose inode is listed here, and never a regular file. */
+  private readonly fifos = new Set<number>();
 
   constructor(private readonly defaultUid: number) {
     this.setMeta(this.vol.lstatSync('/').ino, DEFAULT_DIRECTORY_MODE, defaultUid);
@@ -47,6 +52,11 @@ export class VisibleLayer {
           if (layer.raw(entry.path) === null) layer.vol.mkdirSync(entry.path);
           layer.setMeta(layer.ino(entry.path), entry.mode, entry.uid);
           break;
+        case 'fifo':
+          layer.vol.writeFileSync(entry.path, new Uint8Array(0));
+          layer.setMeta(layer.ino(entry.path), FIFO_MODE, entry.uid);
+          layer.fifos.add(layer.ino(entry.path));
+          break;
       }
     }
     return layer;
@@ -65,7 +75,9 @@ export class VisibleLayer {
     try {
       const stats = this.vol.lstatSync(path);
       const kind: EntryKind = stats.isFile()
-        ? 'file'
+        ? this.fifos.has(stats.ino)
+          ? 'other'
+          : 'file'
         : stats.isDirectory()
           ? 'directory'
           : stats.isSymbolicLink()
@@ -115,6 +127,7 @@ export class VisibleLayer {
     const entry = this.rawFollowing(path);
     if (entry === null) return null;
     if (entry.kind === 'directory') throw new FileSystemError('EISDIR', 'read', path);
+    if (entry.kind === 'other') throw new FileSystemError('ENOTREG', 'read', path, 'not a regular file');
     const data = this.vol.readFileSync(path);
     return typeof data === 'string' ? new TextEncoder().encode(data) : Uint8Array.from(data);
   }
@@ -149,7 +162,7 @@ export class VisibleLayer {
         entries.set(name, { kind: 'symlink', ino: entry.ino, target: this.readLink(child) });
       else if (entry.kind === 'directory')
         entries.set(name, { kind: 'directory', ino: entry.ino, mode: this.modeOf(entry.ino) });
-      else entries.set(name, { kind: 'file', ino: entry.ino });
+      else entries.set(name, { kind: entry.kind === 'other' ? 'fifo' : 'file', ino: entry.ino });
     }
     return { realPath, entries };
   }
@@ -168,6 +181,8 @@ export class VisibleLayer {
         } else if (entry.kind === 'directory') {
           entries.push({ path, kind: 'directory', mode: this.modeOf(entry.ino), uid });
           visit(path);
+        } else if (entry.kind === 'other') {
+          entries.push({ path, kind: 'fifo', uid });
         } else {
           entries.push({
             path,
@@ -254,8 +269,10 @@ export class VisibleLayer {
     return this.modes.get(ino) ?? 0;
   }
 
+  /** Every new file or directory: memfs reuses the inode numbers of removed entries, FIFOs' too. */
   private setMeta(ino: number, mode: number, uid: number): void {
     this.modes.set(ino, mode & 0o7777);
     this.uids.set(ino, uid);
+    this.fifos.delete(ino);
   }
 }

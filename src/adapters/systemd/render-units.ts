@@ -19,6 +19,19 @@ function assertRenderable(field: string, value: string): string {
   return value;
 }
 
+/**
+ * What systemd refuses in ExecStart's program path however it is quoted or escaped: quotes and
+ * the backslash (systemd's string_is_safe(); "Executable name contains special characters"),
+ * besides the control characters refused everywhere. A unit naming such a path has a fatal error
+ * and never starts, so configuration refuses these paths before anything is written.
+ */
+const UNSAFE_IN_PROGRAM_PATH = /["'\\]/;
+
+/** Whether systemd can run `path` as ExecStart's program (docs/configuration.md#validation). */
+export function systemdCanNameProgram(path: string): boolean {
+  return !UNSAFE_IN_PROGRAM_PATH.test(path) && !CONTROL_CHARACTER.test(path);
+}
+
 /** Every text a unit or the script is rendered from, named for the refusal. */
 function assertUnitSettings(settings: UnitSettings): void {
   const { description, unit, recoveryUnit, currentLink, recoveryScript } = settings;
@@ -96,7 +109,7 @@ export interface RecoveryScriptSettings {
 
 export function renderAgentUnit(settings: UnitSettings): string {
   assertUnitSettings(settings);
-  const execStart = [settings.currentLink, ...settings.args].map(quoteExecArgument).join(' ');
+  const execStart = execCommandLine(settings.currentLink, settings.args);
   return [
     '# Written by agent-upgrade; changes here are replaced on the next migration.',
     '[Unit]',
@@ -135,7 +148,7 @@ export function renderRecoveryUnit(settings: UnitSettings): string {
     '',
     '[Service]',
     'Type=oneshot',
-    `ExecStart=${quoteExecArgument(settings.recoveryScript)}`,
+    `ExecStart=${execCommandLine(settings.recoveryScript, [])}`,
     ...(settings.healthTimeoutMs === undefined
       ? []
       : [`TimeoutStartSec=${recoveryTimeoutSec(settings.healthTimeoutMs)}`]),
@@ -182,7 +195,23 @@ export function renderRecoveryScript(settings: RecoveryScriptSettings): string {
   ].join('\n');
 }
 
-/** systemd's ExecStart quoting: double quotes, with `\`, `"`, `$` and `%` escaped. */
+/**
+ * ExecStart= running `program` with `args`. systemd takes the program path verbatim apart from
+ * specifiers: it expands no `$` there, so a `$` is written as is (`$$` would stay two). It does
+ * expand `$` in every argument, argv[0] included, so a path with a `$` gets its argv[0] as a
+ * separate, escaped argument (the `@` prefix) and the agent still sees its own path there.
+ */
+export function execCommandLine(program: string, args: readonly string[]): string {
+  if (!systemdCanNameProgram(program))
+    throw new InvariantViolation(`systemd cannot name the program ${JSON.stringify(program)} in ExecStart=`);
+  const escaped = program.replace(/%/g, '%%');
+  // Inside double quotes only `\` and `"` would be special, and neither can occur here.
+  const path = /^[A-Za-z0-9_./:=@+,%-]+$/.test(program) ? escaped : `"${escaped}"`;
+  const head = program.includes('$') ? [`@${path}`, quoteExecArgument(program)] : [path];
+  return [...head, ...args.map(quoteExecArgument)].join(' ');
+}
+
+/** systemd's ExecStart quoting of an argument: double quotes, with `\`, `"`, `$` and `%` escaped. */
 export function quoteExecArgument(argument: string): string {
   assertRenderable('an ExecStart argument', argument);
   if (/^[A-Za-z0-9_./:=@+,-]+$/.test(argument)) return argument.replace(/%/g, '%%');

@@ -21,6 +21,8 @@ export interface RollbackOutcome {
   readonly failure: Failure | null;
   readonly quarantined: boolean;
   readonly node: NodeCondition | null;
+  /** Slots that are not regular files, left for an operator to remove (`E_LAYOUT` each). */
+  readonly brokenSlots: readonly Failure[];
 }
 
 /**
@@ -45,6 +47,7 @@ export async function rollbackToLastGood(
     restarted: report.changed && serviceActive,
     quarantined: false,
     node: null,
+    brokenSlots: report.brokenSlots,
   };
   if (!report.changed) return { ...base, outcome: 'unchanged', failure: null };
   const { effects } = deps;

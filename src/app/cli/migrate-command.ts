@@ -11,6 +11,8 @@ export class MigrateCommand extends BaseCommand {
       last-good links, replaces the compatibility entry with a link to the current link, and
       rewrites the service assets. Each step only does what is missing, so running it again is
       harmless, and a crash at any step is repaired by running it again. Takes the host lock.
+      A slot that is not a regular file (a directory, a FIFO, a symlink) is left alone and
+      reported; current is still repaired from the other slot.
 
       Exit codes: 0 done (or nothing to do), 1 failed with nothing changed, 2 invalid input,
       4 the host lock is busy.
@@ -35,6 +37,7 @@ export class MigrateCommand extends BaseCommand {
       : [
           `The managed layout is already in place: current -> ${value.currentSlot}, last-good -> ${value.lastGoodSlot}. No changes.`,
         ];
-    return this.succeed({ migration: value }, lines);
+    const warnings = value.brokenSlots.map((problem) => `Warning (${problem.code}): ${problem.message}.`);
+    return this.succeed({ migration: value }, [...lines, ...warnings]);
   }
 }

@@ -43,6 +43,7 @@ export class RollbackCommand extends BaseCommand {
       value.changed
         ? `Rolled back: current ${value.from} -> ${value.to}.${value.restarted ? ' The agent restarted and is healthy.' : ''}`
         : `Current already names last-good (${value.to}); nothing to do.`,
+      ...value.brokenSlots.map((problem) => `Warning (${problem.code}): ${problem.message}.`),
     ]);
   }
 }

@@ -1,3 +1,4 @@
+import { systemdCanNameProgram } from '../../adapters/systemd/render-units.js';
 import { isPathInside } from '../../domain/posix-path.js';
 import { deriveLayout } from '../../domain/slot-layout.js';
 import type { UpgraderConfig } from './upgrader-config.js';
@@ -14,7 +15,31 @@ export interface ConfigProblem {
  * Paths are compared as configured (before `--root`): re-rooting keeps them distinct or equal alike.
  */
 export function findRuleProblem(config: UpgraderConfig): ConfigProblem | null {
-  return healthProblem(config) ?? startLimitProblem(config) ?? pathProblem(config) ?? derivedLayoutProblem(config);
+  return (
+    healthProblem(config) ??
+    startLimitProblem(config) ??
+    pathProblem(config) ??
+    derivedLayoutProblem(config) ??
+    systemdPathProblem(config)
+  );
+}
+
+/**
+ * The systemd units run the current link and the recovery script, both in the slot directory
+ * under the root, as ExecStart's program, where systemd accepts no quote or backslash: a unit
+ * naming one has a fatal error, so the agent would never start. Names the keys that hold one.
+ */
+export function systemdPathProblem(config: UpgraderConfig): ConfigProblem | null {
+  if (config.service.manager !== 'systemd') return null;
+  const named = { root: config.root, 'paths.slotDir': config.paths.slotDir };
+  const keys = Object.entries(named)
+    .filter(([, path]) => !systemdCanNameProgram(path))
+    .map(([key]) => key);
+  if (keys.length === 0) return null;
+  return {
+    keys,
+    problem: `contains ', " or \\, and systemd cannot run the current link or the recovery script from such a path (service.manager "systemd")`,
+  };
 }
 
 function healthProblem({ health }: UpgraderConfig): ConfigProblem | null {

@@ -2,7 +2,7 @@ import * as t from 'typanion';
 import { MIB } from '../../domain/byte-units.js';
 import { fail, ok, type Result } from '../../domain/failure.js';
 import { isCleanAbsolutePath } from '../../domain/posix-path.js';
-import { findRuleProblem, type ConfigProblem } from './config-rules.js';
+import { findRuleProblem, systemdPathProblem, type ConfigProblem } from './config-rules.js';
 import { CONFIG_NESTING_MAX, isPlainText, nestsDeeperThan } from './config-text.js';
 import { FLEX_PROFILE, type UpgraderConfig } from './upgrader-config.js';
 
@@ -183,7 +183,11 @@ export function withRoot(config: UpgraderConfig, root: string | undefined): Resu
   if (root === undefined) return ok(config);
   if (!isCleanAbsolutePath(root) || !isPlainText(root))
     return fail('E_USAGE', '--root must be an absolute, clean path without control characters');
-  return ok({ ...config, root });
+  const rerooted = { ...config, root };
+  // The file's paths were checked under its own root; under this one they must still be usable.
+  const problem = systemdPathProblem(rerooted);
+  if (problem !== null) return fail('E_USAGE', `--root: ${problem.problem}`);
+  return ok(rerooted);
 }
 
 function definedOnly<T extends object>(value: T | undefined): Partial<T> {

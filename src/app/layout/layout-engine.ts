@@ -1,13 +1,16 @@
 import { type Sha256 } from '../../domain/digest.js';
-import { failure } from '../../domain/failure.js';
+import { failure, type Failure } from '../../domain/failure.js';
 import { FileSystemError } from '../../domain/port-errors.js';
 import {
+  brokenSlotProblems,
   checkLayoutShape,
   checkRootOwnership,
   checkTargetsInsideRoot,
+  describeKind,
   linkedSlot,
   type LayoutFacts,
 } from '../../domain/host-facts.js';
+import { resolveLinkTarget } from '../../domain/posix-path.js';
 import type { Version } from '../../domain/version.js';
 import { planMigration, pointLink, type LayoutAction } from '../../domain/migration-plan.js';
 import { BINARY_MODE, slotPath, validateCanonicalLayout, type SlotLayout } from '../../domain/slot-layout.js';
@@ -19,7 +22,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { ServiceManager } from '../../ports/service-manager.js';
 import { raise, unwrap } from '../failure-signal.js';
 import { LogKeys } from '../log-keys.js';
-import { canonicalRoot, observeLayout } from './observe-layout.js';
+import { canonicalRoot, observeLayout, observePath } from './observe-layout.js';
 import { describeLayoutAction, runLayoutAction } from './run-layout-action.js';
 import type { StateStore } from '../state/state-store.js';
 import { unfitSeeds } from './seed-fitness.js';
@@ -41,6 +44,11 @@ export interface MigrationReport {
   readonly currentSlot: SlotName;
   readonly lastGoodSlot: SlotName;
   readonly serviceAssetsChanged: boolean;
+  /**
+   * Slots that exist but are not regular files (`E_LAYOUT` each): left alone, and nothing is
+   * installed into them until they are removed (docs/operations.md#broken-slots).
+   */
+  readonly brokenSlots: readonly Failure[];
 }
 
 /** The candidate file a layout step installs, and the digest it must have. */
@@ -55,6 +63,8 @@ export interface RollbackReport {
   readonly changed: boolean;
   readonly from: SlotName;
   readonly to: SlotName;
+  /** As for a migration: what is left for an operator to remove. */
+  readonly brokenSlots: readonly Failure[];
 }
 
 /** Bound on convergence passes in `migrate` (I10). One pass suffices unless the host races us. */
@@ -116,6 +126,7 @@ export class LayoutEngine {
           currentSlot: plan.currentSlot,
           lastGoodSlot: plan.lastGoodSlot,
           serviceAssetsChanged: assets.changed,
+          brokenSlots: this.reportBrokenSlots(facts),
         };
       }
       for (const action of plan.actions) done.push(await this.apply(action));
@@ -183,10 +194,18 @@ export class LayoutEngine {
     const { from, to } = unwrap(planRollback(facts));
     for (const path of facts.staleTemps) await this.apply({ kind: 'remove-stale-temp', path });
     if (from !== to) await this.apply(pointLink(this.layout, 'current', slotPath(this.layout, to)));
-    return { changed: from !== to, from, to };
+    return { changed: from !== to, from, to, brokenSlots: this.reportBrokenSlots(facts) };
+  }
+
+  /** Broken slots block no repair (current is made runnable first), so they are reported once it is done. */
+  private reportBrokenSlots(facts: LayoutFacts): readonly Failure[] {
+    const problems = brokenSlotProblems(facts);
+    for (const problem of problems) this.logger.warn({ [LogKeys.code]: problem.code }, `${problem.message}.`);
+    return problems;
   }
 
   private async apply(action: LayoutAction): Promise<string> {
+    if (action.kind === 'point-link' && action.role !== 'entry') await this.refuseUnrunnableTarget(action);
     const description = describeLayoutAction(action);
     await runLayoutAction(this.fs, this.services, { binaryMaxBytes: this.options.binaryMaxBytes }, action);
     this.logger.info(
@@ -194,6 +213,24 @@ export class LayoutEngine {
       `Applied: ${description}.`,
     );
     return description;
+  }
+
+  /**
+   * Current and last-good only ever name a slot holding an executable regular file (I1). Plans
+   * point them at such slots; a rollback to a slot that is missing or broken (a directory, a
+   * FIFO, a symlink) would leave the agent nothing to run, so it is refused before the link moves.
+   */
+  private async refuseUnrunnableTarget(action: Extract<LayoutAction, { kind: 'point-link' }>): Promise<void> {
+    const target = resolveLinkTarget(action.link, action.text);
+    const fact = await observePath(this.fs, target);
+    if (fact.kind === 'file' && fact.executable) return;
+    const found = fact.kind === 'file' ? 'a file that is not executable' : describeKind(fact);
+    raise(
+      failure(
+        'E_LAYOUT',
+        `${action.link} is not pointed at ${target}, which holds no runnable binary (found ${found})`,
+      ),
+    );
   }
 
   private isProduction(): boolean {

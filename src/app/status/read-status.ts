@@ -1,6 +1,7 @@
 import type { Sha256 } from '../../domain/digest.js';
 import { ok, type Failure, type Result } from '../../domain/failure.js';
 import {
+  brokenSlotProblems,
   checkLayoutShape,
   checkTargetsInsideRoot,
   linkedSlot,
@@ -125,6 +126,8 @@ function judgeLayout(layout: SlotLayout, facts: LayoutFacts, root: string): Stat
   if (!canonical.ok) return { condition: 'invalid', problem: canonical.failure, pendingChanges: 0 };
   const shape = checkLayoutShape(layout, facts);
   if (!shape.ok) return { condition: 'invalid', problem: shape.failure, pendingChanges: 0 };
+  const [broken] = brokenSlotProblems(facts);
+  if (broken !== undefined) return { condition: 'invalid', problem: broken, pendingChanges: 0 };
   const inside = checkTargetsInsideRoot(layout, facts, root);
   if (!inside.ok) return { condition: 'invalid', problem: inside.failure, pendingChanges: 0 };
   const plan = planMigration(layout, facts);
