@@ -2,6 +2,7 @@ import type { RollbackPlan } from './fleet-rollback.js';
 import type { Fleet, Machine } from './fleet.js';
 import type { ForwardLedger, WaveLedger } from './forward-ledger.js';
 import { isStarted } from './halt-rules.js';
+import { combine, digestOf, encodeDigest } from './loss-digest.js';
 import type { Decision } from './rollout-decision.js';
 import type { ExcludedCounts, RolloutCounts, WaveStatus } from './rollout-status.js';
 
@@ -30,6 +31,10 @@ export function waveStatuses(ledger: ForwardLedger, decision: Decision): WaveOut
     const bakeUntil = times?.bakeUntil ?? before?.bakeUntil;
     const done = times?.done === true || before?.phase === 'Completed';
     const accepted = decision.accept && isStarted(wave) ? acceptedNow(wave) : before?.accepted;
+    // The digest follows the cursor: new picks join it, withdrawn announcements leave it.
+    const digest = dispatching
+      ? combine(wave.digest, digestOf(dispatch.picks.map((machine) => machine.hash)), 1)
+      : combine(wave.digest, digestOf(wave.announced.map((machine) => machine.hash)), -1);
     const status: WaveStatus = {
       name: wave.spec.name,
       phase: done
@@ -47,6 +52,8 @@ export function waveStatuses(ledger: ForwardLedger, decision: Decision): WaveOut
       failureBudget: { allowed: wave.allowedFailures, used: wave.usedFailures },
       ...(wave.lostCount > 0 && { lost: wave.lostCount }),
       ...(wave.lostAtTarget > 0 && { lostAtTarget: wave.lostAtTarget }),
+      ...(wave.listed.length > 0 && { lostMachines: wave.listed }),
+      ...(digest.count > 0 && { digest: encodeDigest(digest) }),
       ...(accepted !== undefined && { accepted }),
       ...(startedAt !== undefined && { startedAt }),
       ...(completedAt !== undefined && { completedAt }),

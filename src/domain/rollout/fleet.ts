@@ -33,6 +33,8 @@ export interface Machine {
   readonly agentVersion: string | null;
   /** Position in the rollout's order: a hash of (rollout uid, machine uid), finalized. */
   readonly key: string;
+  /** The hash of the machine's name that names its operations (`<rollout>-<hash>`). */
+  readonly hash: string;
   readonly childName: string;
   readonly rollbackChildName: string;
   readonly forward: (ClassifiedChild & { readonly wave: string }) | null;
@@ -47,8 +49,8 @@ export interface Fleet {
   /** The targets, in rollout order. */
   readonly machines: readonly Machine[];
   readonly byName: ReadonlyMap<string, Machine>;
-  /** Forward children per wave label whose machine left the targets. */
-  readonly goneChildrenByWave: ReadonlyMap<string, number>;
+  /** Per wave label, the machine hashes of the forward children whose machine left the targets. */
+  readonly goneChildrenByWave: ReadonlyMap<string, readonly string[]>;
   /** Machines with a child of this rollout that are no longer targets. */
   readonly goneMachines: number;
   readonly goneRollbackChildren: number;
@@ -119,6 +121,7 @@ export function buildFleet(
       labels,
       agentVersion,
       key: stableHash64(`${rollout.uid}/${node.uid}`),
+      hash: nameHash,
       childName: `${rollout.name}-${nameHash}`,
       rollbackChildName: `${rollout.name}-rb-${nameHash}`,
       forward: forward && {
@@ -174,7 +177,7 @@ function gone(
   owned: readonly ChildOperation[],
   targets: ReadonlyMap<string, unknown>,
 ): Pick<Fleet, 'goneChildrenByWave' | 'goneMachines' | 'goneRollbackChildren'> {
-  const goneChildrenByWave = new Map<string, number>();
+  const goneChildrenByWave = new Map<string, string[]>();
   const goneMachines = new Set<string>();
   let goneRollbackChildren = 0;
   for (const child of owned) {
@@ -184,7 +187,9 @@ function gone(
       goneRollbackChildren += 1;
     } else {
       const wave = child.labels[LABEL_WAVE] ?? '';
-      goneChildrenByWave.set(wave, (goneChildrenByWave.get(wave) ?? 0) + 1);
+      const hashes = goneChildrenByWave.get(wave) ?? [];
+      hashes.push(machineHash(child.machineRef));
+      goneChildrenByWave.set(wave, hashes);
     }
   }
   return { goneChildrenByWave, goneMachines: goneMachines.size, goneRollbackChildren };

@@ -1,10 +1,19 @@
 import { resolveCap, resolveCumulative, resolveTolerance } from './amount.js';
 import { chargesBudget, holdsSlot, REASON_INVALID_PARAMETERS } from './classify-child.js';
 import type { Fleet, Machine } from './fleet.js';
+import { digestOf, type LossDigest } from './loss-digest.js';
 import { diverseOrder } from './machine-order.js';
 import type { WaveSpec } from './rollout-spec.js';
 import type { WaveStatus } from './rollout-status.js';
-import { MAX_PENDING_CREATES, PREVIEW_CANARIES } from './vocabulary.js';
+import { MAX_LOST_LISTED, MAX_PENDING_CREATES, PREVIEW_CANARIES } from './vocabulary.js';
+import {
+  announcements,
+  dispatchedBy,
+  resolveLosses,
+  type LossContext,
+  type WaveDispatched,
+  type WaveLosses,
+} from './wave-losses.js';
 
 /**
  * The books of the forward rollout, recomputed on every reconcile from the cluster and the
@@ -13,13 +22,12 @@ import { MAX_PENDING_CREATES, PREVIEW_CANARIES } from './vocabulary.js';
  *
  * A wave takes its machines in its order: the rollout's hash order (spread over architectures
  * and zones for canary waves) over everything that was free when it ran — its own operations and
- * announced creates, those of the waves after it, and the machines no wave has taken yet. That
- * set changes neither when an operation is deleted by hand nor when later waves dispatch, so
- * neither does the order. The cursor counts what the wave
- * dispatched; what it dispatched is therefore the first `cursor` machines of the order (less the
- * machines that left), and those of them without an operation now are lost: counted, reported,
- * never dispatched again. Exact while the fleet holds still; when machines join or leave, the
- * count stays exact and the identity is the best the order can tell.
+ * announced creates, those of the waves after it, and the machines no wave has taken yet. The
+ * cursor counts what the wave dispatched. Which of those lost their operation is told by the
+ * status (wave-losses.ts); only when more went missing at once than a wave's digest can name, or
+ * a status from before it, is it read off the order: the first `cursor` machines of the order
+ * (less the machines that left), those of them without an operation, exact while the fleet holds
+ * still.
  */
 
 export interface WaveLedger {
@@ -35,10 +43,14 @@ export interface WaveLedger {
   readonly goneChildren: number;
   /** Announced in the last status and not created yet, and still creatable. */
   readonly announced: readonly Machine[];
+  /** Lost machines among the targets and not at the target version. */
   readonly lost: readonly Machine[];
-  /** Operations deleted by hand, all of them, and those whose machine was at the target version. */
+  /** Operations deleted by hand whose machine did not leave the targets, and those of them at the target version. */
   readonly lostCount: number;
   readonly lostAtTarget: number;
+  /** The lost machines the status names (bounded in all waves), and the digest of what the wave accounts for. */
+  readonly listed: readonly string[];
+  readonly digest: LossDigest;
   /** The next machines this wave would take, in its order (for the current wave and the next). */
   readonly candidates: readonly Machine[];
   /** Operations holding a slot (live, timed out or not) plus announced creates. */
@@ -71,31 +83,44 @@ export function buildForwardLedger(
   const byChildName = new Map(fleet.machines.map((m) => [m.childName, m]));
   const announcedWave = announcements(previous, byChildName);
   const withChild = fleet.machines.filter((m) => m.forward !== null);
-  const pool = fleet.machines.filter((m) => m.forward === null && m.exclusion === null && !announcedWave.has(m.name));
+  const listed = new Set(previous.flatMap((wave) => wave.lostMachines ?? []));
+  const context: LossContext = {
+    byHash: new Map(fleet.machines.map((m) => [m.hash, m])),
+    candidates: new Set(
+      fleet.machines
+        .filter((m) => m.forward === null && !announcedWave.has(m.name) && !listed.has(m.hash))
+        .map((m) => m.hash),
+    ),
+    reachedTarget: 0,
+  };
+  const dispatched = waves.map((spec) => dispatchedBy(spec, previous, fleet, withChild, announcedWave, byChildName));
+  const losses = dispatched.map((wave) => resolveLosses(wave, context));
+  const lostWave = new Map(losses.flatMap((found, index) => found.lost.map((m) => [m.name, index] as const)));
+  const pool = fleet.machines.filter(
+    (m) => m.forward === null && m.exclusion === null && !announcedWave.has(m.name) && !lostWave.has(m.name),
+  );
   const knownWaves = new Set(waves.map((wave) => wave.name));
+  const atTargetNow = fleet.machines.filter((m) => m.forward === null && m.exclusion === 'alreadyAtTarget').length;
   const books: Books = {
     waves,
     // Needed only when a canary wave is ordered; computed once for all of them.
     diverse: waves.some((wave) => wave.diverse) ? diverseOrder(fleet.machines) : [],
-    previous,
     fleet,
-    byChildName,
     announcedWave,
-    withChild,
-    population: withChild.length + announcedWave.size + pool.length,
+    population: withChild.length + announcedWave.size + pool.length + lostWave.size,
     current: waves.findIndex((wave) => previous.find((s) => s.name === wave.name)?.phase !== 'Completed'),
     pool,
     claimed: withChild.filter((m) => !knownWaves.has(m.forward?.wave ?? '')).length,
-    lost: new Set<string>(),
+    lostWave,
     previousTarget: 0,
     candidatesNeeded: true,
-    atTargetGrowth: Math.max(
-      0,
-      fleet.machines.filter((m) => m.forward === null && m.exclusion === 'alreadyAtTarget').length - previousAtTarget,
-    ),
+    atTargetGrowth: Math.max(0, atTargetNow - previousAtTarget - context.reachedTarget),
+    listRoom: MAX_LOST_LISTED,
   };
-  const ledgers = waves.map((spec, index) => waveLedger(books, spec, index));
-  return { waves: ledgers, population: books.population, lost: books.lost, undispatched: books.pool };
+  const ledgers = waves.map((spec, index) =>
+    waveLedger(books, spec, index, dispatched[index] as WaveDispatched, losses[index] as WaveLosses),
+  );
+  return { waves: ledgers, population: books.population, lost: new Set(lostWave.keys()), undispatched: books.pool };
 }
 
 /** What the waves share while they are booked one after the other. */
@@ -103,47 +128,52 @@ interface Books {
   readonly waves: readonly WaveSpec[];
   /** Every target machine in canary order. */
   readonly diverse: readonly Machine[];
-  readonly previous: readonly WaveStatus[];
   readonly fleet: Fleet;
-  readonly byChildName: ReadonlyMap<string, Machine>;
   readonly announcedWave: ReadonlyMap<string, string>;
-  readonly withChild: readonly Machine[];
   readonly population: number;
   readonly current: number;
   /** Machines no wave has taken (nor lost), in hash order. */
   pool: readonly Machine[];
   claimed: number;
-  readonly lost: Set<string>;
+  /** Lost machines among the targets, by the index of the wave that lost them. */
+  readonly lostWave: Map<string, number>;
   previousTarget: number;
   /** The current wave may finish in this very plan, so the waves after it up to the first one with machines need candidates too. */
   candidatesNeeded: boolean;
   /** Machines found at the target version without an operation since the last status, not yet explained. */
   atTargetGrowth: number;
+  /** How many more lost machines the status may name. */
+  listRoom: number;
 }
 
-function waveLedger(books: Books, spec: WaveSpec, index: number): WaveLedger {
-  const before = books.previous.find((status) => status.name === spec.name) ?? null;
+function waveLedger(
+  books: Books,
+  spec: WaveSpec,
+  index: number,
+  dispatched: WaveDispatched,
+  found: WaveLosses,
+): WaveLedger {
+  const { previous: before, children, goneHashes, announced } = dispatched;
   const target = Math.max(books.previousTarget, resolveCumulative(spec.size, books.population));
   const size = target - books.previousTarget;
   books.previousTarget = target;
   const maxInFlight = resolveCap(spec.maxInFlight, size, 'up');
-  const children = books.withChild.filter((m) => m.forward?.wave === spec.name);
-  const goneChildren = books.fleet.goneChildrenByWave.get(spec.name) ?? 0;
-  const announced = books.fleet.machines.filter((m) => books.announcedWave.get(m.name) === spec.name);
-  const accounted = children.length + goneChildren + announced.length;
-  const cursor = Math.max(
-    (before?.cursor ?? 0) - droppedAnnouncements(before, announced.length, books.byChildName),
-    accounted,
-  );
+  const accounted = children.length + goneHashes.length + announced.length;
+  const cursor = Math.max(dispatched.cursor - found.vanished, accounted);
   const wanted = index >= books.current && books.candidatesNeeded;
   if (index > books.current && size > 0) books.candidatesNeeded = false;
   const lostCount = cursor - accounted;
-  const lostAtTarget = lostAtTargetOf(books, before, lostCount);
+  let lostAtTarget = Math.max(0, Math.min(found.lostAtTarget, lostCount - found.lost.length));
+  // Lost machines the status could not name (see wave-losses.ts): read off the wave's order.
+  const unnamed = Math.max(0, lostCount - found.lost.length - lostAtTarget);
+  const explained = Math.min(unnamed, books.atTargetGrowth);
+  books.atTargetGrowth -= explained;
+  lostAtTarget += explained;
   const free = new Set(books.pool.map((m) => m.name));
-  // Lost machines at the target version are out of the order (excluded: never dispatched again).
-  const taken = cursor - goneChildren - lostAtTarget;
+  // Machines lost at the target version are out of the order (excluded: never dispatched again).
+  const taken = cursor - goneHashes.length - lostAtTarget;
   const order =
-    lostCount === lostAtTarget && !wanted
+    unnamed === explained && !wanted
       ? []
       : waveOrder(
           books,
@@ -152,8 +182,12 @@ function waveLedger(books: Books, spec: WaveSpec, index: number): WaveLedger {
           free,
           taken + Math.max(PREVIEW_CANARIES, Math.min(maxInFlight, MAX_PENDING_CREATES)),
         );
-  const lost = claimLost(books, order, taken, free, lostCount - lostAtTarget);
-  const lostNames = new Set(lost.map((m) => m.name));
+  const lost = [...found.lost, ...claimLost(books, order, taken, free, unnamed - explained, index)];
+  const listed = lost
+    .map((m) => m.hash)
+    .sort()
+    .slice(0, books.listRoom);
+  books.listRoom -= listed.length;
   books.claimed += children.length + announced.length + lost.length;
   return {
     spec,
@@ -164,12 +198,14 @@ function waveLedger(books: Books, spec: WaveSpec, index: number): WaveLedger {
     maxInFlight,
     allowedFailures: resolveTolerance(spec.failureBudget, size),
     children,
-    goneChildren,
+    goneChildren: goneHashes.length,
     announced,
     lost,
     lostCount,
     lostAtTarget,
-    candidates: wanted ? order.filter((m) => free.has(m.name) && !lostNames.has(m.name)) : [],
+    listed,
+    digest: found.digest ?? digestOf([...children, ...announced, ...lost].map((m) => m.hash).concat(goneHashes)),
+    candidates: wanted ? order.filter((m) => free.has(m.name) && !books.lostWave.has(m.name)) : [],
     ...tally(children, announced.length),
     cursor,
     claimedThrough: books.claimed,
@@ -183,6 +219,7 @@ function claimLost(
   taken: number,
   free: ReadonlySet<string>,
   count: number,
+  index: number,
 ): Machine[] {
   const lost = order
     .slice(0, taken)
@@ -191,23 +228,9 @@ function claimLost(
   const names = new Set(lost.map((m) => m.name));
   if (names.size > 0) {
     books.pool = books.pool.filter((m) => !names.has(m.name));
-    names.forEach((name) => books.lost.add(name));
+    names.forEach((name) => books.lostWave.set(name, index));
   }
   return lost;
-}
-
-/**
- * How many of a wave's lost operations had a machine at the target version. A completed
- * operation deleted by hand leaves a machine that now reports the target version and has no
- * operation, indistinguishable from one that was at the target before the rollout, except at
- * the moment it happens: the wave loses an operation as the fleet gains such a machine. That is
- * written down (lostAtTarget), so those losses are never blamed on a machine still to upgrade.
- */
-function lostAtTargetOf(books: Books, before: WaveStatus | null, lostCount: number): number {
-  const newlyLost = Math.max(0, lostCount - (before?.lost ?? 0));
-  const explained = Math.min(newlyLost, books.atTargetGrowth);
-  books.atTargetGrowth -= explained;
-  return Math.min(lostCount, (before?.lostAtTarget ?? 0) + explained);
 }
 
 /**
@@ -218,7 +241,9 @@ function waveOrder(books: Books, spec: WaveSpec, index: number, free: ReadonlySe
   const waveIndex = (name: string | undefined): number =>
     name === undefined ? -1 : books.waves.findIndex((wave) => wave.name === name);
   const member = (m: Machine): boolean =>
-    free.has(m.name) || waveIndex(m.forward?.wave ?? books.announcedWave.get(m.name)) >= index;
+    free.has(m.name) ||
+    waveIndex(m.forward?.wave ?? books.announcedWave.get(m.name)) >= index ||
+    (books.lostWave.get(m.name) ?? -1) >= index;
   const out: Machine[] = [];
   for (const machine of spec.diverse ? books.diverse : books.fleet.machines) {
     if (out.length >= limit) break;
@@ -246,36 +271,4 @@ function tally(
     if (outcome.kind === 'failed' && outcome.reason === REASON_INVALID_PARAMETERS) invalidParameters += 1;
   }
   return { slots, running, timedOutLive, usedFailures, invalidParameters };
-}
-
-/**
- * Machines announced in pendingCreates whose operation does not exist yet, by wave. An announced
- * machine that left the targets or may no longer get an operation (opted out, busy, at target)
- * is dropped: creating it now could break a promise the announcement did not check.
- */
-function announcements(
-  previous: readonly WaveStatus[],
-  byChildName: ReadonlyMap<string, Machine>,
-): Map<string, string> {
-  const announced = new Map<string, string>();
-  for (const wave of previous) {
-    for (const name of wave.pendingCreates) {
-      const machine = byChildName.get(name);
-      if (machine === undefined || machine.forward !== null || machine.exclusion !== null) continue;
-      announced.set(machine.name, wave.name);
-    }
-  }
-  return announced;
-}
-
-/** Announced names that neither exist now nor are still announced: withdrawn from the cursor. */
-function droppedAnnouncements(
-  before: WaveStatus | null,
-  kept: number,
-  byChildName: ReadonlyMap<string, Machine>,
-): number {
-  if (before === null) return 0;
-  const names = new Set(before.pendingCreates.filter((name) => name !== ''));
-  const observed = [...names].filter((name) => byChildName.get(name)?.forward?.child.name === name).length;
-  return Math.max(0, names.size - kept - observed);
 }

@@ -3,7 +3,7 @@ import type { Machine } from './fleet.js';
 import type { ForwardLedger, WaveLedger } from './forward-ledger.js';
 import { remainingOf } from './halt-rules.js';
 import { formatTimestamp, parseTimestamp } from './time-text.js';
-import { MAX_PENDING_CREATES, WINDOW_RECHECK_MS } from './vocabulary.js';
+import { MAX_PENDING_CREATES } from './vocabulary.js';
 
 /**
  * The gates after the halting ones, wave by wave. A wave starts (startedAt, WaveStarted) when the
@@ -46,7 +46,7 @@ export function advanceForward(inputs: GateInputs): ForwardProgress {
     current,
     times,
     dispatch: null,
-    requeueAtMs: phase === 'WaitingForWindow' ? nowMs + WINDOW_RECHECK_MS : requeueAtMs,
+    requeueAtMs,
   });
   for (const [index, wave] of ledger.waves.entries()) {
     const before = wave.previous;

@@ -13,7 +13,7 @@ import { parseRolloutSpec } from './parse-rollout-spec.js';
 import { currentWave, decide, type Decision } from './rollout-decision.js';
 import type { AgentRolloutSpec } from './rollout-spec.js';
 import { TERMINAL_PHASES, type AgentRolloutStatus } from './rollout-status.js';
-import { scheduleOpen } from './schedule-window.js';
+import { nextScheduleChange, scheduleOpen } from './schedule-window.js';
 import { isLivePhase, type RolloutSnapshot } from './snapshot.js';
 import { formatTimestamp } from './time-text.js';
 import { transitionEvents } from './transition-events.js';
@@ -81,6 +81,8 @@ export function planRollout(snapshot: RolloutSnapshot, nowMs: number): RolloutPl
  * announced, is done: its status stays as it ended. Recounting it would only follow what others
  * do to its machines afterwards (another rollout upgrading them shows them as conflicts or at
  * target), which says nothing about this rollout. A spec change (a new generation) plans again.
+ * Nothing of its own may be live in the status either: the operations an abort left running are
+ * counted until the status shows them ended, or it would show them in flight for good.
  */
 function endedForGood(snapshot: RolloutSnapshot, spec: AgentRolloutSpec, previous: PreviousStatus): boolean {
   if (previous.phase === null || !TERMINAL_PHASES.includes(previous.phase)) return false;
@@ -90,6 +92,7 @@ function endedForGood(snapshot: RolloutSnapshot, spec: AgentRolloutSpec, previou
   if (raw.observedGeneration !== snapshot.rollout.generation) return false;
   const announced = [...previous.waves.map((wave) => wave.pendingCreates), previous.rollback?.pendingCreates ?? []];
   if (announced.some((names) => names.length > 0)) return false;
+  if (previous.counts.inFlight > 0 || previous.counts.timedOut > 0) return false;
   return !snapshot.children.some((child) => child.ownerUid === snapshot.rollout.uid && isLivePhase(child.phase));
 }
 
@@ -192,6 +195,9 @@ function canaries(ledger: ForwardLedger): string[] {
 /** The earliest instant at which time alone changes the plan: a timeout, the end of a bake, a window. */
 function requeueAfter(world: World, decision: Decision, nowMs: number): number | null {
   let at = decision.forward?.requeueAtMs ?? Number.POSITIVE_INFINITY;
+  // A window opening or closing changes what may start, and the phase, at that very second.
+  if (decision.forward !== null && decision.forward.phase !== 'Succeeded')
+    at = Math.min(at, nextScheduleChange(world.spec.schedule.windows, nowMs) ?? Number.POSITIVE_INFINITY);
   const timeoutMs = world.spec.strategy.operationTimeoutMs;
   for (const machine of world.fleet.machines) {
     const latest = machine.rollback ?? machine.forward;

@@ -28,7 +28,14 @@ export interface PreviousStatus {
   readonly halt: HaltStatus | null;
   readonly resumed: ResumedStatus | null;
   readonly rollback: RollbackStatus | null;
-  readonly counts: { readonly lost: number; readonly vanished: number; readonly alreadyAtTarget: number };
+  readonly counts: {
+    readonly lost: number;
+    readonly vanished: number;
+    readonly alreadyAtTarget: number;
+    /** Machines the status shows with a live operation of this rollout. */
+    readonly inFlight: number;
+    readonly timedOut: number;
+  };
   readonly conditions: readonly Condition[];
   /** The status as read, to decide whether an update is needed at all. */
   readonly raw: unknown;
@@ -59,6 +66,8 @@ export function readPreviousStatus(raw: unknown): PreviousStatus {
       lost: nat(counts['lost']),
       vanished: nat(excluded['vanished']),
       alreadyAtTarget: nat(excluded['alreadyAtTarget']),
+      inFlight: nat(counts['inFlight']),
+      timedOut: nat(counts['timedOut']),
     },
     conditions: Array.isArray(status['conditions']) ? status['conditions'].flatMap(readCondition) : [],
     raw,
@@ -75,6 +84,7 @@ function readWave(raw: unknown): WaveStatus[] {
   if (!isRecord(raw) || typeof raw['name'] !== 'string') return [];
   const budget = isRecord(raw['failureBudget']) ? raw['failureBudget'] : {};
   const accepted = isRecord(raw['accepted']) ? raw['accepted'] : null;
+  const lostMachines = [...new Set(names(raw['lostMachines']).filter((hash) => /^[0-9a-f]{12}$/.test(hash)))];
   return [
     {
       name: raw['name'],
@@ -85,6 +95,8 @@ function readWave(raw: unknown): WaveStatus[] {
       failureBudget: { allowed: nat(budget['allowed']), used: nat(budget['used']) },
       ...(nat(raw['lost']) > 0 && { lost: nat(raw['lost']) }),
       ...(nat(raw['lostAtTarget']) > 0 && { lostAtTarget: nat(raw['lostAtTarget']) }),
+      ...(lostMachines.length > 0 && { lostMachines }),
+      ...(typeof raw['digest'] === 'string' && { digest: raw['digest'] }),
       ...(accepted && {
         accepted: {
           failures: nat(accepted['failures']),

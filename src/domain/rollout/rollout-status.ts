@@ -1,8 +1,9 @@
 /**
  * An AgentRollout's status as it is written to the API (JSON). It holds cursors, counts and
- * bounded samples, never a list of machines: the only names are the failure sample (at most 20)
- * and the creates announced for the current step (pendingCreates, at most 100), so it stays far
- * below the API server's object limits at any fleet size.
+ * bounded samples, never a list of all machines: the only names are the failure sample (at most
+ * 20), the creates announced for the current step (pendingCreates, at most 100) and the hashes of
+ * machines whose operation was deleted by hand (lostMachines, at most MAX_LOST_LISTED in all), so
+ * it stays far below the API server's object limits at any fleet size.
  */
 
 export const ROLLOUT_PHASES = [
@@ -75,14 +76,18 @@ export interface WaveStatus {
   readonly name: string;
   readonly phase: WavePhase;
   readonly size: number;
-  /** Machines this wave has dispatched (announced, created, or created and since deleted). */
+  /** Machines this wave has dispatched: announced, created, or created and deleted by hand (unless it then left the targets). */
   readonly cursor: number;
   readonly pendingCreates: readonly string[];
   readonly failureBudget: BudgetStatus;
-  /** Operations of this wave deleted by hand (never recreated); omitted while none. */
+  /** Operations of this wave deleted by hand (never recreated), less those whose machine left the targets; omitted while none. */
   readonly lost?: number;
-  /** Of those, the ones whose machine had reached the target version first. */
+  /** Of those, the ones whose machine reports the target version (counted alreadyAtTarget). */
   readonly lostAtTarget?: number;
+  /** The others that are targets, by the 12 hex digits that end their operation's name, sorted. */
+  readonly lostMachines?: readonly string[];
+  /** The machines the wave accounts for by name, as a loss digest (loss-digest.ts); omitted while none. */
+  readonly digest?: string;
   readonly accepted?: AcceptedFailures;
   readonly startedAt?: string;
   readonly completedAt?: string;

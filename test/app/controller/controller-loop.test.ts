@@ -111,6 +111,30 @@ describe('ControllerLoop', () => {
     expect((server.get('rollouts', 'second')?.status as AgentRolloutStatus).phase).toBe('Preview');
   });
 
+  it('an aborted rollout counts the operations it left running until none is live', async () => {
+    const { clock, server, loop } = start();
+    await clock.runUntil(() => converged(server, loop), 200);
+    const daemon = (phase: 'InProgress' | 'Complete'): void => {
+      for (const op of server.list('operations'))
+        server.put('operations', {
+          ...op,
+          phase,
+          startedMs: clock.nowMs(),
+          completedMs: phase === 'Complete' ? clock.nowMs() : null,
+        });
+    };
+    const status = (): AgentRolloutStatus | undefined =>
+      server.get('rollouts', ROLLOUT)?.status as AgentRolloutStatus | undefined;
+    daemon('InProgress');
+    const rollout = server.get('rollouts', ROLLOUT)!;
+    server.put('rollouts', { ...rollout, generation: 2, spec: runSpec({ state: 'Abort' }) });
+    await clock.runUntil(() => status()?.phase === 'Aborted' && loop.idle, 200);
+    expect(status()?.counts).toMatchObject({ inFlight: 3, succeeded: 0 });
+    daemon('Complete');
+    await clock.runUntil(() => status()?.counts.inFlight === 0 && loop.idle, 200);
+    expect(status()).toMatchObject({ phase: 'Aborted', progress: '3/3', counts: { succeeded: 3 } });
+  });
+
   it('ends when its signal aborts', async () => {
     const { clock, server, loop, stop, ended } = start();
     await clock.runUntil(() => converged(server, loop), 200);

@@ -7,7 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { planRollout } from '../../../src/domain/rollout/plan-rollout.js';
-import { LABEL_ARCH, LABEL_ZONE } from '../../../src/domain/rollout/vocabulary.js';
+import { DIGEST_ORDER } from '../../../src/domain/rollout/loss-digest.js';
+import type { AgentRolloutStatus } from '../../../src/domain/rollout/rollout-status.js';
+import { LABEL_ARCH, LABEL_ZONE, MAX_LOST_LISTED } from '../../../src/domain/rollout/vocabulary.js';
 import { Prng } from '../../sim/prng.js';
 import { baseSpec, releases } from './fixtures.js';
 import { checkInvariants } from './invariants.js';
@@ -155,7 +157,27 @@ describe('status size', () => {
     const status = world.rolloutStatus();
     expect(status?.rollback?.pendingCreates.length).toBeGreaterThan(0);
     expect(Object.keys(status?.failures.byReason ?? {}).length).toBeLessThanOrEqual(16);
+    // The loss records at their largest: every wave's digest, and as many lost machines named as may be.
+    largest = Math.max(largest, Buffer.byteLength(JSON.stringify(withFullLossRecords(world.rolloutStatus()))));
     console.log(`largest status at 10,000 machines: ${largest} bytes`);
     expect(largest).toBeLessThan(64 * 1024);
   });
 });
+
+function withFullLossRecords(status: AgentRolloutStatus | null): AgentRolloutStatus | null {
+  if (status === null) return null;
+  const waves = status.waves.length;
+  const digest = `10000:${Array.from({ length: DIGEST_ORDER }, () => '1'.padStart(16, 'f')).join('.')}`;
+  return {
+    ...status,
+    waves: status.waves.map((wave, index) => ({
+      ...wave,
+      lost: 10_000,
+      lostAtTarget: 10_000,
+      digest,
+      lostMachines: Array.from({ length: Math.ceil(MAX_LOST_LISTED / waves) }, (_, entry) =>
+        (index * MAX_LOST_LISTED + entry).toString(16).padStart(12, 'f'),
+      ),
+    })),
+  };
+}

@@ -183,7 +183,7 @@ describe('window, approval and bake', () => {
     const closed = reconcile(world);
     expect(closed.status.phase).toBe('WaitingForWindow');
     expect(creates(closed)).toEqual([]);
-    expect(closed.requeueAfterMs).toBe(MINUTE);
+    expect(closed.requeueAfterMs).toBe(Date.UTC(2025, 0, 13, 8) - world.nowMs); // when it opens: 09:00 in Berlin
     world.nowMs -= 3.5 * 60 * MINUTE; // 08:30 UTC = 09:30 in Berlin
     expect(creates(reconcile(world))).toHaveLength(2);
   });

@@ -13,9 +13,10 @@ export interface Observed {
 }
 
 /**
- * The largest maxInFlight each wave has had in this run: a percentage cap shrinks with the fleet
- * (a machine deleted, or found at the target version after its operation was deleted), and what
- * was in flight under the larger cap is never cancelled.
+ * The largest maxInFlight each wave has had in this run (and, under the empty name, the largest
+ * maxUnavailable): a percentage cap shrinks with the fleet (a machine deleted, or found at the
+ * target version after its operation was deleted), and what was in flight under the larger cap is
+ * never cancelled.
  */
 const capsSeen = new WeakMap<RolloutWorld, Map<string, number>>();
 
@@ -51,7 +52,11 @@ export function checkInvariants(world: RolloutWorld, label: string, observed?: O
   }
   if (spec.strategy.maxUnavailable !== null && status.resumed === undefined) {
     const population = Number(status.progress.split('/')[1]);
-    const cap = resolveCap(spec.strategy.maxUnavailable, population, 'down');
+    const seen = capsSeen.get(world) ?? new Map<string, number>();
+    capsSeen.set(world, seen);
+    // The fleet-wide cap shrinks with the population too (machines vanish, lost ones report the target).
+    const cap = Math.max(seen.get('') ?? 0, resolveCap(spec.strategy.maxUnavailable, population, 'down'));
+    seen.set('', cap);
     const latest = new Map<string, (typeof operations)[number]>();
     for (const op of operations) {
       const before = latest.get(op.machineRef);

@@ -3,9 +3,10 @@
  * each machine takes only the Pending AgentUpgrade operations whose machineRef is its own, one at
  * a time; it writes InProgress, then after the upgrade (and the agent's restart) a terminal
  * status, with the daemon's own status patches (resourceVersion-guarded merge patches); a
- * machine that took the new version reports it in its Node's agent-version annotation; one whose
- * new agent never came healthy (DaemonFailed) is back on its last-good version and reports
- * nothing, since its version did not change. What happens to each operation is decided by the
+ * machine that took the new version reports it in its Node's agent-version annotation, even when
+ * its operation was deleted mid-upgrade (the daemon finishes what it started); one whose new
+ * agent never came healthy (DaemonFailed) is back on its last-good version and reports nothing,
+ * since its version did not change. What happens to each operation is decided by the
  * `behaviour` from the machine's labels, so failures can be keyed on, say, architecture. Time is
  * the virtual clock's; every write is a real HTTP request, counted by the fake API server.
  */
@@ -119,19 +120,28 @@ export class FleetDaemons {
     const { timings } = this.o;
     await this.sleepOnGrid(timings.claimMs);
     const claimed = await this.writeStatus(machine, name, (op, iso) => inProgressPatch(op, 'upgrading', iso));
-    if (!claimed) return;
+    if (claimed !== 'written') return;
     const target = this.o.versionOf(this.operations.get(name)?.parameters['downloadURL'] ?? '');
     const outcome = this.o.behaviour(machine, target);
     if (outcome === 'hang') return;
     await this.sleepOnGrid(timings.upgradeMs[hashOf(machine.name) % timings.upgradeMs.length] ?? 60_000);
     if (machine.vanished) return;
     const status = terminalOf(outcome);
-    if (!(await this.writeStatus(machine, name, (op, iso) => terminalPatch(op, status, iso)))) return;
+    const written = await this.writeStatus(machine, name, (op, iso) => terminalPatch(op, status, iso));
+    // A daemon whose operation was deleted mid-upgrade finishes anyway and reports what it runs.
+    if (written === 'refused') return;
     if (outcome === 'Succeeded' && machine.version !== target) {
       machine.version = target;
-      await this.send(machine, 'PATCH', `/api/v1/nodes/${machine.name}`, {
-        metadata: { annotations: { 'agent-upgrade.dev/agent-version': target } },
-      });
+      await this.reportVersion(machine, target);
+    }
+  }
+
+  /** The version report, retried as the daemon retries it, until written or the Node is gone. */
+  private async reportVersion(machine: FleetMachine, version: string): Promise<void> {
+    const body = { metadata: { annotations: { 'agent-upgrade.dev/agent-version': version } } };
+    for (let attempt = 1; attempt <= ATTEMPTS_MAX; attempt += 1) {
+      if ((await this.send(machine, 'PATCH', `/api/v1/nodes/${machine.name}`, body)) !== 'retry') return;
+      await this.sleepOnGrid(RETRY_MS);
     }
   }
 
@@ -141,22 +151,24 @@ export class FleetDaemons {
     return clock.sleep(atMs - clock.nowMs());
   }
 
-  /** The daemon's status write: read (from its watch), patch with that resourceVersion, again on 409. */
+  /**
+   * The daemon's status write: read (from its watch), patch with that resourceVersion, again on
+   * 409. `gone`: the operation (or the machine) is no more; `refused`: out of attempts.
+   */
   private async writeStatus(
     machine: FleetMachine,
     name: string,
     patch: (operation: MachineOperationView, nowIso: string) => object,
-  ): Promise<boolean> {
+  ): Promise<'written' | 'gone' | 'refused'> {
     for (let attempt = 1; attempt <= ATTEMPTS_MAX; attempt += 1) {
       const operation = this.operations.get(name);
-      if (operation === undefined || machine.vanished) return false;
+      if (operation === undefined || machine.vanished) return 'gone';
       const body = patch(operation, new Date(this.o.clock.nowMs()).toISOString());
       const answer = await this.send(machine, 'PATCH', `${MACHINE_OPERATIONS_PATH}/${name}/status`, body);
-      if (answer === 'written') return true;
-      if (answer === 'gone') return false;
+      if (answer !== 'retry') return answer;
       await this.sleepOnGrid(RETRY_MS);
     }
-    return false;
+    return 'refused';
   }
 
   private async send(

@@ -1,9 +1,10 @@
 /**
  * One simulated rollout from start to end, with the oracle watching: the world, the faults the
  * run injects (conflicts, throttling and server errors on a share of requests, dropped watches,
- * vanishing machines, operations deleted by hand) and what the run measured.
+ * vanishing machines, whose running operations the upstream controller then fails as
+ * MachineNotFound, operations deleted by hand) and what the run measured.
  */
-import { ROLLOUTS_PATH } from '../../../src/adapters/kubernetes/controller/resource-paths.js';
+import { OPERATIONS_PATH, ROLLOUTS_PATH } from '../../../src/adapters/kubernetes/controller/resource-paths.js';
 import { loadWatchClient } from '../../../src/adapters/kubernetes/kube-watch.js';
 import { UnauthorizedStreak } from '../../../src/adapters/kubernetes/unauthorized-streak.js';
 import type { ControllerMetrics } from '../../../src/ports/controller-metrics.js';
@@ -42,6 +43,12 @@ export interface RunPlan {
     readonly spec: Record<string, unknown>;
     readonly afterMs?: number;
   }[];
+  /** What a person changes in a rollout's spec (a merge patch) once `afterMs` of the run has passed. */
+  readonly changes?: readonly {
+    readonly name: string;
+    readonly afterMs: number;
+    readonly spec: Record<string, unknown>;
+  }[];
   readonly faults: FaultPlan;
   readonly kills?: readonly KillPlan[];
   /** Virtual time the run may take at most. */
@@ -60,6 +67,11 @@ export interface RunResult {
 }
 
 const TERMINAL = ['Succeeded', 'Halted', 'RolledBack', 'Failed', 'Aborted'];
+/**
+ * The controller plans a change a moment after it (its settle delay, 250 ms): a run ends once its
+ * end has held this long, so the statuses read then include the plan of the last change.
+ */
+const END_HELD_MS = 1_000;
 
 /** Runs the plan to its end (every rollout terminal and nothing in flight) and keeps the world open. */
 export async function runFleet(plan: RunPlan): Promise<RunResult> {
@@ -87,28 +99,26 @@ export async function runFleet(plan: RunPlan): Promise<RunResult> {
   world.observe(() => monitor.eventsApplied);
   await createReleases(world);
   const faults = new FaultInjector(world, monitor, plan.faults, new Prng(plan.seed + 7));
-  const created = new Set<string>();
   let instants = 0;
   await world.startController();
   const startMs = world.clock.nowMs();
+  const script = new RunScript(plan, world, startMs);
+  let endedSinceMs: number | null = null;
   await world.runUntil(
     async () => {
-      if (created.size < plan.rollouts.length) return false;
+      if (!script.finished) return false;
       const statuses = await readStatuses(world);
-      const allEnded = plan.rollouts.every((rollout) =>
-        TERMINAL.includes(String(statuses.get(rollout.name)?.['phase'])),
-      );
-      return allEnded && monitor.liveOperations() === 0;
+      const ended =
+        plan.rollouts.every((rollout) => TERMINAL.includes(String(statuses.get(rollout.name)?.['phase']))) &&
+        monitor.liveOperations() === 0;
+      endedSinceMs = ended ? (endedSinceMs ?? world.clock.nowMs()) : null;
+      return endedSinceMs !== null && world.clock.nowMs() - endedSinceMs >= END_HELD_MS;
     },
     plan.limitMs,
     async () => {
       instants += 1;
       monitor.checkAtInstant();
-      for (const rollout of plan.rollouts) {
-        if (created.has(rollout.name) || world.clock.nowMs() - startMs < (rollout.afterMs ?? 0)) continue;
-        created.add(rollout.name);
-        await createRollout(world, rollout.name, rollout.spec);
-      }
+      await script.atInstant();
       await faults.atInstant();
     },
   );
@@ -128,6 +138,36 @@ async function readStatuses(world: FleetWorld): Promise<Map<string, Record<strin
     items?: { metadata: { name: string }; status?: Record<string, unknown> }[];
   };
   return new Map((list.items ?? []).map((item) => [item.metadata.name, item.status ?? {}]));
+}
+
+/** The person's part of a run: each rollout created, and each spec change made, when its time comes. */
+class RunScript {
+  private readonly created = new Set<string>();
+  private readonly changed = new Set<number>();
+
+  constructor(
+    private readonly plan: RunPlan,
+    private readonly world: FleetWorld,
+    private readonly startMs: number,
+  ) {}
+
+  get finished(): boolean {
+    return this.created.size === this.plan.rollouts.length && this.changed.size === (this.plan.changes ?? []).length;
+  }
+
+  async atInstant(): Promise<void> {
+    const elapsedMs = this.world.clock.nowMs() - this.startMs;
+    for (const rollout of this.plan.rollouts) {
+      if (this.created.has(rollout.name) || elapsedMs < (rollout.afterMs ?? 0)) continue;
+      this.created.add(rollout.name);
+      await createRollout(this.world, rollout.name, rollout.spec);
+    }
+    for (const [index, change] of (this.plan.changes ?? []).entries()) {
+      if (this.changed.has(index) || elapsedMs < change.afterMs) continue;
+      this.changed.add(index);
+      await this.world.patch(`${ROLLOUTS_PATH}/${change.name}`, { spec: change.spec });
+    }
+  }
 }
 
 /** Faults at settled instants: request failures armed for what comes next, watch drops, vanishing machines, deletions. */
@@ -171,6 +211,7 @@ class FaultInjector {
         machine.vanished = true;
         world.fake.deleteNode(machine.name);
         this.vanished += 1;
+        await this.failGone(machine.name);
       }
     }
     if (this.deleted < plan.deleteByHand && prng.chance(0.05)) {
@@ -180,6 +221,25 @@ class FaultInjector {
         world.fake.delete(victim.name);
         this.deleted += 1;
       }
+    }
+  }
+
+  /** What the upstream controller does to the operations of a machine that is gone: fails them, MachineNotFound. */
+  private async failGone(machine: string): Promise<void> {
+    const at = new Date(this.world.clock.nowMs()).toISOString();
+    const message = 'the machine is gone';
+    for (const child of this.monitor.children.values()) {
+      if (child.machine !== machine || child.phase === 'Complete' || child.phase === 'Failed') continue;
+      const completed = {
+        type: 'Completed',
+        status: 'False',
+        reason: 'MachineNotFound',
+        message,
+        lastTransitionTime: at,
+      };
+      await this.world.patch(`${OPERATIONS_PATH}/${child.name}/status`, {
+        status: { phase: 'Failed', message, completedAt: at, conditions: [completed] },
+      });
     }
   }
 }
