@@ -7,8 +7,9 @@
  *
  * Every point is enumerated: a run counts its clock readings, and a replay steps the wall clock
  * at each one, forward and back, on the direct path (`install`) and the managed path in sidecar
- * mode, for a healthy candidate, one that dies at once and one that dies after a second (the
- * case a step forward turned into a committed crasher while the wait read the wall clock).
+ * and self-hosted mode (the restarted daemon's startup gate), for a healthy candidate, one that
+ * dies at once and one that dies after a second (the case a step forward turned into a committed
+ * crasher while the wait read the wall clock).
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryClock } from '../../src/adapters/memory/memory-clock.js';
@@ -18,7 +19,7 @@ import { agentScript, CONFIG, digestOf, LAYOUT, ManagedWorld, SIDECAR_CONFIG } f
 
 const DAY_MS = 86_400_000;
 const STEPS_MS = [DAY_MS, -DAY_MS] as const;
-const BEHAVIOURS: readonly AgentBehaviour[] = ['healthy', 'crash-after-start', 'crash-after-1s'];
+const BEHAVIOURS = ['healthy', 'crash-after-start', 'crash-after-1s'] as const satisfies readonly AgentBehaviour[];
 
 interface WallStep {
   readonly atReading: number;
@@ -78,6 +79,18 @@ const sidecar: Path = async (world) => {
   return `${status?.phase ?? 'none'} ${status?.reason ?? ''}`;
 };
 
+const selfHosted: Path = async (world) => {
+  const release = world.publishRelease('2.0.0');
+  const parameters = { downloadURL: release.url, sha256: release.sha256 };
+  const operation = world.store.create({ name: 'upgrade', parameters });
+  await world.daemon().handler.handle({ operation, phase: null, parameters });
+  // The hand-over: the unit restarts the daemon from the candidate, whose gate judges it.
+  await world.services.performScheduledRestarts();
+  await world.daemon(await world.services.mainExecutable()).start();
+  const status = world.store.get('upgrade');
+  return `${status?.phase ?? 'none'} ${status?.reason ?? ''}`;
+};
+
 async function run(path: Path, behaviour: AgentBehaviour, step: WallStep | null) {
   const clock = new SteppingClock(step);
   const world = new ManagedWorld('1.0.0', clock);
@@ -95,11 +108,14 @@ async function run(path: Path, behaviour: AgentBehaviour, step: WallStep | null)
   return { verdict, readings: clock.readings };
 }
 
+// A crashing self-hosted candidate is the daemon that would judge it: its recovery goes through
+// the unit's OnFailure hook (managed-path.test.ts), whose waits the sidecar's gate shares.
 describe.each([
-  ['the direct path', direct],
-  ['the managed path (sidecar)', sidecar],
-] as const)('a wall-clock step at any point of %s', (_name, path) => {
-  it.each(BEHAVIOURS)('changes no verdict for a %s candidate', async (behaviour) => {
+  ['the direct path', direct, BEHAVIOURS],
+  ['the managed path (sidecar)', sidecar, BEHAVIOURS],
+  ['the managed path (self-hosted)', selfHosted, ['healthy']],
+] as const)('a wall-clock step at any point of %s', (_name, path, behaviours) => {
+  it.each(behaviours)('changes no verdict for a %s candidate', async (behaviour) => {
     const base = await run(path, behaviour, null);
     const healthy = behaviour === 'healthy';
     expect(base.verdict.current).toBe(healthy ? LAYOUT.green : LAYOUT.blue);
