@@ -1,12 +1,49 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Test files that spend their time waiting on other processes — a private systemd, the built-in
+ * supervisor, a real kube-apiserver, the CLI, servers on loopback that stall on purpose — rather
+ * than computing. Each starts what it needs on its own paths and ports, so more of them run at
+ * once than there are cores.
+ */
+const WAITING = [
+  'test/systemd/**',
+  'test/supervisor/**',
+  'test/kube-real/**',
+  'test/e2e/**',
+  'test/hostile/**',
+  'test/cli/**',
+  'test/package/**',
+  'test/load/**',
+  'test/support-tests/**',
+  'test/adapters/supervisor/**',
+  'test/adapters/kubernetes/**',
+].map((folder) => `${folder}/*.test.ts`);
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     environment: 'node',
     pool: 'forks',
     testTimeout: 30_000,
     // clipanion 3.2.1 imports a directory from its ESM entry; inlining lets vite resolve it.
     server: { deps: { inline: ['clipanion'] } },
+    // Two groups, one after the other (vitest gives each group its own worker count): the files
+    // that compute, one worker per core; then the files that wait, four at a time.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'compute',
+          include: ['test/**/*.test.ts'],
+          exclude: WAITING,
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'waiting', include: WAITING, maxWorkers: 4, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

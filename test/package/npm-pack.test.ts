@@ -79,7 +79,8 @@ beforeAll(async () => {
   ]);
 }, 300_000);
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// An installed package tree is thousands of files: removing it takes longer than a hook's default bound on a busy disk.
+afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000);
 
 describe('npm pack', () => {
   it('builds dist/ in prepack and ships only the runtime files, the sources and the licence', () => {

@@ -5,19 +5,14 @@ import {
   type MemoryFileSystem,
   type RebootMode,
   type Snapshot,
-  type TreeNodeSpec,
-  type TreeSpec,
 } from '../../src/adapters/memory/memory-file-system.js';
 import { FailureSignal } from '../../src/app/failure-signal.js';
 import { translatePortError } from '../../src/app/translate-port-error.js';
 import type { FaultCode } from '../../src/adapters/memory/memory-ops.js';
 import { FileSystemError } from '../../src/domain/port-errors.js';
 import {
-  activateOver,
   checkHostInvariants,
   checkRecordParses,
-  migrateOver,
-  rollbackOver,
   hostFromTree,
   LAYOUT,
   reboot,
@@ -25,127 +20,7 @@ import {
   sha256,
   tempEntries,
 } from './layout-world.js';
-
-const V0 = '#!/bin/sh\necho v0\n';
-const V1 = '#!/bin/sh\necho v1\n';
-const V2 = '#!/bin/sh\necho v2 with a longer body\n';
-const CANDIDATE = '/staging/candidate';
-const ENTRY_TEXT = '../lib/aks-flex-node/aks-flex-node-current';
-
-interface Scenario {
-  readonly name: string;
-  readonly tree: TreeSpec;
-  /** The command, as a freshly started process runs it over `fs`. */
-  readonly run: (fs: MemoryFileSystem) => Promise<unknown>;
-  readonly known: readonly string[];
-  /** Whether to enumerate a second crash during recovery too (default yes). */
-  readonly secondCrash?: boolean;
-  /** Where current, last-good and the entry must lead once the command has completed. */
-  readonly final: { readonly current: string; readonly lastGood: string; readonly currentContent: string };
-  /**
-   * The host starts without a runnable agent (current leads to a broken slot or nowhere) and
-   * the command is what repairs it: cut short before current moved, it is still as it was.
-   */
-  readonly startsBroken?: boolean;
-  /** Entries the command must leave exactly as they were (a broken spare slot). */
-  readonly untouched?: readonly string[];
-}
-
-const exe = (content: string) => ({ file: content, mode: 0o755 });
-/** `agent-upgrade activate CANDIDATE`: the activation's step loop runs the plan's layout steps. */
-const activate = (fs: MemoryFileSystem) => activateOver(fs, { path: CANDIDATE, version: '2.0.0' });
-const managedOn = (slot: 'blue' | 'green', lastGood: 'blue' | 'green') => ({
-  [LAYOUT.current]: { symlink: `aks-flex-node-${slot}` },
-  [LAYOUT.lastGood]: { symlink: `aks-flex-node-${lastGood}` },
-  [LAYOUT.entry]: { symlink: ENTRY_TEXT },
-});
-
-const scenarios: readonly Scenario[] = [
-  {
-    name: 'migrate a legacy single-file install',
-    tree: { [LAYOUT.entry]: exe(V1) },
-    run: (fs) => migrateOver(fs),
-    known: [V1],
-    final: { current: LAYOUT.blue, lastGood: LAYOUT.blue, currentContent: V1 },
-  },
-  {
-    name: 'migrate a host left with only a seeded blue slot',
-    tree: { [LAYOUT.entry]: exe(V1), [LAYOUT.blue]: exe(V1) },
-    run: (fs) => migrateOver(fs),
-    known: [V1],
-    final: { current: LAYOUT.blue, lastGood: LAYOUT.blue, currentContent: V1 },
-  },
-  {
-    name: 'activate a new candidate on a managed host',
-    tree: { [LAYOUT.blue]: exe(V1), ...managedOn('blue', 'blue'), [CANDIDATE]: exe(V2) },
-    run: activate,
-    known: [V1, V2],
-    final: { current: LAYOUT.green, lastGood: LAYOUT.blue, currentContent: V2 },
-  },
-  {
-    name: 'activate while last-good names the slot about to be overwritten',
-    tree: { [LAYOUT.blue]: exe(V1), [LAYOUT.green]: exe(V0), ...managedOn('blue', 'green'), [CANDIDATE]: exe(V2) },
-    run: activate,
-    known: [V0, V1, V2],
-    final: { current: LAYOUT.green, lastGood: LAYOUT.blue, currentContent: V2 },
-  },
-  {
-    name: 'activate on a legacy host (migration first)',
-    secondCrash: false,
-    tree: { [LAYOUT.entry]: exe(V1), [CANDIDATE]: exe(V2) },
-    run: activate,
-    known: [V1, V2],
-    final: { current: LAYOUT.green, lastGood: LAYOUT.blue, currentContent: V2 },
-  },
-  {
-    name: 'roll back to last-good',
-    tree: { [LAYOUT.blue]: exe(V1), [LAYOUT.green]: exe(V2), ...managedOn('green', 'blue') },
-    run: (fs) => rollbackOver(fs),
-    known: [V1, V2],
-    final: { current: LAYOUT.blue, lastGood: LAYOUT.blue, currentContent: V1 },
-  },
-  ...brokenSpareScenarios(),
-];
-
-/**
- * A blue slot of the wrong type (docs/operations.md#broken-slots) blocks neither the repair of
- * current from the valid green last-good nor a rollback to it, and is never written.
- */
-function brokenSpareScenarios(): Scenario[] {
-  const kinds: readonly (readonly [string, TreeNodeSpec])[] = [
-    // Names stay under 40 characters: vitest shortens longer ones, which would then collide.
-    ['a symlink', { symlink: 'aks-flex-node-green' }],
-    ['a directory', { directory: true }],
-    ['a FIFO', { fifo: true }],
-  ];
-  const onGreen = { current: LAYOUT.green, lastGood: LAYOUT.green, currentContent: V1 };
-  return kinds.flatMap(([label, blue]): Scenario[] => [
-    {
-      // Current dangles; last-good names green.
-      name: `migrate with blue ${label}`,
-      tree: {
-        [LAYOUT.blue]: blue,
-        [LAYOUT.green]: exe(V1),
-        ...managedOn('blue', 'green'),
-        [LAYOUT.current]: { symlink: 'aks-flex-node-gone' },
-      },
-      run: (fs) => migrateOver(fs),
-      known: [V1],
-      final: onGreen,
-      startsBroken: true,
-      untouched: [LAYOUT.blue],
-    },
-    {
-      name: `roll back from blue, ${label}`,
-      tree: { [LAYOUT.blue]: blue, [LAYOUT.green]: exe(V1), ...managedOn('blue', 'green') },
-      run: (fs) => rollbackOver(fs),
-      known: [V1],
-      final: onGreen,
-      startsBroken: true,
-      untouched: [LAYOUT.blue],
-    },
-  ]);
-}
+import { scenarios, type Scenario } from './layout-scenarios.js';
 
 const MODES: readonly RebootMode[] = ['prefix', 'synced'];
 
@@ -197,6 +72,12 @@ async function recoverAndCheck(fs: MemoryFileSystem, scenario: Scenario, where: 
   expect(fs.snapshot(), where).toEqual(once);
 }
 
+/**
+ * The enumerations are finite loops that take 20 s alone and up to a minute beside another
+ * computing file on a shared core: the bound only catches a hang, it measures nothing.
+ */
+const ENUMERATION_TIMEOUT_MS = 180_000;
+
 const counts = { crashPoints: 0, secondCrashPoints: 0, faultPoints: 0 };
 let stackTraceLimit = Error.stackTraceLimit;
 beforeAll(() => {
@@ -223,52 +104,60 @@ describe.each(scenarios)('crash at every operation: $name', (scenario) => {
     await expectCompleted(fs, scenario);
   });
 
-  it('keeps I1, I3, I4 after a crash at any op in both durability modes, and recovers idempotently (I11)', async () => {
-    const opCount = await opCountOf(scenario);
-    expect(opCount).toBeGreaterThan(0);
-    for (const mode of MODES) {
-      for (let crashAt = 0; crashAt < opCount; crashAt += 1) {
-        const fs = hostFromTree(scenario.tree);
-        fs.crashAt(crashAt);
-        await expect(scenario.run(fs), `${mode} crash at op ${crashAt}`).rejects.toBeInstanceOf(SimulatedCrash);
-        const rebooted = reboot(fs, mode);
-        const where = `${mode} crash at op ${crashAt}`;
-        expectInvariants(rebooted.snapshot(), scenario, where);
-        expect(await checkRecordParses(rebooted), where).toEqual([]);
-        await recoverAndCheck(rebooted, scenario, where);
+  it(
+    'keeps I1, I3, I4 after a crash at any op in both durability modes, and recovers idempotently (I11)',
+    async () => {
+      const opCount = await opCountOf(scenario);
+      expect(opCount).toBeGreaterThan(0);
+      for (const mode of MODES) {
+        for (let crashAt = 0; crashAt < opCount; crashAt += 1) {
+          const fs = hostFromTree(scenario.tree);
+          fs.crashAt(crashAt);
+          await expect(scenario.run(fs), `${mode} crash at op ${crashAt}`).rejects.toBeInstanceOf(SimulatedCrash);
+          const rebooted = reboot(fs, mode);
+          const where = `${mode} crash at op ${crashAt}`;
+          expectInvariants(rebooted.snapshot(), scenario, where);
+          expect(await checkRecordParses(rebooted), where).toEqual([]);
+          await recoverAndCheck(rebooted, scenario, where);
+        }
       }
-    }
-    counts.crashPoints += opCount * MODES.length;
-  });
+      counts.crashPoints += opCount * MODES.length;
+    },
+    ENUMERATION_TIMEOUT_MS,
+  );
 
   // The legacy-host activation (46 ops) is the migrate and managed-host activation scenarios run
   // back to back; its second-crash enumeration (~4,000 runs) adds nothing they do not cover, so it
   // is not generated, which keeps the whole crash-point suite within its time budget.
   // One test per durability mode: the enumeration is quadratic in the ops of an activation.
   if (scenario.secondCrash !== false)
-    it.each(MODES)('survives a second crash during recovery at any op (%s durability)', async (mode) => {
-      const opCount = await opCountOf(scenario);
-      for (let first = 0; first < opCount; first += 1) {
-        const crashed = hostFromTree(scenario.tree);
-        crashed.crashAt(first);
-        await scenario.run(crashed).catch((error: unknown) => {
-          if (!(error instanceof SimulatedCrash)) throw error;
-        });
-        const probe = reboot(crashed, mode);
-        await scenario.run(probe);
-        const recoveryOps = probe.opCount;
-        for (let second = 0; second < recoveryOps; second += 1) {
-          const host = reboot(crashed, mode);
-          host.crashAt(second);
-          await expect(scenario.run(host)).rejects.toBeInstanceOf(SimulatedCrash);
-          const again = reboot(host, mode);
-          const where = `${mode} crash at op ${first}, then at op ${second} of the recovery`;
-          expectInvariants(again.snapshot(), scenario, where);
-          await recoverAndCheck(again, scenario, where);
+    it.each(MODES)(
+      'survives a second crash during recovery at any op (%s durability)',
+      async (mode) => {
+        const opCount = await opCountOf(scenario);
+        for (let first = 0; first < opCount; first += 1) {
+          const crashed = hostFromTree(scenario.tree);
+          crashed.crashAt(first);
+          await scenario.run(crashed).catch((error: unknown) => {
+            if (!(error instanceof SimulatedCrash)) throw error;
+          });
+          const probe = reboot(crashed, mode);
+          await scenario.run(probe);
+          const recoveryOps = probe.opCount;
+          for (let second = 0; second < recoveryOps; second += 1) {
+            const host = reboot(crashed, mode);
+            host.crashAt(second);
+            await expect(scenario.run(host)).rejects.toBeInstanceOf(SimulatedCrash);
+            const again = reboot(host, mode);
+            const where = `${mode} crash at op ${first}, then at op ${second} of the recovery`;
+            expectInvariants(again.snapshot(), scenario, where);
+            await recoverAndCheck(again, scenario, where);
+          }
+          counts.secondCrashPoints += recoveryOps;
         }
-        counts.secondCrashPoints += recoveryOps;
-      }
-    });
+      },
+      ENUMERATION_TIMEOUT_MS,
+    );
 
   it.each(['ENOSPC', 'EIO', 'EROFS'] as const)(
     'keeps the invariants when op k fails with %s, and a retry converges',
@@ -289,5 +178,6 @@ describe.each(scenarios)('crash at every operation: $name', (scenario) => {
       }
       counts.faultPoints += opCount;
     },
+    ENUMERATION_TIMEOUT_MS,
   );
 });
