@@ -1,16 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Test files that spend their time waiting on other processes — a private systemd, the built-in
- * supervisor, a real kube-apiserver, the CLI, servers on loopback that stall on purpose — rather
- * than computing. Each starts what it needs on its own paths and ports, so more of them run at
- * once than there are cores.
+ * Test files that spend their time waiting on other processes — the built-in supervisor, a real
+ * kube-apiserver, the CLI, servers on loopback that stall on purpose — rather than computing.
+ * Each starts what it needs on its own paths and ports, so more of them run at once than there
+ * are cores.
  */
 const WAITING = [
-  'test/systemd/**',
   'test/supervisor/**',
   'test/kube-real/**',
-  'test/e2e/**',
   'test/hostile/**',
   'test/cli/**',
   'test/package/**',
@@ -20,6 +18,13 @@ const WAITING = [
   'test/adapters/kubernetes/**',
 ].map((folder) => `${folder}/*.test.ts`);
 
+/**
+ * Files that boot a private systemd (test/support/systemd): one at a time. The private systemds
+ * share the host's cgroup hierarchies, so two of them at once create and kill the same unit
+ * cgroups (`systemctl kill` then fails with EIO on the other's processes).
+ */
+const PRIVATE_SYSTEMD = ['test/systemd/*.test.ts', 'test/e2e/*.test.ts'];
+
 export default defineConfig({
   test: {
     environment: 'node',
@@ -27,15 +32,16 @@ export default defineConfig({
     testTimeout: 30_000,
     // clipanion 3.2.1 imports a directory from its ESM entry; inlining lets vite resolve it.
     server: { deps: { inline: ['clipanion'] } },
-    // Two groups, one after the other (vitest gives each group its own worker count): the files
-    // that compute, one worker per core; then the files that wait, four at a time.
+    // Three groups, one after the other (vitest gives each group its own worker count): the files
+    // that compute, one worker per core; the files that wait, four at a time; then the private
+    // systemd files, one at a time.
     projects: [
       {
         extends: true,
         test: {
           name: 'compute',
           include: ['test/**/*.test.ts'],
-          exclude: WAITING,
+          exclude: [...WAITING, ...PRIVATE_SYSTEMD],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
@@ -43,6 +49,10 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'waiting', include: WAITING, maxWorkers: 4, sequence: { groupOrder: 1 } },
+      },
+      {
+        extends: true,
+        test: { name: 'systemd', include: PRIVATE_SYSTEMD, maxWorkers: 1, sequence: { groupOrder: 2 } },
       },
     ],
   },

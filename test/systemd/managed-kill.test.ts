@@ -167,7 +167,8 @@ describe('SIGKILL of the daemon at each phase of the managed path (real systemd)
 
       expect(await daemonStep(host, 'handle', agent.exe, killAt)).toBe(null);
       // The daemon is the agent: its process dies with it, and systemd restarts the unit.
-      expect(host.systemctl('kill', '--signal=SIGKILL', host.unit).status).toBe(0);
+      const killed = host.systemctl('kill', '--signal=SIGKILL', host.unit);
+      expect(killed.status, killed.stderr).toBe(0);
       await settle(host, agent.pid);
 
       await expectOutcome(host, expected);
@@ -191,7 +192,8 @@ describe('SIGKILL of the daemon at each phase of the managed path (real systemd)
       const candidate = await runningAgent(host, old.pid);
 
       expect(await daemonStep(host, 'start', candidate.exe, killAt)).toBe(null);
-      expect(host.systemctl('kill', '--signal=SIGKILL', host.unit).status).toBe(0);
+      const killed = host.systemctl('kill', '--signal=SIGKILL', host.unit);
+      expect(killed.status, killed.stderr).toBe(0);
       await settle(host, candidate.pid);
 
       await expectOutcome(host, 'Complete');

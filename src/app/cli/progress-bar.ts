@@ -17,7 +17,8 @@ const LABEL = 'Downloading';
  * Log lines printed meanwhile go above it (TerminalLine).
  */
 export class ProgressBar {
-  private lastDrawMs = 0;
+  // The first update always draws, however early in the process (monotonic readings start near 0).
+  private lastDrawMs = Number.NEGATIVE_INFINITY;
   private stopped = false;
   private readonly startMs: number;
   private readonly line: TerminalLine;
