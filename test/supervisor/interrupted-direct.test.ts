@@ -30,16 +30,23 @@ describe('direct activation interrupted under the supervisor', () => {
       : [];
   const digest = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
-  /** Starts `activate CANDIDATE` and delivers `signal` once the candidate is current (the health wait). */
+  /**
+   * Starts `activate CANDIDATE` and delivers `signal` in the health wait: once the candidate is
+   * current and the supervisor no longer runs the previous slot (the restart was requested).
+   * Signalled between the switch and the restart, the old agent would keep running untouched.
+   */
   const interruptedActivation = async (candidate: string, signal: NodeJS.Signals) => {
+    expect(await sandbox.hookIdle()).toBe(true);
     const before = link('current');
+    const previous = sandbox.slot(before === 'blue' ? 'blue' : 'green');
     const child = spawn(process.execPath, [CLI, 'activate', candidate, '--root', sandbox.root, '--json'], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     const out: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
-    expect(await waitFor(() => link('current') !== before, 20_000)).toBe(true);
+    const restarted = async () => link('current') !== before && (await sandbox.services.mainExecutable()) !== previous;
+    expect(await waitFor(restarted, 20_000)).toBe(true);
     child.kill(signal);
     const code = await exited;
     return { code, doc: JSON.parse(Buffer.concat(out).toString('utf8') || '{}') as { error?: { code: string } } };

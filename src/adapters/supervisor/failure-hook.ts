@@ -43,30 +43,46 @@ export async function runFailureHook(
   else logger.warn({ path: hook.command, code: status.code, signal: status.signal }, 'The on-failure hook failed.');
 }
 
-/** At most one hook at a time: one still running from the previous failure covers the next too (systemd merges the start job). */
+/**
+ * At most one hook at a time. A failure while the hook runs is not merged into it (as systemd
+ * merges the start job): the running hook may have looked at the host before that failure's cause
+ * existed — a `recover` that found no marker yet — so the hook runs once more after it ends.
+ * Several such failures still mean one more run.
+ */
 export class FailureHookSlot {
   private running: { readonly group: Promise<ProcessGroup | null>; readonly done: Promise<void> } | null = null;
+  private rerun: (() => void) | null = null;
+  private stopping = false;
 
   /** Whether a hook runs now (systemd shows the OnFailure= unit's own state the same way). */
   get isRunning(): boolean {
     return this.running !== null;
   }
 
-  /** Starts `hook` unless one runs, and returns at once: the hook is expected to call back. */
+  /** Starts `hook`, or queues one more run after the running one; returns at once. */
   start(hook: FailureHook, env: NodeJS.ProcessEnv, logger: Logger): void {
-    if (this.running !== null) return;
+    if (this.stopping) return;
+    if (this.running !== null) {
+      this.rerun = () => this.start(hook, env, logger);
+      return;
+    }
     let reportGroup: (group: ProcessGroup | null) => void = () => undefined;
     const group = new Promise<ProcessGroup | null>((resolve) => {
       reportGroup = resolve;
     });
     const done = runFailureHook(hook, env, logger, reportGroup).finally(() => {
       this.running = null;
+      const rerun = this.rerun;
+      this.rerun = null;
+      rerun?.();
     });
     this.running = { group, done };
   }
 
-  /** Stops a running hook (SIGTERM to its group, SIGKILL after `timeoutMs`) and waits for its end. */
+  /** Stops a running hook (SIGTERM to its group, SIGKILL after `timeoutMs`), drops a queued run, and waits. */
   async stop(timeoutMs: number): Promise<void> {
+    this.stopping = true;
+    this.rerun = null;
     const running = this.running;
     if (running === null) return;
     const group = await running.group;

@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { realpathSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requestSupervisor } from '../../../src/adapters/supervisor/control-client.js';
 import { eventually, HEALTH, Host, isGone, isRunning, lines, numbers, sleep } from './fixtures.js';
@@ -94,6 +94,29 @@ describe('Supervisor with real agents', () => {
     expect(recovered).toEqual({ ok: true, restarted: true });
     expect(await manager.waitHealthy(host.blue, HEALTH)).toEqual({ kind: 'healthy' });
     host.mainPid(supervisor);
+  });
+
+  it('runs the hook once more when the agent fails again while the hook runs, and no more', async () => {
+    const marker = host.path('hook-ran');
+    const release = host.path('release');
+    // The hook holds on (bounded) until the test lets it end: the second failure lands inside it.
+    const hook = host.script(
+      'hook',
+      `echo ran >> ${marker}\nfor i in $(seq 200); do [ -e ${release} ] && break; sleep 0.05; done`,
+    );
+    host.point(host.countingAgent('crash', 'exit 1'));
+    const supervisor = host.supervisor({ onFailure: { command: hook, args: [], timeoutMs: 20_000 } });
+    await supervisor.start();
+    expect(await eventually(() => lines(marker) === 1)).toBe(true);
+    const restarted = await requestSupervisor(host.socket, { op: 'restart', resetFailed: true }, 5000);
+    expect(restarted).toEqual({ ok: true, restarted: true });
+    expect(await eventually(() => host.starts() === 6 && supervisor.status().state === 'failed')).toBe(true);
+    expect({ hook: supervisor.status().failureHook, runs: lines(marker) }).toEqual({ hook: 'running', runs: 1 });
+    writeFileSync(release, '');
+    expect(await eventually(() => lines(marker) === 2)).toBe(true);
+    expect(await eventually(() => supervisor.status().failureHook === 'idle')).toBe(true);
+    await sleep(FAST_SETTLE_MS);
+    expect(lines(marker)).toBe(2);
   });
 
   it('lets the on-failure hook switch back and restart the agent over the control socket', async () => {
