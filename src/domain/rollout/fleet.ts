@@ -1,11 +1,11 @@
-import { selectorMatches } from '../machine-selector.js';
 import { compareVersions, parseVersion } from '../version.js';
 import { classifyChild, type ChildOutcome } from './classify-child.js';
-import { stableHash64 } from './mix64.js';
+import { sortChildren } from './fleet-children.js';
 import type { Artifact } from './release-spec.js';
 import type { AgentRolloutSpec } from './rollout-spec.js';
 import { isLivePhase, type ChildOperation, type RolloutSnapshot } from './snapshot.js';
-import { ANNOTATION_AGENT_VERSION, LABEL_ARCH, LABEL_OPT_OUT, LABEL_PURPOSE, LABEL_WAVE } from './vocabulary.js';
+import { machineHash, type TargetOrder } from './target-order.js';
+import { ANNOTATION_AGENT_VERSION, LABEL_ARCH, LABEL_OPT_OUT, LABEL_WAVE } from './vocabulary.js';
 
 /**
  * The target machines of a rollout as one reconcile sees them: which Nodes the selector takes,
@@ -48,16 +48,14 @@ export interface Machine {
 export interface Fleet {
   /** The targets, in rollout order. */
   readonly machines: readonly Machine[];
-  readonly byName: ReadonlyMap<string, Machine>;
+  /** Where each machine sits in `machines`, by name, forward operation name and name hash. */
+  readonly order: TargetOrder;
   /** Per wave label, the machine hashes of the forward children whose machine left the targets. */
   readonly goneChildrenByWave: ReadonlyMap<string, readonly string[]>;
   /** Machines with a child of this rollout that are no longer targets. */
   readonly goneMachines: number;
   readonly goneRollbackChildren: number;
 }
-
-/** 48 bits of the machine name's hash: names stay short and 10,000 machines collide with odds of 1 in 5 million. */
-const machineHash = (machineName: string): string => stableHash64(machineName).slice(0, 12);
 
 export function childNameFor(rolloutName: string, machineName: string): string {
   return `${rolloutName}-${machineHash(machineName)}`;
@@ -87,58 +85,85 @@ export function versionMatcher(target: string | null): (version: string | null) 
   };
 }
 
+/** The target machine whose forward operation has this name, if any. */
+export function machineByChildName(fleet: Fleet, childName: string): Machine | undefined {
+  const index = fleet.order.indexByChildName.get(childName);
+  return index === undefined ? undefined : fleet.machines[index];
+}
+
+/** The target machine whose name has this hash, if any. */
+export function machineByHash(fleet: Fleet, hash: string): Machine | undefined {
+  const index = fleet.order.indexByHash.get(hash);
+  return index === undefined ? undefined : fleet.machines[index];
+}
+
+/**
+ * The last fleet of the same order (`order` is that one's, checked again), whose machines may be
+ * reused: a machine whose Node and operations are the very objects seen then, whose operations
+ * ended (so time does not change their outcome), under the same release and timeout, is the same.
+ */
+export interface ReusableFleet {
+  readonly fleet: Fleet;
+  readonly releaseKey: string;
+  readonly timeoutMs: number;
+}
+
+/** What of the release a machine's exclusion depends on. */
+export function releaseKeyOf(release: ReleaseFacts): string {
+  return `${release.version ?? ''}|${release.artifacts?.map((artifact) => artifact.arch).join(',') ?? '-'}`;
+}
+
+/** `order`: the rollout's targets in order for this snapshot's Nodes (target-order.ts). */
 export function buildFleet(
   snapshot: RolloutSnapshot,
   spec: AgentRolloutSpec,
   release: ReleaseFacts,
   nowMs: number,
+  order: TargetOrder,
+  last: ReusableFleet | null = null,
 ): Fleet {
-  const { rollout } = snapshot;
   const timeoutMs = spec.strategy.operationTimeoutMs;
-  const owned = snapshot.children.filter((child) => child.ownerUid === rollout.uid);
-  const busy = new Set<string>(
-    [...snapshot.foreignOperations, ...snapshot.children.filter((child) => child.ownerUid !== rollout.uid)]
-      .filter((operation) => isLivePhase(operation.phase))
-      .map((operation) => operation.machineRef),
-  );
-  const targets = new Map(
-    snapshot.nodes
-      .filter((node) => selectorMatches(spec.targets.selector, node.labels))
-      .map((node) => [node.name, node]),
-  );
-  const forwardByMachine = pickChildren(owned, 'upgrade', (name) => childNameFor(rollout.name, name));
-  const rollbackByMachine = pickChildren(owned, 'rollback', (name) => rollbackChildNameFor(rollout.name, name));
+  const { forwardAt, rollbackAt, busyAt, ...gone } = sortChildren(snapshot, order);
   const atTarget = versionMatcher(release.version);
-  const machines: Machine[] = [...targets.values()].map((node) => {
-    const nameHash = machineHash(node.name);
-    const forward = forwardByMachine.get(node.name) ?? null;
-    const rollbackChild = rollbackByMachine.get(node.name) ?? null;
+  const reusable =
+    last !== null && last.releaseKey === releaseKeyOf(release) && last.timeoutMs === timeoutMs ? last.fleet : null;
+  const machines = order.entries.map((entry, index): Machine => {
+    const { node } = entry;
+    const forward = forwardAt[index] ?? null;
+    const rollbackChild = rollbackAt[index] ?? null;
+    const isBusy = busyAt[index] === true;
+    const before = reusable?.machines[index];
+    if (
+      before !== undefined &&
+      reusable?.order.entries[index]?.node === node &&
+      before.busy === isBusy &&
+      (before.forward?.child ?? null) === forward &&
+      (before.rollback?.child ?? null) === rollbackChild &&
+      (forward === null || !isLivePhase(forward.phase)) &&
+      (rollbackChild === null || !isLivePhase(rollbackChild.phase))
+    )
+      return before;
     const agentVersion = node.annotations[ANNOTATION_AGENT_VERSION] ?? null;
-    const labels = node.labels;
     return {
       name: node.name,
       uid: node.uid,
-      labels,
+      labels: node.labels,
       agentVersion,
-      key: stableHash64(`${rollout.uid}/${node.uid}`),
-      hash: nameHash,
-      childName: `${rollout.name}-${nameHash}`,
-      rollbackChildName: `${rollout.name}-rb-${nameHash}`,
+      key: entry.key,
+      hash: entry.hash,
+      childName: entry.childName,
+      rollbackChildName: entry.rollbackChildName,
       forward: forward && {
         child: forward,
         wave: forward.labels[LABEL_WAVE] ?? '',
         outcome: classifyChild(forward, timeoutMs, nowMs),
       },
       rollback: rollbackChild && { child: rollbackChild, outcome: classifyChild(rollbackChild, timeoutMs, nowMs) },
-      exclusion: exclusionOf(labels, atTarget(agentVersion), busy.has(node.name), release),
-      busy: busy.has(node.name),
+      exclusion: exclusionOf(node.labels, atTarget(agentVersion), isBusy, release),
+      busy: isBusy,
     };
   });
-  // Sorted by the first 52 bits of the key as a number (exact in a double), then by name.
-  const ranked = machines.map((machine) => ({ machine, rank: Number.parseInt(machine.key.slice(0, 13), 16) }));
-  ranked.sort((a, b) => a.rank - b.rank || (a.machine.name < b.machine.name ? -1 : 1));
-  machines.splice(0, machines.length, ...ranked.map((entry) => entry.machine));
-  return { machines, byName: new Map(machines.map((machine) => [machine.name, machine])), ...gone(owned, targets) };
+  return { machines, order, ...gone };
 }
 
 function exclusionOf(
@@ -154,43 +179,4 @@ function exclusionOf(
     return 'noArtifact';
   }
   return null;
-}
-
-/** One child per machine and purpose; the expected name wins over a copy made by hand. */
-function pickChildren(
-  owned: readonly ChildOperation[],
-  purpose: 'upgrade' | 'rollback',
-  expectedName: (machine: string) => string,
-): Map<string, ChildOperation> {
-  const chosen = new Map<string, ChildOperation>();
-  const sorted = owned
-    .filter((child) => (child.labels[LABEL_PURPOSE] === 'rollback') === (purpose === 'rollback'))
-    .sort((a, b) => (a.name < b.name ? -1 : 1));
-  for (const child of sorted) {
-    const current = chosen.get(child.machineRef);
-    if (current === undefined || child.name === expectedName(child.machineRef)) chosen.set(child.machineRef, child);
-  }
-  return chosen;
-}
-
-function gone(
-  owned: readonly ChildOperation[],
-  targets: ReadonlyMap<string, unknown>,
-): Pick<Fleet, 'goneChildrenByWave' | 'goneMachines' | 'goneRollbackChildren'> {
-  const goneChildrenByWave = new Map<string, string[]>();
-  const goneMachines = new Set<string>();
-  let goneRollbackChildren = 0;
-  for (const child of owned) {
-    if (targets.has(child.machineRef)) continue;
-    goneMachines.add(child.machineRef);
-    if (child.labels[LABEL_PURPOSE] === 'rollback') {
-      goneRollbackChildren += 1;
-    } else {
-      const wave = child.labels[LABEL_WAVE] ?? '';
-      const hashes = goneChildrenByWave.get(wave) ?? [];
-      hashes.push(machineHash(child.machineRef));
-      goneChildrenByWave.set(wave, hashes);
-    }
-  }
-  return { goneChildrenByWave, goneMachines: goneMachines.size, goneRollbackChildren };
 }

@@ -1,10 +1,10 @@
 import { resolveCap, resolveCumulative, resolveTolerance } from './amount.js';
 import { chargesBudget, holdsSlot, REASON_INVALID_PARAMETERS } from './classify-child.js';
-import type { Fleet, Machine } from './fleet.js';
+import { machineByHash, type Fleet, type Machine } from './fleet.js';
 import { digestOf, type LossDigest } from './loss-digest.js';
-import { diverseOrder } from './machine-order.js';
 import type { WaveSpec } from './rollout-spec.js';
 import type { WaveStatus } from './rollout-status.js';
+import { diversePositions } from './target-order.js';
 import { MAX_LOST_LISTED, MAX_PENDING_CREATES, PREVIEW_CANARIES } from './vocabulary.js';
 import {
   announcements,
@@ -80,20 +80,22 @@ export function buildForwardLedger(
   fleet: Fleet,
   previousAtTarget: number,
 ): ForwardLedger {
-  const byChildName = new Map(fleet.machines.map((m) => [m.childName, m]));
-  const announcedWave = announcements(previous, byChildName);
+  const announcedWave = announcements(previous, fleet);
   const withChild = fleet.machines.filter((m) => m.forward !== null);
   const listed = new Set(previous.flatMap((wave) => wave.lostMachines ?? []));
   const context: LossContext = {
-    byHash: new Map(fleet.machines.map((m) => [m.hash, m])),
-    candidates: new Set(
+    byHash: (hash) => machineByHash(fleet, hash),
+    candidates: () =>
       fleet.machines
         .filter((m) => m.forward === null && !announcedWave.has(m.name) && !listed.has(m.hash))
         .map((m) => m.hash),
-    ),
+    named: new Set(),
     reachedTarget: 0,
   };
-  const dispatched = waves.map((spec) => dispatchedBy(spec, previous, fleet, withChild, announcedWave, byChildName));
+  const childrenByWave = groupByWave(withChild);
+  const dispatched = waves.map((spec) =>
+    dispatchedBy(spec, previous, fleet, childrenByWave.get(spec.name) ?? [], announcedWave),
+  );
   const losses = dispatched.map((wave) => resolveLosses(wave, context));
   const lostWave = new Map(losses.flatMap((found, index) => found.lost.map((m) => [m.name, index] as const)));
   const pool = fleet.machines.filter(
@@ -104,7 +106,7 @@ export function buildForwardLedger(
   const books: Books = {
     waves,
     // Needed only when a canary wave is ordered; computed once for all of them.
-    diverse: waves.some((wave) => wave.diverse) ? diverseOrder(fleet.machines) : [],
+    diverse: waves.some((wave) => wave.diverse) ? diversePositions(fleet.order) : [],
     fleet,
     announcedWave,
     population: withChild.length + announcedWave.size + pool.length + lostWave.size,
@@ -126,8 +128,8 @@ export function buildForwardLedger(
 /** What the waves share while they are booked one after the other. */
 interface Books {
   readonly waves: readonly WaveSpec[];
-  /** Every target machine in canary order. */
-  readonly diverse: readonly Machine[];
+  /** Every target machine's position in canary order. */
+  readonly diverse: readonly number[];
   readonly fleet: Fleet;
   readonly announcedWave: ReadonlyMap<string, string>;
   readonly population: number;
@@ -169,7 +171,7 @@ function waveLedger(
   const explained = Math.min(unnamed, books.atTargetGrowth);
   books.atTargetGrowth -= explained;
   lostAtTarget += explained;
-  const free = new Set(books.pool.map((m) => m.name));
+  const free = (m: Machine): boolean => inPool(books, m);
   // Machines lost at the target version are out of the order (excluded: never dispatched again).
   const taken = cursor - goneHashes.length - lostAtTarget;
   const order =
@@ -205,11 +207,19 @@ function waveLedger(
     lostAtTarget,
     listed,
     digest: found.digest ?? digestOf([...children, ...announced, ...lost].map((m) => m.hash).concat(goneHashes)),
-    candidates: wanted ? order.filter((m) => free.has(m.name) && !books.lostWave.has(m.name)) : [],
+    candidates: wanted ? order.filter(free) : [],
     ...tally(children, announced.length),
     cursor,
     claimedThrough: books.claimed,
   };
+}
+
+/**
+ * Whether no wave has taken the machine (nor lost it): the test `books.pool` was filtered with,
+ * which claimLost keeps true by taking a lost machine out of the pool as it marks it lost.
+ */
+function inPool(books: Books, m: Machine): boolean {
+  return m.forward === null && m.exclusion === null && !books.announcedWave.has(m.name) && !books.lostWave.has(m.name);
 }
 
 /** The free machines among the first `taken` of the order are the lost ones: out of the pool for good. */
@@ -217,14 +227,11 @@ function claimLost(
   books: Books,
   order: readonly Machine[],
   taken: number,
-  free: ReadonlySet<string>,
+  free: (m: Machine) => boolean,
   count: number,
   index: number,
 ): Machine[] {
-  const lost = order
-    .slice(0, taken)
-    .filter((m) => free.has(m.name))
-    .slice(0, count);
+  const lost = order.slice(0, taken).filter(free).slice(0, count);
   const names = new Set(lost.map((m) => m.name));
   if (names.size > 0) {
     books.pool = books.pool.filter((m) => !names.has(m.name));
@@ -237,19 +244,38 @@ function claimLost(
  * The first `limit` machines of the wave's order over what was free when it ran: machines it or a
  * later wave took (or announced), and machines no wave has taken.
  */
-function waveOrder(books: Books, spec: WaveSpec, index: number, free: ReadonlySet<string>, limit: number): Machine[] {
+function waveOrder(
+  books: Books,
+  spec: WaveSpec,
+  index: number,
+  free: (m: Machine) => boolean,
+  limit: number,
+): Machine[] {
   const waveIndex = (name: string | undefined): number =>
     name === undefined ? -1 : books.waves.findIndex((wave) => wave.name === name);
   const member = (m: Machine): boolean =>
-    free.has(m.name) ||
+    free(m) ||
     waveIndex(m.forward?.wave ?? books.announcedWave.get(m.name)) >= index ||
     (books.lostWave.get(m.name) ?? -1) >= index;
   const out: Machine[] = [];
-  for (const machine of spec.diverse ? books.diverse : books.fleet.machines) {
-    if (out.length >= limit) break;
+  const machines = books.fleet.machines;
+  const count = spec.diverse ? books.diverse.length : machines.length;
+  for (let at = 0; at < count && out.length < limit; at += 1) {
+    const machine = machines[spec.diverse ? (books.diverse[at] as number) : at] as Machine;
     if (member(machine)) out.push(machine);
   }
   return out;
+}
+
+function groupByWave(withChild: readonly Machine[]): Map<string, Machine[]> {
+  const byWave = new Map<string, Machine[]>();
+  for (const machine of withChild) {
+    const wave = machine.forward?.wave ?? '';
+    const members = byWave.get(wave);
+    if (members === undefined) byWave.set(wave, [machine]);
+    else members.push(machine);
+  }
+  return byWave;
 }
 
 function tally(

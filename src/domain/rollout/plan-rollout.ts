@@ -2,7 +2,7 @@ import type { RolloutAction, RolloutPlan } from './actions.js';
 import { computeAvailability } from './availability.js';
 import { childManifest, type MachineOperationManifest } from './child-manifest.js';
 import { summarizeFailures } from './failure-summary.js';
-import { buildFleet, type Fleet } from './fleet.js';
+import type { Fleet } from './fleet.js';
 import { buildForwardLedger, type ForwardLedger } from './forward-ledger.js';
 import { planInvalidSpec } from './invalid-spec.js';
 import { jsonEqual } from './json-equal.js';
@@ -17,6 +17,7 @@ import { nextScheduleChange, scheduleOpen } from './schedule-window.js';
 import { isLivePhase, type RolloutSnapshot } from './snapshot.js';
 import { formatTimestamp } from './time-text.js';
 import { transitionEvents } from './transition-events.js';
+import { PlannerMemo } from './planner-memo.js';
 import { countMachines, waveStatuses } from './build-status.js';
 import { ANNOTATION_APPROVE_WAVE, PREVIEW_CANARIES, RELEASE_KIND, ROLLOUT_KIND } from './vocabulary.js';
 
@@ -24,15 +25,16 @@ import { ANNOTATION_APPROVE_WAVE, PREVIEW_CANARIES, RELEASE_KIND, ROLLOUT_KIND }
  * The rollout planner: `(snapshot, now) → plan`. Level-based: it recomputes everything from what
  * the informer caches hold and the status it wrote before, and keeps no other memory, so a
  * controller that restarts anywhere plans the same again. Deterministic: the same snapshot at
- * the same instant gives the same plan.
+ * the same instant gives the same plan. `memo` keeps what follows from the snapshot alone from one
+ * plan to the next (planner-memo.ts): it changes what a plan costs, never what it says.
  */
-export function planRollout(snapshot: RolloutSnapshot, nowMs: number): RolloutPlan {
+export function planRollout(snapshot: RolloutSnapshot, nowMs: number, memo = new PlannerMemo()): RolloutPlan {
   const previous = readPreviousStatus(snapshot.rollout.status);
   const parsed = parseRolloutSpec(snapshot.rollout.spec);
   if (!parsed.ok) return planInvalidSpec(snapshot.rollout, previous, parsed.problems, nowMs);
   if (endedForGood(snapshot, parsed.value, previous))
     return { actions: [], status: previous.raw as AgentRolloutStatus, requeueAfterMs: null };
-  const world = observe(snapshot, parsed.value, previous, nowMs);
+  const world = observe(snapshot, parsed.value, previous, nowMs, memo);
   const decision = decide({
     rolloutUid: snapshot.rollout.uid,
     spec: world.spec,
@@ -105,7 +107,13 @@ export interface World {
   readonly availability: ReturnType<typeof computeAvailability>;
 }
 
-function observe(snapshot: RolloutSnapshot, spec: AgentRolloutSpec, previous: PreviousStatus, nowMs: number): World {
+function observe(
+  snapshot: RolloutSnapshot,
+  spec: AgentRolloutSpec,
+  previous: PreviousStatus,
+  nowMs: number,
+  memo: PlannerMemo,
+): World {
   // Once started, the rollout holds on to the release it started with.
   const started = previous.targetSnapshot !== null;
   const release = resolveRelease(spec.releaseRef.name, snapshot.release, started ? previous.release : null);
@@ -113,7 +121,7 @@ function observe(snapshot: RolloutSnapshot, spec: AgentRolloutSpec, previous: Pr
     spec.rollback === null
       ? null
       : resolveRelease(spec.rollback.releaseRef.name, snapshot.rollbackRelease, previous.rollback?.release ?? null);
-  const fleet = buildFleet(snapshot, spec, release.facts, nowMs);
+  const fleet = memo.fleet(snapshot, spec, release.facts, nowMs);
   const ledger = buildForwardLedger(spec.strategy.waves, previous.waves, fleet, previous.counts.alreadyAtTarget);
   const rollbackPending = new Set(previous.rollback?.pendingCreates ?? []);
   const rollbackAnnounced = fleet.machines.filter(
@@ -180,9 +188,13 @@ function assemble(
     return manifest === null ? [] : [manifest];
   });
   const rollbackArtifacts = world.rollbackRelease?.spec?.artifacts ?? [];
-  const rollbackCreates = fleet.machines
-    .filter((machine) => decision.rollback?.announced.has(machine.name) === true)
-    .flatMap((machine) => childManifest(rolloutId, machine, 'rollback', '', rollbackArtifacts) ?? []);
+  const rollbackAnnounced = decision.rollback?.announced ?? null;
+  const rollbackCreates =
+    rollbackAnnounced === null || rollbackAnnounced.size === 0
+      ? []
+      : fleet.machines
+          .filter((machine) => rollbackAnnounced.has(machine.name))
+          .flatMap((machine) => childManifest(rolloutId, machine, 'rollback', '', rollbackArtifacts) ?? []);
   return { status, creates: [...forwardCreates, ...rollbackCreates] };
 }
 

@@ -1,4 +1,4 @@
-import type { Fleet, Machine } from './fleet.js';
+import { machineByChildName, type Fleet, type Machine } from './fleet.js';
 import { combine, decodeDigest, digestOf, EMPTY_DIGEST, membersAmong, type LossDigest } from './loss-digest.js';
 import type { WaveSpec } from './rollout-spec.js';
 import type { WaveStatus } from './rollout-status.js';
@@ -20,9 +20,14 @@ import type { WaveStatus } from './rollout-status.js';
  */
 
 export interface LossContext {
-  readonly byHash: ReadonlyMap<string, Machine>;
-  /** Machines a wave may have lost unnoticed: no forward operation, not announced, not listed by any wave. */
-  readonly candidates: Set<string>;
+  readonly byHash: (hash: string) => Machine | undefined;
+  /**
+   * Machines a wave may have lost unnoticed: no forward operation, not announced, not listed by
+   * any wave, and not named by an earlier wave of this plan (`named`). Listed only when a digest
+   * is solved, which is rare: most plans never pay for it.
+   */
+  readonly candidates: () => Iterable<string>;
+  readonly named: Set<string>;
   /** Lost machines seen at the target version for the first time in this plan, in every wave. */
   reachedTarget: number;
 }
@@ -56,7 +61,7 @@ export function resolveLosses(wave: WaveDispatched, context: LossContext): WaveL
   let lostAtTarget = before?.lostAtTarget ?? 0;
   let vanished = 0;
   for (const hash of listed) {
-    const machine = context.byHash.get(hash);
+    const machine = context.byHash(hash);
     if (machine === undefined) vanished += 1;
     else if (machine.exclusion === 'alreadyAtTarget' && machine.forward === null) {
       lostAtTarget += 1;
@@ -80,11 +85,11 @@ export function resolveLosses(wave: WaveDispatched, context: LossContext): WaveL
   ]);
   const residual = combine(previous, digestOf(known), -1);
   // More missing than the digest can name, or not what the counts say: the wave's order decides.
-  const named = residual.count === missing ? membersAmong(residual, context.candidates) : null;
+  const named = residual.count === missing ? membersAmong(residual, unnamed(context)) : null;
   if (named === null) return { lost, lostAtTarget, vanished, digest: null };
   for (const hash of named) {
-    context.candidates.delete(hash);
-    const machine = context.byHash.get(hash) as Machine;
+    context.named.add(hash);
+    const machine = context.byHash(hash) as Machine;
     if (machine.exclusion === 'alreadyAtTarget') {
       lostAtTarget += 1;
       context.reachedTarget += 1;
@@ -93,19 +98,21 @@ export function resolveLosses(wave: WaveDispatched, context: LossContext): WaveL
   return { lost, lostAtTarget, vanished: vanished + missing - named.length, digest: null };
 }
 
+function* unnamed(context: LossContext): Iterable<string> {
+  for (const hash of context.candidates()) if (!context.named.has(hash)) yield hash;
+}
+
 export function dispatchedBy(
   spec: WaveSpec,
   previous: readonly WaveStatus[],
   fleet: Fleet,
-  withChild: readonly Machine[],
+  children: readonly Machine[],
   announcedWave: ReadonlyMap<string, string>,
-  byChildName: ReadonlyMap<string, Machine>,
 ): WaveDispatched {
   const before = previous.find((status) => status.name === spec.name) ?? null;
-  const children = withChild.filter((m) => m.forward?.wave === spec.name);
   const goneHashes = fleet.goneChildrenByWave.get(spec.name) ?? [];
-  const announced = fleet.machines.filter((m) => announcedWave.get(m.name) === spec.name);
-  const withdrawn = droppedAnnouncements(before, announced.length, byChildName);
+  const announced = inFleetOrder(fleet, announcedWave, spec.name);
+  const withdrawn = droppedAnnouncements(before, announced.length, fleet);
   const accounted = children.length + goneHashes.length + announced.length;
   return {
     previous: before,
@@ -117,19 +124,26 @@ export function dispatchedBy(
   };
 }
 
+/** The machines announced for `wave`, in the fleet's order. */
+function inFleetOrder(fleet: Fleet, announcedWave: ReadonlyMap<string, string>, wave: string): Machine[] {
+  const positions: number[] = [];
+  for (const [name, announcedIn] of announcedWave) {
+    const index = fleet.order.indexByName.get(name);
+    if (announcedIn === wave && index !== undefined) positions.push(index);
+  }
+  return positions.sort((a, b) => a - b).map((index) => fleet.machines[index] as Machine);
+}
+
 /**
  * Machines announced in pendingCreates whose operation does not exist yet, by wave. An announced
  * machine that left the targets or may no longer get an operation (opted out, busy, at target)
  * is dropped: creating it now could break a promise the announcement did not check.
  */
-export function announcements(
-  previous: readonly WaveStatus[],
-  byChildName: ReadonlyMap<string, Machine>,
-): Map<string, string> {
+export function announcements(previous: readonly WaveStatus[], fleet: Fleet): Map<string, string> {
   const announced = new Map<string, string>();
   for (const wave of previous) {
     for (const name of wave.pendingCreates) {
-      const machine = byChildName.get(name);
+      const machine = machineByChildName(fleet, name);
       if (machine === undefined || machine.forward !== null || machine.exclusion !== null) continue;
       announced.set(machine.name, wave.name);
     }
@@ -138,13 +152,9 @@ export function announcements(
 }
 
 /** Announced names that neither exist now nor are still announced: withdrawn from the cursor. */
-function droppedAnnouncements(
-  before: WaveStatus | null,
-  kept: number,
-  byChildName: ReadonlyMap<string, Machine>,
-): number {
+function droppedAnnouncements(before: WaveStatus | null, kept: number, fleet: Fleet): number {
   if (before === null) return 0;
   const names = new Set(before.pendingCreates.filter((name) => name !== ''));
-  const observed = [...names].filter((name) => byChildName.get(name)?.forward?.child.name === name).length;
+  const observed = [...names].filter((name) => machineByChildName(fleet, name)?.forward?.child.name === name).length;
   return Math.max(0, names.size - kept - observed);
 }

@@ -46,7 +46,7 @@ export function strategy(overrides: Record<string, unknown>): Record<string, unk
 
 /** Plans and applies one reconcile; returns the plan. */
 export function reconcile(world: RolloutWorld): RolloutPlan {
-  const plan = planRollout(world.snapshot(), world.nowMs);
+  const plan = planRollout(world.snapshot(), world.nowMs, world.memo);
   world.apply(plan);
   return plan;
 }

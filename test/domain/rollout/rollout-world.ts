@@ -9,6 +9,7 @@
 import type { RolloutAction, RolloutPlan } from '../../../src/domain/rollout/actions.js';
 import { fnv1a64 } from '../../../src/domain/rollout/fnv1a64.js';
 import { jsonEqual } from '../../../src/domain/rollout/json-equal.js';
+import { PlannerMemo } from '../../../src/domain/rollout/planner-memo.js';
 import type { AgentRolloutStatus } from '../../../src/domain/rollout/rollout-status.js';
 import type {
   ChildOperation,
@@ -73,11 +74,14 @@ export class RolloutWorld {
   readonly haltedAtCreate = new Map<string, number>();
   /** Operations that existed before the rollout: hand-made or another rollout's. */
   readonly foreign: { name: string; machineRef: string; phase: OperationPhase | null }[] = [];
+  private readonly views = new WeakMap<SimOperation, ChildOperation>();
+  /** The memo of the one controller the example tests plan with. */
+  readonly memo = new PlannerMemo();
 
   constructor(
     readonly seed: number,
     readonly name: string,
-    readonly uid: string,
+    public uid: string,
     public spec: Record<string, unknown>,
     readonly nodes: Map<string, NodeFacts>,
     readonly releases: Map<string, ReleaseObject>,
@@ -102,9 +106,29 @@ export class RolloutWorld {
       nodes: [...this.nodes.values()],
       children: [...this.operations.values()]
         .filter((op) => op.labels[LABEL_ROLLOUT] === this.name)
-        .map((op) => (lagSteps === 0 ? childView(op) : laggedView(op, this.step - lagSteps))),
+        .map((op) => (lagSteps === 0 ? this.currentView(op) : laggedView(op, this.step - lagSteps))),
       foreignOperations: this.foreign.map((op) => ({ ...op })),
     };
+  }
+
+  /**
+   * The operation as the caches hold it: the same object until the operation changes, as an
+   * informer's cache does, so the planner's memo can tell what did not change.
+   */
+  private currentView(op: SimOperation): ChildOperation {
+    const cached = this.views.get(op);
+    if (
+      cached !== undefined &&
+      cached.phase === op.phase &&
+      cached.reason === op.reason &&
+      cached.message === op.message &&
+      cached.startedMs === op.startedMs &&
+      cached.completedMs === op.completedMs
+    )
+      return cached;
+    const view = childView(op);
+    this.views.set(op, view);
+    return view;
   }
 
   /** Applies the actions of a plan in order, up to (not including) `stopAt`; returns whether the update held. */
@@ -202,6 +226,13 @@ export class RolloutWorld {
         });
       }
     }
+  }
+
+  /** The rollout deleted and created again under its name: a new uid, no status yet. */
+  renew(): void {
+    this.uid = `${this.uid}-again`;
+    this.status = undefined;
+    this.resourceVersion += 1;
   }
 
   advance(): void {

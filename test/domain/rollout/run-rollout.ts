@@ -2,6 +2,7 @@
 import { expect } from 'vitest';
 import type { RolloutPlan } from '../../../src/domain/rollout/actions.js';
 import { planRollout } from '../../../src/domain/rollout/plan-rollout.js';
+import { PlannerMemo } from '../../../src/domain/rollout/planner-memo.js';
 import { TERMINAL_PHASES, type AgentRolloutStatus } from '../../../src/domain/rollout/rollout-status.js';
 import { ANNOTATION_APPROVE_WAVE } from '../../../src/domain/rollout/vocabulary.js';
 import { isLive, type RolloutWorld } from './rollout-world.js';
@@ -18,7 +19,7 @@ export interface RunOptions {
   readonly check?: (world: RolloutWorld) => void;
   /** Approve manual gates as soon as they are reached. */
   readonly approve?: boolean;
-  /** Replan every snapshot twice and demand the same plan. */
+  /** Replan every snapshot without the memo, from a copy, and demand the same plan. */
   readonly determinism?: boolean;
   readonly label?: string;
   /** The caches show operations' statuses this many steps late. */
@@ -39,6 +40,8 @@ export function runRollout(world: RolloutWorld, options: RunOptions): RunResult 
   let haltStep: number | null = null;
   let crashes = 0;
   const label = options.label ?? `seed ${world.seed}`;
+  // One controller process's memo; a successor after a crash starts with an empty one.
+  let memo = new PlannerMemo();
   for (; world.step < options.maxSteps; world.advance()) {
     if (options.down?.(world.step) === true) {
       options.meddle?.(world);
@@ -46,7 +49,7 @@ export function runRollout(world: RolloutWorld, options: RunOptions): RunResult 
       continue;
     }
     const snapshot = world.snapshot(options.lagSteps ?? 0);
-    const plan = planRollout(snapshot, world.nowMs);
+    const plan = planRollout(snapshot, world.nowMs, memo);
     if (options.determinism === true) {
       expect(planRollout(structuredClone(snapshot), world.nowMs), `${label}: replanning step ${world.step}`).toEqual(
         plan,
@@ -57,7 +60,9 @@ export function runRollout(world: RolloutWorld, options: RunOptions): RunResult 
     if (stopAt !== null) {
       // The controller died after applying a prefix of the plan; its successor plans again.
       crashes += 1;
-      if (options.restartAtOnce !== false) world.apply(planRollout(world.snapshot(options.lagSteps ?? 0), world.nowMs));
+      memo = new PlannerMemo();
+      if (options.restartAtOnce !== false)
+        world.apply(planRollout(world.snapshot(options.lagSteps ?? 0), world.nowMs, memo));
     }
     const status = world.rolloutStatus();
     if (haltStep === null && status?.halt !== undefined) haltStep = world.step;

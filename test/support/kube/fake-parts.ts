@@ -63,8 +63,20 @@ export class Parts {
     return this.closing !== undefined;
   }
 
+  /** Requests by method, so a simulation that asks at every instant does not rescan every request. */
+  private readonly countByMethod = new Map<string, number>();
+
+  record(request: KubeRequest, keepBody: boolean): void {
+    this.requests.push(keepBody ? request : { ...request, body: undefined });
+    const method = request.method.toUpperCase();
+    this.countByMethod.set(method, (this.countByMethod.get(method) ?? 0) + 1);
+  }
+
   requestCount(filter?: RequestMatcher): number {
-    return filter === undefined ? this.requests.length : this.requests.filter((r) => matches(filter, r)).length;
+    if (filter === undefined) return this.requests.length;
+    if (filter.path === undefined && filter.watch === undefined && filter.method !== undefined)
+      return this.countByMethod.get(filter.method.toUpperCase()) ?? 0;
+    return this.requests.filter((r) => matches(filter, r)).length;
   }
 
   /** Idempotent. Destroys every socket, cancels every timer and stops listening. */
@@ -220,7 +232,7 @@ async function handle(parts: Parts, answering: Answering, req: IncomingMessage, 
       headers: req.headers,
       body,
     };
-    parts.requests.push(answering.recordRequestBodies ? record : { ...record, body: undefined });
+    parts.record(record, answering.recordRequestBodies);
     // Authentication comes first on a real server: an unauthenticated request reaches nothing else.
     if (answering.tokens !== undefined && !answering.tokens.has(req.headers.authorization ?? ''))
       return sendStatus(res, failure(401, 'Unauthorized', 'Unauthorized'));
@@ -230,6 +242,12 @@ async function handle(parts: Parts, answering: Answering, req: IncomingMessage, 
     const wait = parts.faults.delayFor(record) + (injected?.delayMs ?? 0);
     if (wait > 0) await parts.timers.sleep(wait);
     if (parts.closed || res.destroyed) return;
+    if (injected?.retryAfterSeconds !== undefined) {
+      const { status, retryAfterSeconds } = injected;
+      res.setHeader('Retry-After', String(retryAfterSeconds));
+      const details = { retryAfterSeconds };
+      return sendStatus(res, failure(status, `injected failure (HTTP ${status})`, undefined, details));
+    }
     if (injected !== undefined)
       return sendStatus(res, failure(injected.status, `injected failure (HTTP ${injected.status})`));
     await dispatch(answering.ctx, record, res);

@@ -1,0 +1,120 @@
+/**
+ * The planner's memo (planner-memo.ts) changes what a plan costs, never what it says: on random
+ * fleets whose Nodes join, leave, change labels, uid or agent version, whose selector and timeout
+ * change and whose rollout is re-created under the same name, a plan made with the memo kept
+ * from every earlier plan equals a plan made without one, at every step. ROLLOUT_SEED=<n> runs
+ * one seed alone.
+ */
+import { describe, expect, it } from 'vitest';
+import { planRollout } from '../../../src/domain/rollout/plan-rollout.js';
+import { PlannerMemo } from '../../../src/domain/rollout/planner-memo.js';
+import type { NodeFacts } from '../../../src/domain/rollout/snapshot.js';
+import { ANNOTATION_AGENT_VERSION, LABEL_ZONE } from '../../../src/domain/rollout/vocabulary.js';
+import { Prng } from '../../sim/prng.js';
+import { NEW_VERSION } from './fixtures.js';
+import { quiescent } from './run-rollout.js';
+import type { RolloutWorld } from './rollout-world.js';
+import { randomScenario } from './scenarios.js';
+
+const ONLY = process.env['ROLLOUT_SEED'];
+const SEEDS = ONLY !== undefined ? [Number(ONLY)] : Array.from({ length: 24 }, (_, index) => 7000 + index);
+const MAX_STEPS = 400;
+const ROLE = 'node-role.kubernetes.io/agent';
+
+type Change = (world: RolloutWorld, prng: Prng) => void;
+
+const replaceNode = (world: RolloutWorld, node: NodeFacts): void => void world.nodes.set(node.name, node);
+const someNode = (world: RolloutWorld, prng: Prng): NodeFacts | undefined =>
+  world.nodes.size === 0 ? undefined : prng.pick([...world.nodes.values()]);
+
+/** What a fleet and its operators do to the inputs the memo keeps. */
+const CHANGES: readonly (readonly [Change, number])[] = [
+  [
+    (world, prng) =>
+      edit(someNode(world, prng), (node) =>
+        replaceNode(world, { ...node, annotations: { ...node.annotations, [ANNOTATION_AGENT_VERSION]: NEW_VERSION } }),
+      ),
+    4,
+  ],
+  [
+    (world, prng) =>
+      edit(someNode(world, prng), (node) =>
+        replaceNode(world, { ...node, labels: { ...node.labels, [LABEL_ZONE]: `zone-${prng.between(1, 9)}` } }),
+      ),
+    2,
+  ],
+  [
+    (world, prng) => edit(someNode(world, prng), (node) => replaceNode(world, { ...node, uid: `${node.uid}-again` })),
+    1,
+  ],
+  [
+    (world, prng) =>
+      edit(someNode(world, prng), (node) => replaceNode(world, { ...node, labels: { ...node.labels, [ROLE]: 'off' } })),
+    1,
+  ],
+  [(world, prng) => edit(someNode(world, prng), (node) => void world.nodes.delete(node.name)), 1],
+  [
+    (world, prng) =>
+      edit(someNode(world, prng), (node) =>
+        replaceNode(world, { ...node, name: `${node.name}-b`, uid: `${node.uid}-b` }),
+      ),
+    1,
+  ],
+  [
+    (world) =>
+      void (world.spec = {
+        ...world.spec,
+        targets: {
+          selector: {
+            matchLabels: { [ROLE]: '' },
+            matchExpressions: [{ key: LABEL_ZONE, operator: 'NotIn', values: ['zone-1'] }],
+          },
+        },
+      }),
+    1,
+  ],
+  [(world) => void (world.spec = { ...world.spec, targets: { selector: { matchLabels: { [ROLE]: '' } } } }), 1],
+  [
+    (world, prng) =>
+      void (world.spec = {
+        ...world.spec,
+        strategy: { ...(world.spec['strategy'] as object), operationTimeout: `${prng.between(1, 20)}m` },
+      }),
+    1,
+  ],
+  [(world) => void world.renew(), 1],
+];
+
+function edit(node: NodeFacts | undefined, change: (node: NodeFacts) => void): void {
+  if (node !== undefined) change(node);
+}
+
+function change(world: RolloutWorld, prng: Prng): void {
+  if (!prng.chance(0.3)) return;
+  const picked = prng.weighted(CHANGES.map(([fn, weight]) => [fn, weight] as const));
+  picked(world, prng);
+}
+
+describe('the planner memo', () => {
+  it('plans what a planner without it plans, at every step of random fleets that change under it', () => {
+    let compared = 0;
+    for (const seed of SEEDS) {
+      const prng = new Prng(seed);
+      const { world, description } = randomScenario(seed, prng, ['none', 'some', 'hangs'], 400);
+      const memo = new PlannerMemo();
+      for (; world.step < MAX_STEPS; world.advance()) {
+        change(world, prng);
+        const snapshot = world.snapshot();
+        const cached = planRollout(snapshot, world.nowMs, memo);
+        expect(cached, `${description}: step ${world.step}`).toEqual(planRollout(snapshot, world.nowMs));
+        compared += 1;
+        world.apply(cached);
+        const status = world.rolloutStatus();
+        if (status !== null && world.step > 50 && quiescent(world, status)) break;
+        world.runDaemons();
+      }
+    }
+    console.log(`${compared} plans compared over ${SEEDS.length} seeds`);
+    expect(compared).toBeGreaterThan(SEEDS.length * 20);
+  }, 120_000);
+});
