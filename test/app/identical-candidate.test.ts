@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedCrash, type RebootMode } from '../../src/adapters/memory/memory-file-system.js';
 import type { AgentUpgradeRequest } from '../../src/ports/operation-store.js';
-import { resolveInSnapshot, tempEntries } from '../sim/layout-world.js';
+import { resolveInSnapshot, tempEntries } from '../sim/host-invariants.js';
 import { agentScript, digestOf, LAYOUT, ManagedWorld } from '../sim/managed-world.js';
 
 const V1 = digestOf(agentScript('1.0.0'));

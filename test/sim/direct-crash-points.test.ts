@@ -26,8 +26,8 @@ import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/me
 import type { ActivationReport } from '../../src/app/activation/activation-report.js';
 import { InvariantViolation } from '../../src/domain/invariant.js';
 import { StateStore } from '../../src/app/state/state-store.js';
-import { guardActiveSlotCheaply } from './active-slot-guard.js';
-import { checkHostInvariants, checkRecordParses, resolveInSnapshot, tempEntries } from './layout-world.js';
+import { guardActiveSlot } from './active-slot-guard.js';
+import { checkHostInvariants, checkRecordParses, resolveInSnapshot, tempEntries } from './host-invariants.js';
 import { agentScript, CONFIG, digestOf, LAYOUT, MemoryArtifactSource } from './managed-world.js';
 import { orThrow, simProcess } from './sim-process.js';
 import { RecordingLogger } from '../support/recording-logger.js';
@@ -79,7 +79,7 @@ class DirectHost {
 
   static async boot(tree: TreeSpec, behaviour: AgentBehaviour): Promise<DirectHost> {
     const fs = MemoryFileSystem.fromTree(tree);
-    guardActiveSlotCheaply(fs);
+    guardActiveSlot(fs);
     const host = new DirectHost(fs, behaviour);
     await host.services.restart();
     return host;
@@ -88,7 +88,7 @@ class DirectHost {
   /** Power loss, then the boot: the unit starts from current (or the legacy entry). */
   async reboot(mode: RebootMode): Promise<void> {
     this.fs = this.fs.reboot(mode);
-    guardActiveSlotCheaply(this.fs);
+    guardActiveSlot(this.fs);
     this.services = this.newServices();
     this.container = this.newContainer();
     this.lock = new MemoryHostLock();

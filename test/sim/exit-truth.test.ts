@@ -21,7 +21,7 @@ import { createUpgrader } from '../../src/app/composition/create-upgrader.js';
 import type { Upgrader } from '../../src/app/upgrader.js';
 import type { Result } from '../../src/domain/failure.js';
 import { RecordingLogger } from '../support/recording-logger.js';
-import { tempEntries } from './layout-world.js';
+import { tempEntries } from './host-invariants.js';
 import { agentScript, CONFIG, LAYOUT, SIDECAR_CONFIG } from './managed-world.js';
 import { MemoryOperationStore } from '../../src/adapters/memory/memory-operation-store.js';
 import type { UpgraderConfig } from '../../src/app/config/upgrader-config.js';

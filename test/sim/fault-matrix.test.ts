@@ -15,14 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultCode, JournalEntry } from '../../src/adapters/memory/memory-file-system.js';
 import { Gen } from './choice-generator.js';
 import { LAYOUT } from './managed-world.js';
-import {
-  describeFault,
-  FAULT_OPTIONS,
-  SimFailure,
-  SimHost,
-  type Behaviour,
-  type FaultChooser,
-} from './managed-sim-host.js';
+import { SimFailure } from './harness/failure.js';
+import { currentReplayCommand } from './harness/replay.js';
+import { describeFault, FAULT_OPTIONS, type FaultChooser } from './managed-faults.js';
+import { SimHost, type Behaviour } from './managed-sim-host.js';
 
 const PORT_FAULTS_MAX = 2;
 /** Only the first calls of each method are faulted: later ones are retries of the same thing. */
@@ -172,7 +168,7 @@ function expectNoFailures(report: MatrixReport): void {
   const shown = `${headlines}\n\nFirst trace:\n${report.failures[0] ?? ''}`;
   expect(
     report.failures.length,
-    `${report.failures.length} of ${report.combinations} combinations broke an invariant; first ones:\n${shown}`,
+    `${report.failures.length} of ${report.combinations} combinations broke an invariant (replay: ${currentReplayCommand()}); first ones:\n${shown}`,
   ).toBe(0);
 }
 

@@ -1,84 +1,34 @@
-import { isDeepStrictEqual } from 'node:util';
+/**
+ * Every crash point of every layout command (layout-scenarios.ts): a crash at each FS op in both
+ * durability modes, a second crash at each op of the recovery from each first one, and an errno
+ * at each op. The host checkers (host-invariants.ts) run on the host each leaves; the recovery from
+ * it must complete, and a re-run must change nothing (I11). Recoveries from equal rebooted hosts
+ * are verified once (VerifiedRecoveries in layout-checks.ts). Exhaustive, so no seed: a failure
+ * prints the `npx vitest run … -t '…'` line that replays its test.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SimulatedCrash, type RebootMode } from '../../src/adapters/memory/memory-file-system.js';
+import { checkRecordParses } from './host-invariants.js';
 import {
-  SimulatedCrash,
-  type MemoryFileSystem,
-  type RebootMode,
-  type Snapshot,
-} from '../../src/adapters/memory/memory-file-system.js';
-import { FailureSignal } from '../../src/app/failure-signal.js';
-import { translatePortError } from '../../src/app/translate-port-error.js';
-import type { FaultCode } from '../../src/adapters/memory/memory-ops.js';
-import { FileSystemError } from '../../src/domain/port-errors.js';
-import {
-  checkHostInvariants,
-  checkRecordParses,
-  hostFromTree,
-  LAYOUT,
-  reboot,
-  resolveInSnapshot,
-  sha256,
-  tempEntries,
-} from './layout-world.js';
+  expectCompleted,
+  expectFaultSurfaced,
+  expectInvariants,
+  recoverAndCheck,
+  VerifiedHosts,
+} from './layout-checks.js';
 import { scenarios, type Scenario } from './layout-scenarios.js';
+import { hostFromTree, reboot } from './layout-world.js';
 
 const MODES: readonly RebootMode[] = ['prefix', 'synced'];
 
 /**
- * A fault surfaces with its code: as the port's own error, or — where the activation reports it
- * as its failure (the state commit after the verdict) — as the failure that error translates to.
- */
-function expectFaultSurfaced(outcome: unknown, code: FaultCode): void {
-  if (outcome instanceof FailureSignal)
-    expect(outcome.failure.code).toBe(translatePortError(new FileSystemError(code, 'write', LAYOUT.state))?.code);
-  else expect(outcome).toMatchObject({ constructor: FileSystemError, code });
-}
-
-/** `where` names the crash or fault point, so a failure says which one broke the host. */
-function expectInvariants(snapshot: Snapshot, scenario: Scenario, where = 'fault-free'): void {
-  const problems = checkHostInvariants(snapshot, new Set(scenario.known.map(sha256)));
-  if (scenario.startsBroken !== true) {
-    expect(problems, where).toEqual([]);
-    return;
-  }
-  const initial = hostFromTree(scenario.tree).snapshot();
-  // Cut short before current moved, a host that started without a runnable agent still has
-  // current exactly as it was: never broken anew.
-  const asBefore = isDeepStrictEqual(snapshot[LAYOUT.current], initial[LAYOUT.current]);
-  expect(asBefore ? problems.filter((problem) => !problem.startsWith('I1')) : problems, where).toEqual([]);
-  for (const path of scenario.untouched ?? []) expect(snapshot[path], `${where}: ${path}`).toEqual(initial[path]);
-}
-
-async function expectCompleted(fs: MemoryFileSystem, scenario: Scenario, where = 'fault-free'): Promise<void> {
-  const snapshot = fs.snapshot();
-  expectInvariants(snapshot, scenario, where);
-  expect(await checkRecordParses(fs), where).toEqual([]);
-  expect(resolveInSnapshot(snapshot, LAYOUT.current), where).toBe(scenario.final.current);
-  expect(resolveInSnapshot(snapshot, LAYOUT.lastGood), where).toBe(scenario.final.lastGood);
-  expect(resolveInSnapshot(snapshot, LAYOUT.entry), where).toBe(scenario.final.current);
-  expect(snapshot[scenario.final.current], where).toMatchObject({
-    kind: 'file',
-    sha256: sha256(scenario.final.currentContent),
-  });
-  expect(tempEntries(snapshot), where).toEqual([]);
-}
-
-/** Runs the command to completion on a rebooted host, then again: the second run changes nothing (I11). */
-async function recoverAndCheck(fs: MemoryFileSystem, scenario: Scenario, where: string): Promise<void> {
-  await scenario.run(fs);
-  await expectCompleted(fs, scenario, `${where}, then a re-run`);
-  const once = fs.snapshot();
-  await scenario.run(fs);
-  expect(fs.snapshot(), where).toEqual(once);
-}
-
-/**
- * The enumerations are finite loops that take 20 s alone and up to a minute beside another
+ * The enumerations are finite loops that take a few seconds alone and longer beside another
  * computing file on a shared core: the bound only catches a hang, it measures nothing.
  */
 const ENUMERATION_TIMEOUT_MS = 180_000;
 
 const counts = { crashPoints: 0, secondCrashPoints: 0, faultPoints: 0 };
+const verified = new VerifiedHosts();
 let stackTraceLimit = Error.stackTraceLimit;
 beforeAll(() => {
   // memfs builds an Error per failed lookup; their stacks cost a third of the run time.
@@ -88,13 +38,46 @@ beforeAll(() => {
 afterAll(() => {
   Error.stackTraceLimit = stackTraceLimit;
   console.info(
-    `layout: ${counts.crashPoints} crash points (op × durability mode), ${counts.secondCrashPoints} second crashes during recovery, ${counts.faultPoints} errno faults`,
+    `layout: ${counts.crashPoints} crash points (op × durability mode), ${counts.secondCrashPoints} second crashes during recovery, ${counts.faultPoints} errno faults; ${verified.describe()}`,
   );
 });
 
-function opCountOf(scenario: Scenario): Promise<number> {
+async function opCountOf(scenario: Scenario): Promise<number> {
   const fs = hostFromTree(scenario.tree);
-  return scenario.run(fs).then(() => fs.opCount);
+  await scenario.run(fs);
+  return fs.opCount;
+}
+
+/** The host a crash at op `crashAt` leaves, before the reboot. */
+async function crashedAt(scenario: Scenario, crashAt: number): Promise<ReturnType<typeof hostFromTree>> {
+  const fs = hostFromTree(scenario.tree);
+  fs.crashAt(crashAt);
+  await expect(scenario.run(fs), `crash at op ${crashAt}`).rejects.toBeInstanceOf(SimulatedCrash);
+  return fs;
+}
+
+/**
+ * Every second crash during the recovery from one first crash; returns how many there were. The
+ * enumeration from a host equal to one already enumerated is the same: it is shared (VerifiedHosts).
+ */
+async function secondCrashes(scenario: Scenario, mode: RebootMode, first: number): Promise<number> {
+  const crashed = await crashedAt(scenario, first);
+  const rebooted = reboot(crashed, mode);
+  expectInvariants(rebooted.snapshot(), scenario, `${mode} crash at op ${first}`);
+  return verified.enumerateOnce(rebooted, scenario, mode, async () => {
+    await scenario.run(rebooted);
+    const recoveryOps = rebooted.opCount;
+    for (let second = 0; second < recoveryOps; second += 1) {
+      const host = reboot(crashed, mode);
+      host.crashAt(second);
+      await expect(scenario.run(host)).rejects.toBeInstanceOf(SimulatedCrash);
+      const again = reboot(host, mode);
+      const where = `${mode} crash at op ${first}, then at op ${second} of the recovery`;
+      expectInvariants(again.snapshot(), scenario, where);
+      await verified.recoverOnce(again, scenario, where);
+    }
+    return recoveryOps;
+  });
 }
 
 describe.each(scenarios)('crash at every operation: $name', (scenario) => {
@@ -111,14 +94,11 @@ describe.each(scenarios)('crash at every operation: $name', (scenario) => {
       expect(opCount).toBeGreaterThan(0);
       for (const mode of MODES) {
         for (let crashAt = 0; crashAt < opCount; crashAt += 1) {
-          const fs = hostFromTree(scenario.tree);
-          fs.crashAt(crashAt);
-          await expect(scenario.run(fs), `${mode} crash at op ${crashAt}`).rejects.toBeInstanceOf(SimulatedCrash);
-          const rebooted = reboot(fs, mode);
+          const rebooted = reboot(await crashedAt(scenario, crashAt), mode);
           const where = `${mode} crash at op ${crashAt}`;
           expectInvariants(rebooted.snapshot(), scenario, where);
           expect(await checkRecordParses(rebooted), where).toEqual([]);
-          await recoverAndCheck(rebooted, scenario, where);
+          await verified.recoverOnce(rebooted, scenario, where);
         }
       }
       counts.crashPoints += opCount * MODES.length;
@@ -127,34 +107,16 @@ describe.each(scenarios)('crash at every operation: $name', (scenario) => {
   );
 
   // The legacy-host activation (46 ops) is the migrate and managed-host activation scenarios run
-  // back to back; its second-crash enumeration (~4,000 runs) adds nothing they do not cover, so it
-  // is not generated, which keeps the whole crash-point suite within its time budget.
+  // back to back; its second-crash enumeration (~2,000 runs even with equal hosts shared) adds
+  // nothing they do not cover, so it is not generated.
   // One test per durability mode: the enumeration is quadratic in the ops of an activation.
   if (scenario.secondCrash !== false)
     it.each(MODES)(
       'survives a second crash during recovery at any op (%s durability)',
       async (mode) => {
         const opCount = await opCountOf(scenario);
-        for (let first = 0; first < opCount; first += 1) {
-          const crashed = hostFromTree(scenario.tree);
-          crashed.crashAt(first);
-          await scenario.run(crashed).catch((error: unknown) => {
-            if (!(error instanceof SimulatedCrash)) throw error;
-          });
-          const probe = reboot(crashed, mode);
-          await scenario.run(probe);
-          const recoveryOps = probe.opCount;
-          for (let second = 0; second < recoveryOps; second += 1) {
-            const host = reboot(crashed, mode);
-            host.crashAt(second);
-            await expect(scenario.run(host)).rejects.toBeInstanceOf(SimulatedCrash);
-            const again = reboot(host, mode);
-            const where = `${mode} crash at op ${first}, then at op ${second} of the recovery`;
-            expectInvariants(again.snapshot(), scenario, where);
-            await recoverAndCheck(again, scenario, where);
-          }
-          counts.secondCrashPoints += recoveryOps;
-        }
+        for (let first = 0; first < opCount; first += 1)
+          counts.secondCrashPoints += await secondCrashes(scenario, mode, first);
       },
       ENUMERATION_TIMEOUT_MS,
     );
@@ -174,6 +136,7 @@ describe.each(scenarios)('crash at every operation: $name', (scenario) => {
         if (outcome !== null) expectFaultSurfaced(outcome, code);
         const where = `${code} at op ${failAt}`;
         expectInvariants(fs.snapshot(), scenario, where);
+        // Not shared: a faulted host is the same process's, with state beyond its snapshot.
         await recoverAndCheck(fs, scenario, where);
       }
       counts.faultPoints += opCount;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LAYOUT, ManagedWorld, CANARY, agentScript, digestOf } from './managed-world.js';
-import { resolveInSnapshot } from './layout-world.js';
+import { resolveInSnapshot } from './host-invariants.js';
 
 async function currentSlot(world: ManagedWorld): Promise<string | null> {
   return resolveInSnapshot(world.fs.snapshot(), LAYOUT.current);

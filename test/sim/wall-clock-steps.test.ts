@@ -14,7 +14,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryClock } from '../../src/adapters/memory/memory-clock.js';
 import type { AgentBehaviour } from '../../src/adapters/memory/memory-service-manager.js';
-import { resolveInSnapshot } from './layout-world.js';
+import { resolveInSnapshot } from './host-invariants.js';
 import { agentScript, CONFIG, digestOf, LAYOUT, ManagedWorld, SIDECAR_CONFIG } from './managed-world.js';
 
 const DAY_MS = 86_400_000;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SimulatedCrash } from '../../src/adapters/memory/memory-file-system.js';
-import { resolveInSnapshot } from './layout-world.js';
+import { resolveInSnapshot } from './host-invariants.js';
 import { simProcess } from './sim-process.js';
 import { agentScript, CONFIG, digestOf, LAYOUT, ManagedWorld } from './managed-world.js';
 
