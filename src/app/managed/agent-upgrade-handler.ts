@@ -6,6 +6,7 @@ import { failure, type Failure } from '../../domain/failure.js';
 import { invariant } from '../../domain/invariant.js';
 import { redactUrlsInText } from '../../domain/redacted-url.js';
 import { slotPath } from '../../domain/slot-layout.js';
+import type { SlotName } from '../../domain/slot.js';
 import { parseDownloadUrl } from '../../domain/url-policy.js';
 import { COMPLETE_OUTCOME } from '../../domain/recovery/policy-failures.js';
 import { planManagedStaging, planManagedSwitch, type ManagedPlan } from '../../domain/upgrade-plan.js';
@@ -141,12 +142,27 @@ export class AgentUpgradeHandler {
     const steps = new ManagedSteps(deps, request, initial);
     const staging = unwrap(planManagedStaging(await engine.inspect()));
     await this.runPlan(staging, steps);
+    const plan = await this.planSwitch(staging.activeSlot, steps).catch(async (error: unknown) => {
+      // Between the two plans no step loop owns the download: a failed read must not leave it.
+      await steps.discardStaging();
+      throw error;
+    });
+    await this.runPlan(plan, steps);
+    deps.logger.info(
+      { [LogKeys.operation]: request.operation.name, [LogKeys.from]: plan.activeSlot, [LogKeys.to]: plan.targetSlot },
+      plan.candidateChanged
+        ? 'Switched to the candidate; handing over.'
+        : 'The candidate already runs; nothing to switch.',
+    );
+    return steps.record;
+  }
+
+  /** The switch half, from what the host shows once the candidate is staged and verified. */
+  private async planSwitch(previous: SlotName, steps: ManagedSteps): Promise<ManagedPlan> {
+    const { engine, fs, config } = this.deps;
     const { digest } = steps.candidate;
-    const previous = staging.activeSlot;
-    const activeDigest = (
-      await deps.fs.hashFile(slotPath(engine.layout, previous), deps.config.artifact.maxBinaryBytes)
-    ).sha256;
-    const plan = unwrap(
+    const activeDigest = (await fs.hashFile(slotPath(engine.layout, previous), config.artifact.maxBinaryBytes)).sha256;
+    return unwrap(
       planManagedSwitch({
         facts: await engine.inspect(),
         previous,
@@ -156,14 +172,6 @@ export class AgentUpgradeHandler {
         containerDiffers: !candidateChanges(digest, activeDigest) && (await this.containerDiffers(activeDigest)),
       }),
     );
-    await this.runPlan(plan, steps);
-    deps.logger.info(
-      { [LogKeys.operation]: request.operation.name, [LogKeys.from]: plan.activeSlot, [LogKeys.to]: plan.targetSlot },
-      plan.candidateChanged
-        ? 'Switched to the candidate; handing over.'
-        : 'The candidate already runs; nothing to switch.',
-    );
-    return steps.record;
   }
 
   /** Whether the active container's copy is other than `digest` (read only; no machine: no). */
