@@ -39,6 +39,16 @@ export type InformerEvent<K extends ResourceKind = ResourceKind> = K extends Res
     | { readonly type: 'delete'; readonly kind: K; readonly name: string }
   : never;
 
+/**
+ * Client-side pacing of a controller's writes, as client-go's token bucket paces
+ * kube-controller-manager's: `qps` tokens a second, at most `burst` saved up. `null` where a
+ * pacing is expected means no client-side limit (a 429's Retry-After still pauses the writes).
+ */
+export interface WritePacing {
+  readonly qps: number;
+  readonly burst: number;
+}
+
 export type StatusUpdateOutcome = 'updated' | 'conflict' | 'not-found';
 export type CreateOutcome = 'created' | 'exists';
 

@@ -27,6 +27,8 @@ describe('agent-upgrade controller', () => {
       '--retry-period',
       '--resync',
       '--metrics-address',
+      '--kube-api-qps',
+      '--kube-api-burst',
       '--log-level',
       '--json',
     ])
@@ -40,6 +42,10 @@ describe('agent-upgrade controller', () => {
     [['--resync', '0s']],
     [['--metrics-address', '8080']],
     [['--log-level', 'loud']],
+    [['--kube-api-qps', 'fast']],
+    [['--kube-api-qps', '1e3']],
+    [['--kube-api-burst', '0']],
+    [['--kube-api-burst', '2.5']],
   ])('%j is E_USAGE, exit 2', async (argv) => {
     expect(await controller(...argv)).toEqual({ exitCode: 2, ok: false, code: 'E_USAGE' });
   });

@@ -6,7 +6,8 @@ import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 
 /** How long a proxy may take to open a tunnel. */
 export const TUNNEL_TIMEOUT_MS = 30_000;
-const SOCKETS_MAX = 4;
+/** A node's daemon makes a request or two at a time: four connections each are plenty for 10,000 nodes. */
+export const SOCKETS_MAX = 4;
 
 export interface AgentSettings {
   readonly secure: boolean;
@@ -19,6 +20,8 @@ export interface AgentSettings {
   readonly servername?: string;
   /** An http:// proxy: every connection is an HTTP CONNECT tunnel through it. */
   readonly proxy: URL | null;
+  /** Connections at most (default SOCKETS_MAX): HTTP/1.1 sends one request at a time on each. */
+  readonly maxSockets?: number;
 }
 
 type ConnectCallback = (error: Error | null, stream: Duplex) => void;
@@ -27,7 +30,7 @@ type ConnectCallback = (error: Error | null, stream: Duplex) => void;
 export function createAgent(settings: AgentSettings): HttpAgent {
   const { proxy } = settings;
   if (!settings.secure) {
-    const options = { keepAlive: settings.keepAlive, maxSockets: SOCKETS_MAX };
+    const options = { keepAlive: settings.keepAlive, maxSockets: settings.maxSockets ?? SOCKETS_MAX };
     if (proxy === null) return new HttpAgent(options);
     return new (class extends HttpAgent {
       override createConnection(connect: ClientRequestArgs, done: ConnectCallback): undefined {
@@ -41,7 +44,7 @@ export function createAgent(settings: AgentSettings): HttpAgent {
   }
   const options = {
     keepAlive: settings.keepAlive,
-    maxSockets: SOCKETS_MAX,
+    maxSockets: settings.maxSockets ?? SOCKETS_MAX,
     rejectUnauthorized: settings.rejectUnauthorized,
     ...(settings.ca === undefined ? {} : { ca: settings.ca }),
     ...(settings.cert === undefined ? {} : { cert: settings.cert }),

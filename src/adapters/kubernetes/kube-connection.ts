@@ -20,6 +20,8 @@ export interface ConnectOptions {
    */
   readonly clock?: Pick<Clock, 'nowMs' | 'monotonicMs'>;
   readonly execTimeoutMs?: number;
+  /** Requests under way at once at most; default SOCKETS_MAX (a daemon's few). */
+  readonly sockets?: number;
 }
 
 /**
@@ -44,7 +46,7 @@ export async function connectKubeHttp(kubeconfigPath: string | null, options: Co
         });
   const credentials = new Credentials(config.user, exec, () => clock.monotonicMs());
   await credentials.current();
-  return new KubeHttp(config, credentials, proxy);
+  return new KubeHttp(config, credentials, proxy, options.sockets);
 }
 
 /** `spec.cluster` of KUBERNETES_EXEC_INFO for a plugin that asks for it (`provideClusterInfo`). */

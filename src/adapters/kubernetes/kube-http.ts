@@ -2,9 +2,10 @@ import type { Agent, IncomingMessage } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { ClusterError } from '../../domain/port-errors.js';
-import { createAgent } from './connect-agent.js';
+import { createAgent, SOCKETS_MAX } from './connect-agent.js';
 import type { AuthState, Credentials } from './credentials.js';
 import type { ClusterConfig } from './kubeconfig.js';
+import { retryAfterMs, ThrottledError } from './throttled-error.js';
 
 /** Every API call is bounded: a hung server must not hold the upgrade forever. */
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -13,6 +14,7 @@ const RESPONSE_MAX_BYTES = 64 * 1024 * 1024;
 export interface KubeResponse {
   readonly status: number;
   readonly body: unknown;
+  readonly retryAfter?: string | string[] | undefined;
 }
 
 interface Pool {
@@ -27,7 +29,8 @@ interface Pool {
  * a keep-alive pool that is replaced when the client certificate changes (the old one closes once
  * its requests are done). A 401 makes the credentials be read again, and the request is sent once
  * more when that changed them. Non-2xx answers are ClusterErrors carrying the status and the
- * Status reason; transport failures are ClusterErrors with status `null`.
+ * Status reason (a 429 that says when to come back, a ThrottledError); transport failures are
+ * ClusterErrors with status `null`.
  */
 export class KubeHttp {
   private readonly secure: boolean;
@@ -37,6 +40,8 @@ export class KubeHttp {
     readonly config: ClusterConfig,
     readonly credentials: Credentials,
     private readonly proxy: URL | null,
+    /** Requests under way at once at most (connections of the keep-alive pool). */
+    private readonly sockets: number = SOCKETS_MAX,
   ) {
     this.secure = config.server.startsWith('https:');
   }
@@ -60,10 +65,9 @@ export class KubeHttp {
       if (response.status === 401 && attempt === 1 && (await this.credentials.rejected(state))) continue;
       if (response.status >= 200 && response.status < 300) return response.body;
       const reason = (response.body as { reason?: unknown } | null)?.reason;
-      throw new ClusterError(
-        response.status,
-        `${method} ${url.pathname} was answered ${response.status}${typeof reason === 'string' ? ` (${reason})` : ''}`,
-      );
+      const message = `${method} ${url.pathname} was answered ${response.status}${typeof reason === 'string' ? ` (${reason})` : ''}`;
+      const waitMs = response.status === 429 ? retryAfterMs(response.retryAfter, response.body) : null;
+      throw waitMs === null ? new ClusterError(response.status, message) : new ThrottledError(message, waitMs);
     }
   }
 
@@ -134,6 +138,7 @@ export class KubeHttp {
       keepAlive,
       rejectUnauthorized: config.rejectUnauthorized,
       proxy: this.proxy,
+      maxSockets: this.sockets,
       ...(config.ca === undefined ? {} : { ca: config.ca }),
       ...(state.cert === undefined ? {} : { cert: state.cert }),
       ...(state.key === undefined ? {} : { key: state.key }),
@@ -162,7 +167,7 @@ function readJson(incoming: IncomingMessage): Promise<KubeResponse> {
       } catch {
         // A non-JSON error page: the status alone says enough.
       }
-      resolve({ status: incoming.statusCode ?? 0, body });
+      resolve({ status: incoming.statusCode ?? 0, body, retryAfter: incoming.headers['retry-after'] });
     });
   });
 }

@@ -23,6 +23,8 @@ const PLACEHOLDERS: Readonly<Record<string, string>> = {
   '--retry-period': 'DURATION',
   '--resync': 'DURATION',
   '--metrics-address': 'ADDRESS',
+  '--kube-api-qps': 'QPS',
+  '--kube-api-burst': 'COUNT',
 };
 
 type UsageOptions = { detailed?: boolean; inlineOptions?: boolean };

@@ -26,6 +26,13 @@ export class ControllerCommand extends OutputCommand {
       Prometheus metrics are served on \`--metrics-address\` at /metrics, with /healthz and
       /readyz (ready once this replica stands by, or leads with its caches filled).
 
+      Every write to the API server (creates, status updates, Events, the Lease) waits for a
+      token of a client-side bucket, as kube-controller-manager's do: \`--kube-api-qps\` a second
+      (default 20), at most \`--kube-api-burst\` at once (default 30); the Lease has a bucket of
+      its own, so creates never delay a renewal. \`--kube-api-qps 0\` turns the limit off. A 429
+      with Retry-After pauses every write until then. A plan's creates go out in batches of 1, 2,
+      4, … up to 64, and the first refused create ends the reconcile.
+
       The cluster is \`--kubeconfig\`, or KUBECONFIG, the in-cluster service account or
       ~/.kube/config. The identity needs the grants of deploy/agent-upgrade-controller-rbac.yaml.
       SIGTERM or SIGINT stops it and hands the Lease back.
@@ -40,6 +47,7 @@ export class ControllerCommand extends OutputCommand {
         'Against a test cluster, metrics on a loopback port',
         '$0 controller --kubeconfig ./kubeconfig --metrics-address 127.0.0.1:9090',
       ],
+      ['Writes paced at 50 a second, bursts of 100', '$0 controller --kube-api-qps 50 --kube-api-burst 100'],
     ],
   });
 
@@ -65,6 +73,12 @@ export class ControllerCommand extends OutputCommand {
   resync = Option.String('--resync', '5m', { description: 'Every rollout is reconciled at least this often (5m)' });
   metricsAddress = Option.String('--metrics-address', ':8080', {
     description: 'HOST:PORT, :PORT or off (default :8080)',
+  });
+  kubeApiQps = Option.String('--kube-api-qps', '20', {
+    description: 'Writes to the API server a second, client-side; 0 for no limit (default 20)',
+  });
+  kubeApiBurst = Option.String('--kube-api-burst', '30', {
+    description: 'Writes the client-side limit lets out at once (default 30)',
   });
 
   override async execute(): Promise<number> {

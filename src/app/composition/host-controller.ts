@@ -38,6 +38,7 @@ export async function openHostController(
       leaseName: settings.leaseName,
       eventsNamespace: settings.eventsNamespace,
       identity: settings.leader.identity,
+      pacing: settings.writePacing,
       clock,
       logger: logger.child({ component: 'cluster' }),
       metrics,

@@ -15,6 +15,8 @@ export interface LoopSettings {
   readonly retryDelayMaxMs: number;
   /** How long a change waits for the changes that come with it before it is planned (ReconcileQueue). */
   readonly settleMs: number;
+  /** The largest batch of creates a reconcile sends at once (default CREATE_BATCH_MAX). */
+  readonly createBatchMax?: number;
 }
 
 export interface LoopDeps {
@@ -40,7 +42,7 @@ export class ControllerLoop {
 
   constructor(private readonly d: LoopDeps) {
     this.queue = new ReconcileQueue<WorkKey>(d.clock, d.settings.settleMs);
-    this.reconciler = new Reconciler({ ...d, cache: this.cache });
+    this.reconciler = new Reconciler({ ...d, cache: this.cache, createBatchMax: d.settings.createBatchMax });
   }
 
   /** The caches are filled and no reconcile is queued or running (timers may be set). */

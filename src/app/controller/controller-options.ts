@@ -1,5 +1,6 @@
 import { fail, ok, type Result } from '../../domain/failure.js';
 import { parseDuration } from '../../domain/rollout/time-text.js';
+import type { WritePacing } from '../../ports/controller-cluster.js';
 import type { ControllerSettings } from './rollout-controller.js';
 
 /** What `agent-upgrade controller` is told on its command line and by its pod's environment. */
@@ -14,6 +15,8 @@ export interface ControllerFlags {
   readonly retryPeriod: string;
   readonly resync: string;
   readonly metricsAddress: string;
+  readonly kubeApiQps: string;
+  readonly kubeApiBurst: string;
 }
 
 export interface ControllerProcessSettings extends ControllerSettings {
@@ -24,6 +27,8 @@ export interface ControllerProcessSettings extends ControllerSettings {
   readonly leaseName: string;
   /** `null`: no metrics listener. */
   readonly metrics: { readonly host: string; readonly port: number } | null;
+  /** The token bucket every write to the API server waits for; `null`: no client-side limit. */
+  readonly writePacing: WritePacing | null;
 }
 
 export const DEFAULT_NAMESPACE = 'agent-upgrade-system';
@@ -60,6 +65,8 @@ export function controllerSettings(
   const metrics = parseAddress(flags.metricsAddress);
   if (metrics === undefined)
     return usage(`--metrics-address must be HOST:PORT, :PORT or "off" (got "${flags.metricsAddress.slice(0, 60)}")`);
+  const writePacing = parsePacing(flags.kubeApiQps, flags.kubeApiBurst);
+  if (!writePacing.ok) return writePacing;
   const identity = flags.identity ?? env['POD_NAME'] ?? hostName;
   if (identity === '') return usage('--identity is empty and neither POD_NAME nor the host name gives one');
   return ok({
@@ -68,6 +75,7 @@ export function controllerSettings(
     eventsNamespace: flags.eventsNamespace,
     leaseName: flags.leaseName,
     metrics,
+    writePacing: writePacing.value,
     leader: { identity, leaseDurationMs, renewDeadlineMs, retryPeriodMs },
     loop: {
       resyncMs: durations['--resync'] as number,
@@ -76,6 +84,26 @@ export function controllerSettings(
       settleMs: RECONCILE_SETTLE_MS,
     },
   });
+}
+
+/** Beyond these a flag is a typo, not a setting: the API server's own limits are far lower. */
+const QPS_MAX = 100_000;
+const BURST_MAX = 100_000;
+
+/**
+ * `--kube-api-qps` and `--kube-api-burst`, as kube-controller-manager reads them: QPS a decimal
+ * number, burst a whole number of at least 1. A QPS of 0 or less turns the client-side limit off
+ * (client-go turns it off for a negative QPS and reads 0 as its default of 5; a flag that quietly
+ * means 5 would be a trap, so here both mean "no limit").
+ */
+function parsePacing(qpsText: string, burstText: string): Result<WritePacing | null> {
+  const qps = /^-?\d{1,9}(\.\d{1,9})?$/.test(qpsText) ? Number(qpsText) : Number.NaN;
+  if (!Number.isFinite(qps) || qps > QPS_MAX)
+    return usage(`--kube-api-qps must be a number up to ${QPS_MAX}, 0 for no limit (got "${qpsText.slice(0, 40)}")`);
+  const burst = /^\d{1,9}$/.test(burstText) ? Number(burstText) : Number.NaN;
+  if (!(burst >= 1 && burst <= BURST_MAX))
+    return usage(`--kube-api-burst must be a whole number from 1 to ${BURST_MAX} (got "${burstText.slice(0, 40)}")`);
+  return ok(qps <= 0 ? null : { qps, burst });
 }
 
 /** `HOST:PORT`, `:PORT` (every interface) or `off`; `undefined` when it is neither. */

@@ -3,6 +3,7 @@ import type { ForeignOperation, RolloutSnapshot } from '../../domain/rollout/sna
 import { jsonEqual } from '../../domain/rollout/json-equal.js';
 import { planReleaseStatus } from '../../domain/rollout/release-status.js';
 import { planRollout } from '../../domain/rollout/plan-rollout.js';
+import { PlannerMemo } from '../../domain/rollout/planner-memo.js';
 import { readPreviousStatus } from '../../domain/rollout/read-status.js';
 import type { Clock } from '../../ports/clock.js';
 import type { ControllerCluster } from '../../ports/controller-cluster.js';
@@ -11,6 +12,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { ClusterCache, WorkKey } from './cluster-cache.js';
 import { OWN_WRITE_MEMORY_MS, OwnWrites } from './own-writes.js';
 import { claimsElsewhere } from './claims-elsewhere.js';
+import { CREATE_BATCH_MAX, reconcileSteps, type ReconcileStep } from './reconcile-steps.js';
 import { rolloutSnapshot } from './rollout-snapshot.js';
 
 /** Plan again this soon after a 409 that no watch event may follow (someone else's write, a fault). */
@@ -28,17 +30,23 @@ export interface ReconcilerDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics: ControllerMetrics;
+  /** The largest slow-start batch of creates (reconcile-steps.ts); default CREATE_BATCH_MAX. */
+  readonly createBatchMax?: number;
 }
 
 /**
- * One reconcile: a snapshot from the caches, the planner's actions, executed one at a time and in
- * order, each a durable effect of its own. The first refused write ends it (the rest of the plan
- * was computed from what the refusal proves stale); an AlreadyExists create is success, since
- * child names are derived and a create may have landed before a crash. A ClusterError propagates:
- * the loop backs off and plans again. Events are best-effort: a lost Event changes no state.
+ * One reconcile: a snapshot from the caches, the planner's actions, executed in order one step at
+ * a time, each a durable effect of its own — but a plan's creates, which go out in slow-start
+ * batches of 1, 2, 4, … sent together (reconcile-steps.ts). The first refused write ends it (the
+ * rest of the plan was computed from what the refusal proves stale; a refused create ends its
+ * batch, whose other creates still land); an AlreadyExists create is success, since child names
+ * are derived and a create may have landed before a crash. A ClusterError propagates: the loop
+ * backs off and plans again. Events are best-effort: a lost Event changes no state.
  */
 export class Reconciler {
   private readonly own: OwnWrites;
+  /** What the planner keeps between plans (planner-memo.ts): it makes a plan cheaper, never different. */
+  private readonly memo = new PlannerMemo();
 
   constructor(private readonly d: ReconcilerDeps) {
     this.own = new OwnWrites(d.cache);
@@ -59,6 +67,7 @@ export class Reconciler {
         : { ...found, foreignOperations: [...found.foreignOperations, ...this.claimsOf(name, found.nodes)] };
     if (snapshot === null) {
       this.own.forget(name);
+      this.memo.forget(name);
       metrics.rolloutForgotten(name);
       return { outcome: 'gone', requeueAfterMs: null };
     }
@@ -67,32 +76,51 @@ export class Reconciler {
     const nowMs = clock.nowMs();
     const seenMs = clock.monotonicMs();
     if (this.own.pending(snapshot.rollout, seenMs)) return { outcome: 'waiting', requeueAfterMs: OWN_WRITE_MEMORY_MS };
-    const plan = planRollout(snapshot, nowMs);
+    const plan = planRollout(snapshot, nowMs, this.memo);
     const previousHalt = readPreviousStatus(snapshot.rollout.status).halt;
     let onlyStatus = true;
-    for (const action of plan.actions) {
-      if (action.kind === 'UpdateRolloutStatus') {
-        const outcome = await this.d.cluster.updateRolloutStatus(action.name, action.resourceVersion, action.status);
+    for (const step of reconcileSteps(plan.actions, this.d.createBatchMax ?? CREATE_BATCH_MAX)) {
+      if (step.kind === 'UpdateRolloutStatus') {
+        const outcome = await this.d.cluster.updateRolloutStatus(step.name, step.resourceVersion, step.status);
         if (outcome !== 'updated') return { outcome: 'conflict', requeueAfterMs: CONFLICT_RETRY_MS };
         // A status equal to the stored one is no write on the API server: the resourceVersion stays
         // and no watch event follows, so there is nothing to wait for.
-        if (!jsonEqual(action.status, snapshot.rollout.status))
-          this.own.statusReplaced(name, action.resourceVersion, action.status, seenMs);
-        metrics.rolloutObserved(name, action.status);
-        const halt = action.status.halt;
+        if (!jsonEqual(step.status, snapshot.rollout.status))
+          this.own.statusReplaced(name, step.resourceVersion, step.status, seenMs);
+        metrics.rolloutObserved(name, step.status);
+        const halt = step.status.halt;
         if (halt !== undefined && halt.id !== previousHalt?.id) metrics.halted(name, halt.reason);
-      } else if (action.kind === 'CreateOperation') {
+      } else if (step.kind === 'CreateBatch') {
         onlyStatus = false;
-        if ((await this.d.cluster.createOperation(action.operation)) === 'created')
-          this.own.created(name, action.operation.metadata.name, action.operation.spec.machineRef, seenMs);
+        await this.createBatch(name, step, seenMs);
       } else {
-        if (action.kind === 'QuarantineRelease') onlyStatus = false;
-        await this.execute(action, nowMs);
+        if (step.kind === 'QuarantineRelease') onlyStatus = false;
+        await this.execute(step, nowMs);
       }
     }
     if (onlyStatus) this.own.settledWith(snapshot.rollout, plan.status, seenMs, plan.requeueAfterMs);
     else this.own.unsettled(name);
     return { outcome: 'applied', requeueAfterMs: plan.requeueAfterMs };
+  }
+
+  /**
+   * Sends a batch's creates together and waits for every answer. The first refusal ends the
+   * reconcile once the batch is answered (the creates sent with it land or fail on their own);
+   * "exists" is success.
+   */
+  private async createBatch(
+    name: string,
+    batch: Extract<ReconcileStep, { kind: 'CreateBatch' }>,
+    seenMs: number,
+  ): Promise<void> {
+    const answers = await Promise.allSettled(
+      batch.operations.map(async (operation) => {
+        if ((await this.d.cluster.createOperation(operation)) === 'created')
+          this.own.created(name, operation.metadata.name, operation.spec.machineRef, seenMs);
+      }),
+    );
+    const refused = answers.find((answer) => answer.status === 'rejected');
+    if (refused !== undefined) throw refused.reason;
   }
 
   /** What other rollouts hold that the caches do not show as operations yet (claims-elsewhere.ts). */

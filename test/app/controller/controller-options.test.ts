@@ -18,6 +18,8 @@ const DEFAULTS: ControllerFlags = {
   retryPeriod: '2s',
   resync: '5m',
   metricsAddress: ':8080',
+  kubeApiQps: '20',
+  kubeApiBurst: '30',
 };
 
 const settings = (flags: Partial<ControllerFlags> = {}, env: Record<string, string> = {}, hostName = 'host-1') =>
@@ -38,6 +40,7 @@ describe('controllerSettings', () => {
         eventsNamespace: 'default',
         leaseName: 'agent-upgrade-controller',
         metrics: { host: '0.0.0.0', port: 8080 },
+        writePacing: { qps: 20, burst: 30 },
         leader: { identity: 'host-1', leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
         loop: { resyncMs: 300_000, retryDelayMs: 1_000, retryDelayMaxMs: 300_000, settleMs: 250 },
       },
@@ -117,4 +120,31 @@ describe('controllerSettings', () => {
       expect(failureCode({ metricsAddress })).toBe('E_USAGE');
     },
   );
+
+  it.each([
+    ['20', '30', { qps: 20, burst: 30 }],
+    ['0.5', '1', { qps: 0.5, burst: 1 }],
+    ['100000', '100000', { qps: 100_000, burst: 100_000 }],
+    ['0', '30', null],
+    ['-1', '30', null],
+  ] as const)('--kube-api-qps %s --kube-api-burst %s: the write pacing', (kubeApiQps, kubeApiBurst, writePacing) => {
+    expect(settings({ kubeApiQps, kubeApiBurst })).toMatchObject({ ok: true, value: { writePacing } });
+  });
+
+  it.each([
+    [{ kubeApiQps: 'fast' }],
+    [{ kubeApiQps: '' }],
+    [{ kubeApiQps: '1e3' }],
+    [{ kubeApiQps: '20 ' }],
+    [{ kubeApiQps: '100001' }],
+    [{ kubeApiQps: 'Infinity' }],
+    [{ kubeApiBurst: '0' }],
+    [{ kubeApiBurst: '-1' }],
+    [{ kubeApiBurst: '2.5' }],
+    [{ kubeApiBurst: '100001' }],
+    // A burst is checked even when the QPS turns the limit off: a typo is a typo.
+    [{ kubeApiQps: '0', kubeApiBurst: 'many' }],
+  ])('%o is E_USAGE', (flags) => {
+    expect(failureCode(flags)).toBe('E_USAGE');
+  });
 });

@@ -69,16 +69,42 @@ describe('a rollout reconcile', () => {
     expect(server.list('operations')).toEqual([]);
   });
 
-  it('a ClusterError on a create propagates, and the writes before it stay', async () => {
-    const { server, reconciler } = setUp();
+  it('a refused create ends its batch and the reconcile: the creates sent with it land, no later batch goes out', async () => {
+    const { server, reconciler } = setUp(7);
+    // Batches 1, 2, 4: the second create (write 3) is refused; the third, sent with it, lands.
     server.faultAt(3, new ClusterError(503, 'Service Unavailable'));
     await expect(reconciler.reconcile(`rollout/${ROLLOUT}`)).rejects.toMatchObject({
       name: 'ClusterError',
       status: 503,
     });
-    expect(kinds(server)).toEqual(['rolloutStatus', 'create']);
-    expect(announced(rolloutStatus(server))).toHaveLength(3);
-    expect(server.list('operations')).toHaveLength(1);
+    const pending = announced(rolloutStatus(server));
+    expect(pending).toHaveLength(7);
+    expect(createdNames(server).sort()).toEqual([pending[0], pending[2]].sort());
+    expect(server.list('operations')).toHaveLength(2);
+    expect(kinds(server)).not.toContain('event');
+  });
+
+  it('a refused first create sends nothing more: the slow start begins with one', async () => {
+    const { server, reconciler } = setUp(7);
+    server.faultAt(2, new ClusterError(500, 'Internal Server Error'));
+    await expect(reconciler.reconcile(`rollout/${ROLLOUT}`)).rejects.toMatchObject({ status: 500 });
+    expect(announced(rolloutStatus(server))).toHaveLength(7);
+    expect(server.list('operations')).toEqual([]);
+  });
+
+  it('with a batch cap of one the creates go one at a time: a refusal stops the very next one', async () => {
+    const { server, cache, clock } = setUp(7);
+    const reconciler = new Reconciler({
+      cluster: server.client('controller'),
+      cache,
+      clock,
+      logger: quietLogger(),
+      metrics: quietMetrics,
+      createBatchMax: 1,
+    });
+    server.faultAt(4, new ClusterError(503, 'Service Unavailable'));
+    await expect(reconciler.reconcile(`rollout/${ROLLOUT}`)).rejects.toMatchObject({ status: 503 });
+    expect(createdNames(server)).toEqual(announced(rolloutStatus(server)).slice(0, 2));
   });
 
   it('a create answered "exists" counts as done: the creates after it still happen', async () => {
@@ -87,6 +113,15 @@ describe('a rollout reconcile', () => {
     expect(await reconciler.reconcile(`rollout/${ROLLOUT}`)).toMatchObject({ outcome: 'applied' });
     const pending = announced(rolloutStatus(server));
     expect(createdNames(server)).toEqual(pending.slice(1));
+    expect(kinds(server).slice(-2)).toEqual(['event', 'event']);
+  });
+
+  it('"exists" answers within a batch are success: every later batch still goes out', async () => {
+    const { server, reconciler } = setUp(7);
+    // The first create, and both of the second batch, find their names taken.
+    for (const nth of [1, 2, 3]) server.faultAt(nth, 'exists', 'create');
+    expect(await reconciler.reconcile(`rollout/${ROLLOUT}`)).toMatchObject({ outcome: 'applied' });
+    expect(createdNames(server)).toEqual(announced(rolloutStatus(server)).slice(3));
     expect(kinds(server).slice(-2)).toEqual(['event', 'event']);
   });
 

@@ -156,7 +156,15 @@ export class FleetWorld {
         // Longer than the defaults (15 s, 10 s, 2 s): the same election with fewer renewals to
         // simulate; a killed controller restarts under its own identity and leads again at once.
         leader: { identity, leaseDurationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 10_000 },
-        loop: { resyncMs: 300_000, retryDelayMs: 1_000, retryDelayMaxMs: 60_000, settleMs: 250 },
+        loop: {
+          resyncMs: 300_000,
+          retryDelayMs: 1_000,
+          retryDelayMaxMs: 60_000,
+          settleMs: 250,
+          // A process dies once: kills planned at two creates of one batch would be one crash, so
+          // runs with planned kills send creates one at a time (batches: test/app/controller).
+          ...((this.options.kills ?? []).length > 0 ? { createBatchMax: 1 } : {}),
+        },
       },
       logger: this.logger,
       ports: {

@@ -16,11 +16,13 @@ import type { ApiRequestSample, ControllerMetrics } from '../../../ports/control
 import type { Logger } from '../../../ports/logger.js';
 import type { KubeHttp } from '../kube-http.js';
 import type { WatchClientClass } from '../kube-watch.js';
+import { ThrottledError } from '../throttled-error.js';
 import { UnauthorizedStreak } from '../unauthorized-streak.js';
 import { eventBody } from './event-body.js';
 import { runInformer, type InformerParts, type InformerSettings } from './informer.js';
 import { readNode, readOperation, readRelease, readRollout } from './read-objects.js';
 import { NODES_PATH, OPERATIONS_PATH, RELEASES_PATH, ROLLOUTS_PATH, eventsPath, objectPath } from './resource-paths.js';
+import { UNPACED, type WritePacer } from './token-bucket.js';
 
 export interface ControllerClusterOptions {
   readonly http: KubeHttp;
@@ -33,6 +35,8 @@ export interface ControllerClusterOptions {
   readonly namespace: string;
   /** `reportingInstance` of the Events: this replica's identity. */
   readonly instance: string;
+  /** Every write waits for it (token-bucket.ts); default none. Reads (the informers) are not paced. */
+  readonly pacer?: WritePacer;
 }
 
 type Verb = ApiRequestSample['verb'];
@@ -41,6 +45,7 @@ type Verb = ApiRequestSample['verb'];
  * The controller's cluster over the API server: four informers, status updates of the status
  * subresource by PUT (the resourceVersion in the body is the guard: 409 when stale), the one
  * merge patch a release allows, idempotent creates (409 AlreadyExists is success), and Events.
+ * Every write waits for the pacer's token first, and a 429 with Retry-After pauses the pacer.
  * Every request is counted by verb and resource; a failure is a ClusterError.
  */
 export class KubernetesControllerCluster implements ControllerCluster {
@@ -162,6 +167,8 @@ export class KubernetesControllerCluster implements ControllerCluster {
     path: string,
     options: { readonly body: object; readonly contentType?: string },
   ): Promise<unknown> {
+    const pacer = this.o.pacer ?? UNPACED;
+    await pacer.take();
     try {
       const answer = await this.o.http.call(method, path, {
         ...options,
@@ -173,6 +180,7 @@ export class KubernetesControllerCluster implements ControllerCluster {
     } catch (error) {
       const status = error instanceof ClusterError ? error.status : null;
       this.o.metrics.apiRequest({ verb, resource, code: status });
+      if (error instanceof ThrottledError) pacer.throttled(error.retryAfterMs);
       throw translated(error);
     }
   }

@@ -3,7 +3,9 @@ import { parseTimestamp } from '../../../domain/rollout/time-text.js';
 import type { LeaseRecord, LeaseStore, LeaseWriteOutcome, StoredLease } from '../../../ports/controller-cluster.js';
 import type { ControllerMetrics } from '../../../ports/controller-metrics.js';
 import type { KubeHttp } from '../kube-http.js';
+import { ThrottledError } from '../throttled-error.js';
 import { leasePath } from './resource-paths.js';
+import { UNPACED, type WritePacer } from './token-bucket.js';
 
 /**
  * The leader-election Lease (`coordination.k8s.io/v1`) in the controller's namespace. Writes
@@ -16,6 +18,8 @@ export class KubernetesLeaseStore implements LeaseStore {
     private readonly namespace: string,
     private readonly name: string,
     private readonly metrics: ControllerMetrics,
+    /** Paces the writes (create, update) alone: a GET is a read. */
+    private readonly pacer: WritePacer = UNPACED,
   ) {}
 
   async get(): Promise<StoredLease | null> {
@@ -59,12 +63,14 @@ export class KubernetesLeaseStore implements LeaseStore {
     path: string,
     body?: object,
   ): Promise<unknown> {
+    if (method !== 'GET') await this.pacer.take();
     try {
       const answer = await this.http.call(method, path, body === undefined ? {} : { body });
       this.metrics.apiRequest({ verb, resource: 'leases', code: method === 'POST' ? 201 : 200 });
       return answer;
     } catch (error) {
       this.metrics.apiRequest({ verb, resource: 'leases', code: error instanceof ClusterError ? error.status : null });
+      if (error instanceof ThrottledError) this.pacer.throttled(error.retryAfterMs);
       if (error instanceof ClusterError && error.status === 401)
         throw new ClusterError(401, error.message, 'unauthorized');
       throw error;

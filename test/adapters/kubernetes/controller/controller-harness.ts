@@ -4,6 +4,7 @@
 
 import { KubernetesControllerCluster } from '../../../../src/adapters/kubernetes/controller/kubernetes-controller-cluster.js';
 import type { InformerSettings } from '../../../../src/adapters/kubernetes/controller/informer.js';
+import type { WritePacer } from '../../../../src/adapters/kubernetes/controller/token-bucket.js';
 import { connectKubeHttp } from '../../../../src/adapters/kubernetes/kube-connection.js';
 import type { KubeHttp } from '../../../../src/adapters/kubernetes/kube-http.js';
 import { loadWatchClient } from '../../../../src/adapters/kubernetes/kube-watch.js';
@@ -59,6 +60,8 @@ export interface HarnessOptions {
   readonly clock?: Clock;
   readonly informers?: Partial<InformerSettings>;
   readonly eventsNamespace?: string;
+  /** Paces the writes; default none. */
+  readonly pacer?: WritePacer;
 }
 
 export interface Harness {
@@ -88,6 +91,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     informers: { ...FAST_INFORMERS, ...options.informers },
     namespace: options.eventsNamespace ?? 'default',
     instance: IDENTITY,
+    ...(options.pacer === undefined ? {} : { pacer: options.pacer }),
   });
   const close = async (): Promise<void> => {
     cluster.close();
