@@ -5,29 +5,28 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
+const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const topAt = args.indexOf('--top');
 const top = topAt >= 0 ? Number(args[topAt + 1]) : 15;
 const vitestArgs = topAt >= 0 ? args.filter((_, index) => index !== topAt && index !== topAt + 1) : args;
 const scratch = mkdtempSync(join(tmpdir(), 'test-times-'));
-const report = join(scratch, 'report.json');
+const report = join(scratch, 'files.json');
 const startedMs = performance.now();
 const run = spawnSync(
   'npx',
-  ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${report}`, ...vitestArgs],
-  { stdio: 'inherit' },
+  ['vitest', 'run', '--reporter=default', `--reporter=${join(here, 'file-times-reporter.mjs')}`, ...vitestArgs],
+  { stdio: 'inherit', env: { ...process.env, FILE_TIMES_OUTPUT: report } },
 );
 const wallS = (performance.now() - startedMs) / 1000;
 let files = [];
 try {
-  const parsed = JSON.parse(readFileSync(report, 'utf8'));
-  files = parsed.testResults.map((file) => ({
+  files = JSON.parse(readFileSync(report, 'utf8')).map((file) => ({
+    ...file,
     name: relative(process.cwd(), file.name),
-    seconds: (file.endTime - file.startTime) / 1000,
-    tests: file.assertionResults.length,
-    status: file.status,
   }));
 } finally {
   rmSync(scratch, { recursive: true, force: true });

@@ -9,12 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OLD_VERSION } from './fleet-scenarios.js';
 import { CRASHES, runWithAndWithoutCrashes } from './fleet-crash-support.js';
 import type { RunResult } from './fleet-run.js';
-import { RUN_TIMEOUT_MS, SEED, SIZE } from './fleet-support.js';
+import { PROPERTY_SIZE, RUN_TIMEOUT_MS, SEED } from './fleet-support.js';
 
 let runs: { uninterrupted: RunResult; crashed: RunResult; effects: number };
 
 beforeAll(async () => {
-  runs = await runWithAndWithoutCrashes({ failures: 'instance-type', onFailure: 'RollBackAll', budget: '1%' });
+  runs = await runWithAndWithoutCrashes(
+    { failures: 'instance-type', onFailure: 'RollBackAll', budget: '1%' },
+    PROPERTY_SIZE,
+  );
 }, 2 * RUN_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -36,7 +39,7 @@ function outcome(run: RunResult): unknown {
   };
 }
 
-describe(`${CRASHES} controller crashes during a fleet rollback on ${SIZE} simulated machines (seed ${SEED})`, () => {
+describe(`${CRASHES} controller crashes during a fleet rollback on ${PROPERTY_SIZE} simulated machines (seed ${SEED})`, () => {
   it('every planned crash happened', () => {
     console.log(JSON.stringify(outcome(runs.uninterrupted)), JSON.stringify(outcome(runs.crashed)), runs.effects);
     console.log(

@@ -14,14 +14,14 @@ export interface CrashScenario {
   readonly budget: string;
 }
 
-export function crashPlan(scenario: CrashScenario, kills?: readonly KillPlan[]): RunPlan {
+export function crashPlan(scenario: CrashScenario, size: number, kills?: readonly KillPlan[]): RunPlan {
   const spec = fleetSpec();
   const base = spec['strategy'] as { waves: Record<string, unknown>[] };
   // The canary tolerates the odd failure; a later wave's 1% budget is what one in thirty exceeds.
   const waves = base.waves.map((wave, index) => ({ ...wave, failureBudget: index === 0 ? 2 : scenario.budget }));
   return {
     seed: SEED,
-    machines: fleetOf(SIZE, SEED),
+    machines: fleetOf(size, SEED),
     failures: scenario.failures,
     rollouts: [{ name: 'fleet', spec: { ...spec, strategy: { ...base, waves, onFailure: scenario.onFailure } } }],
     faults: NO_FAULTS,
@@ -44,11 +44,12 @@ export function killPlan(prng: Prng, effects: number, count: number): KillPlan[]
 
 export async function runWithAndWithoutCrashes(
   scenario: CrashScenario,
+  size = SIZE,
 ): Promise<{ uninterrupted: RunResult; crashed: RunResult; effects: number }> {
-  const uninterrupted = await runFleet(crashPlan(scenario));
+  const uninterrupted = await runFleet(crashPlan(scenario, size));
   report(uninterrupted, `${scenario.onFailure}, uninterrupted`);
   const effects = uninterrupted.world.counter.count;
-  const crashed = await runFleet(crashPlan(scenario, killPlan(new Prng(SEED + 100), effects, CRASHES)));
+  const crashed = await runFleet(crashPlan(scenario, size, killPlan(new Prng(SEED + 100), effects, CRASHES)));
   report(crashed, `${scenario.onFailure}, ${CRASHES} crashes`);
   return { uninterrupted, crashed, effects };
 }

@@ -4,11 +4,13 @@
  * would) end in the state of the same run uninterrupted: a release that fails on one instance
  * type within its budgets, so every machine gets exactly one operation and its outcome is its
  * own; then the same operations with the same outcomes, the same versions, the same counts.
+ * At 10,000 machines this file also shows the numbers that grow with the fleet: writes per
+ * machine, reads served from watches, the status size, every machine counted once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRASHES, runWithAndWithoutCrashes } from './fleet-crash-support.js';
 import type { RunResult } from './fleet-run.js';
-import { writesPerMachine } from './fleet-measures.js';
+import { controllerReads, writesPerMachine } from './fleet-measures.js';
 import { endState, RUN_TIMEOUT_MS, SEED, SIZE } from './fleet-support.js';
 
 let runs: { uninterrupted: RunResult; crashed: RunResult; effects: number };
@@ -41,6 +43,28 @@ describe(`${CRASHES} controller crashes on ${SIZE} simulated machines (seed ${SE
     );
     expect(writes.maxPerMachine).toBeLessThanOrEqual(4);
     expect(writes.byKind.create).toBe(SIZE);
+  });
+
+  it('counted every target machine exactly once, in one class', () => {
+    const counts = runs.uninterrupted.statuses.get('fleet')?.['counts'] as Record<string, number> & {
+      excluded: Record<string, number>;
+    };
+    const { targets, excluded, ...classes } = counts;
+    const counted = [...Object.values(classes), ...Object.values(excluded)].reduce((sum, count) => sum + count, 0);
+    expect({ targets, counted, pending: classes['pending'], inFlight: classes['inFlight'] }).toEqual({
+      targets: SIZE,
+      counted: SIZE,
+      pending: 0,
+      inFlight: 0,
+    });
+  });
+
+  it('read only through lists and watches, and kept the status under 64 KiB', () => {
+    const reads = controllerReads(runs.uninterrupted);
+    console.log(`controller reads ${JSON.stringify(reads.informed)}`);
+    expect(reads.informed['get'] ?? 0).toBe(0);
+    expect(reads.informed['watch']).toBeGreaterThan(0);
+    expect(runs.uninterrupted.monitor.records.get('fleet')?.maxStatusBytes).toBeLessThan(64 * 1024);
   });
 
   it('never exceeded a cap or gave a machine two live operations, crashes and all', () => {

@@ -1,6 +1,6 @@
 /**
- * A good release on a simulated fleet (10,000 machines by default; FLEET_SIZE and FLEET_SEED
- * change it), through the production composition of the controller over the fake API server, with
+ * A good release on a simulated fleet (2,000 machines by default, fleet-support.ts says why;
+ * FLEET_SIZE and FLEET_SEED change it), through the production composition of the controller over the fake API server, with
  * the faults of a real cluster: 409/429/500 answers, watches dropped every ten minutes, machines
  * that vanish, operations deleted by hand mid-upgrade (whose daemons finish anyway and report the
  * new version late). The oracle checks the caps at every event.
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fleetOf, fleetSpec, NEW_VERSION } from './fleet-scenarios.js';
 import { controllerReads, writesPerMachine } from './fleet-measures.js';
 import { runFleet, type RunResult } from './fleet-run.js';
-import { HOUR_MS, report, RUN_TIMEOUT_MS, SEED, SIZE } from './fleet-support.js';
+import { HOUR_MS, report, PROPERTY_SIZE, RUN_TIMEOUT_MS, SEED } from './fleet-support.js';
 
 const VANISH = 20;
 const DELETE_BY_HAND = 10;
@@ -18,7 +18,7 @@ let run: RunResult;
 beforeAll(async () => {
   run = await runFleet({
     seed: SEED,
-    machines: fleetOf(SIZE, SEED),
+    machines: fleetOf(PROPERTY_SIZE, SEED),
     failures: 'none',
     rollouts: [{ name: 'fleet', spec: fleetSpec() }],
     faults: { writeFaultShare: 0.01, watchDropEveryMs: 600_000, vanish: VANISH, deleteByHand: DELETE_BY_HAND },
@@ -31,7 +31,7 @@ afterAll(async () => {
   await run?.world.close();
 });
 
-describe(`a good release on ${SIZE} simulated machines, with faults (seed ${SEED})`, () => {
+describe(`a good release on ${PROPERTY_SIZE} simulated machines, with faults (seed ${SEED})`, () => {
   it('goes through every wave to Succeeded without skipping a machine: the lost ones report the new version late', () => {
     const status = run.statuses.get('fleet') as {
       phase: string;
@@ -49,7 +49,7 @@ describe(`a good release on ${SIZE} simulated machines, with faults (seed ${SEED
     expect(status.waves.reduce((sum, wave) => sum + (wave.lostAtTarget ?? 0), 0)).toBe(lost);
     expect(status.counts).toMatchObject({ lost: 0, pending: 0 });
     expect(status.counts.succeeded + status.counts.excluded.alreadyAtTarget).toBe(present.length);
-    expect(present.length).toBeGreaterThanOrEqual(SIZE - VANISH);
+    expect(present.length).toBeGreaterThanOrEqual(PROPERTY_SIZE - VANISH);
   });
 
   it('never exceeded maxInFlight or maxUnavailable, nor gave a machine two live operations, at any event', () => {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fleetOf, fleetSpec, NEW_VERSION } from './fleet-scenarios.js';
 import { NO_FAULTS, runFleet, type RunResult } from './fleet-run.js';
-import { HOUR_MS, report, RUN_TIMEOUT_MS, SEED, SIZE } from './fleet-support.js';
+import { HOUR_MS, report, PROPERTY_SIZE, RUN_TIMEOUT_MS, SEED } from './fleet-support.js';
 
 let run: RunResult;
 
@@ -14,7 +14,7 @@ beforeAll(async () => {
   const zoneOne = { matchLabels: { 'topology.kubernetes.io/zone': 'westeurope-1' } };
   run = await runFleet({
     seed: SEED,
-    machines: fleetOf(SIZE, SEED),
+    machines: fleetOf(PROPERTY_SIZE, SEED),
     failures: 'none',
     rollouts: [
       { name: 'fleet', spec: fleetSpec() },
@@ -31,7 +31,7 @@ afterAll(async () => {
   await run?.world.close();
 });
 
-describe(`two overlapping rollouts on ${SIZE} simulated machines (seed ${SEED})`, () => {
+describe(`two overlapping rollouts on ${PROPERTY_SIZE} simulated machines (seed ${SEED})`, () => {
   it('never give a machine two live operations, at any event', () => {
     expect(run.monitor.maxLivePerMachine).toBe(1);
     expect(run.monitor.violations).toEqual([]);
