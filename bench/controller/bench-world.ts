@@ -25,7 +25,7 @@ import {
 } from '../../test/sim/fleet/fleet-daemons.js';
 import { informerSettings, WarningLog } from '../../test/sim/fleet/fleet-parts.js';
 import { releaseManifest, rolloutManifest, versionOfUrl } from '../../test/sim/fleet/fleet-scenarios.js';
-import { Prng } from '../../test/sim/prng.js';
+import { Prng } from '../../test/sim/harness/index.js';
 import { startFakeApiServer, type FakeApiServer } from '../../test/support/kube/fake-apiserver.js';
 import { kubeconfigDocument, writeKubeconfigFile } from '../../test/support/kube/kubeconfig-builder.js';
 

@@ -25,7 +25,7 @@ import { ClusterError } from '../../src/domain/port-errors.js';
 import type { ControllerCluster, WritePacing } from '../../src/ports/controller-cluster.js';
 import { informerSettings, NO_METRICS, WarningLog } from '../../test/sim/fleet/fleet-parts.js';
 import { NEW_RELEASE } from '../../test/sim/fleet/fleet-scenarios.js';
-import { Prng } from '../../test/sim/prng.js';
+import { Prng } from '../../test/sim/harness/index.js';
 import { kubeconfigDocument, writeKubeconfigFile } from '../../test/support/kube/kubeconfig-builder.js';
 import type { HostRequest } from './fake-host.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Gen } from './choice-generator.js';
-import { Prng } from './prng.js';
+import { Prng } from './harness/index.js';
 
 function permutation(gen: Gen, items: readonly string[]): string {
   const pool = [...items];

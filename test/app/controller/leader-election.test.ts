@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ClusterError } from '../../../src/domain/port-errors.js';
 import { SteppedClock } from '../../support/stepped-clock.js';
-import { Prng } from '../../sim/prng.js';
+import { Prng } from '../../sim/harness/index.js';
 import { Candidate, elapsed, lastWriteBy, SETTINGS, skewedClock } from './election-candidate.js';
 import { healthy, MemoryLeaseStore } from './memory-lease-store.js';
 

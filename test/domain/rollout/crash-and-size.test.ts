@@ -10,14 +10,15 @@ import { planRollout } from '../../../src/domain/rollout/plan-rollout.js';
 import { DIGEST_ORDER } from '../../../src/domain/rollout/loss-digest.js';
 import type { AgentRolloutStatus } from '../../../src/domain/rollout/rollout-status.js';
 import { LABEL_ARCH, LABEL_ZONE, MAX_LOST_LISTED } from '../../../src/domain/rollout/vocabulary.js';
-import { Prng } from '../../sim/prng.js';
+import { Prng, seedOverride } from '../../sim/harness/index.js';
 import { baseSpec, releases } from './fixtures.js';
 import { checkInvariants } from './invariants.js';
 import { runRollout } from './run-rollout.js';
 import { RolloutWorld } from './rollout-world.js';
 import { behaviourFor, randomScenario, type FailureMode } from './scenarios.js';
 
-const ONLY = process.env['ROLLOUT_SEED'];
+// SIM_SEED, the harness's one seed variable, runs one seed alone.
+const ONLY = seedOverride() ?? undefined;
 /** ROLLOUT_SEEDS=<n> runs n seeds per property instead of the default. */
 const MANY = process.env['ROLLOUT_SEEDS'];
 /** Many seeds take minutes; the default is the normal suite's share. */
@@ -25,7 +26,7 @@ const MANY = process.env['ROLLOUT_SEEDS'];
 const LONG = MANY !== undefined ? 3_600_000 : 120_000;
 const seeds = (first: number, count: number): number[] =>
   ONLY !== undefined
-    ? [Number(ONLY)]
+    ? [ONLY]
     : Array.from({ length: MANY !== undefined ? Number(MANY) : count }, (_, index) => first + index);
 const MODES: readonly FailureMode[] = ['none', 'some', 'many', 'everywhere', 'arm64', 'hangs', 'invalid'];
 

@@ -1,7 +1,7 @@
 /** Fleets, releases and specs for the rollout planner's tests. */
 import type { NodeFacts, ReleaseObject } from '../../../src/domain/rollout/snapshot.js';
 import { ANNOTATION_AGENT_VERSION, LABEL_ARCH, LABEL_ZONE } from '../../../src/domain/rollout/vocabulary.js';
-import { Prng } from '../../sim/prng.js';
+import { Prng } from '../../sim/harness/index.js';
 
 export const OLD_VERSION = '1.4.1';
 export const NEW_VERSION = '1.4.2';

@@ -9,7 +9,7 @@ import {
   encodeDigest,
   membersAmong,
 } from '../../../src/domain/rollout/loss-digest.js';
-import { Prng } from '../../sim/prng.js';
+import { Prng } from '../../sim/harness/index.js';
 
 const hashOf = (prng: Prng): string =>
   (prng.nextUint32().toString(16).padStart(8, '0') + prng.nextUint32().toString(16).padStart(8, '0')).slice(0, 12);

@@ -2,13 +2,13 @@
  * Operations deleted by hand. Each is lost: counted, never recreated, and its machine counted by
  * what it shows (at the target version when its daemon finished anyway). Its loss must never be
  * blamed on another machine, and a rollout never succeeds while a machine it could have upgraded
- * had no operation. Every failure names its seed; ROLLOUT_SEED=<n> runs one seed alone,
+ * had no operation. Every failure names its seed; SIM_SEED=<n> runs one seed alone,
  * ROLLOUT_SEEDS=<n> runs n seeds.
  */
 import { describe, expect, it } from 'vitest';
 import { DIGEST_ORDER } from '../../../src/domain/rollout/loss-digest.js';
 import { ANNOTATION_AGENT_VERSION } from '../../../src/domain/rollout/vocabulary.js';
-import { Prng } from '../../sim/prng.js';
+import { Prng, seedOverride } from '../../sim/harness/index.js';
 import { creates, exampleCluster, later, operationsOf, reconcile, settle, start, strategy } from './example-cluster.js';
 import { NEW_VERSION } from './fixtures.js';
 import { checkInvariants } from './invariants.js';
@@ -16,11 +16,12 @@ import { checkAccounting, meddle, newTruth } from './lost-meddling.js';
 import { quiescent, runRollout } from './run-rollout.js';
 import { randomScenario } from './scenarios.js';
 
-const ONLY = process.env['ROLLOUT_SEED'];
+// SIM_SEED, the harness's one seed variable, runs one seed alone.
+const ONLY = seedOverride() ?? undefined;
 const MANY = process.env['ROLLOUT_SEEDS'];
 const seeds = (first: number, count: number): number[] =>
   ONLY !== undefined
-    ? [Number(ONLY)]
+    ? [ONLY]
     : Array.from({ length: MANY !== undefined ? Number(MANY) : count }, (_, index) => first + index);
 
 describe('operations deleted by hand', () => {

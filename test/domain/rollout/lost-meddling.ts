@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import { childNameFor } from '../../../src/domain/rollout/fleet.js';
 import { TERMINAL_PHASES } from '../../../src/domain/rollout/rollout-status.js';
 import { ANNOTATION_AGENT_VERSION, LABEL_PURPOSE } from '../../../src/domain/rollout/vocabulary.js';
-import type { Prng } from '../../sim/prng.js';
+import type { Prng } from '../../sim/harness/index.js';
 import { NEW_VERSION } from './fixtures.js';
 import type { RolloutWorld, SimOperation } from './rollout-world.js';
 

@@ -2,7 +2,7 @@
  * The planner's memo (planner-memo.ts) changes what a plan costs, never what it says: on random
  * fleets whose Nodes join, leave, change labels, uid or agent version, whose selector and timeout
  * change and whose rollout is re-created under the same name, a plan made with the memo kept
- * from every earlier plan equals a plan made without one, at every step. ROLLOUT_SEED=<n> runs
+ * from every earlier plan equals a plan made without one, at every step. SIM_SEED=<n> runs
  * one seed alone.
  */
 import { describe, expect, it } from 'vitest';
@@ -10,14 +10,15 @@ import { planRollout } from '../../../src/domain/rollout/plan-rollout.js';
 import { PlannerMemo } from '../../../src/domain/rollout/planner-memo.js';
 import type { NodeFacts } from '../../../src/domain/rollout/snapshot.js';
 import { ANNOTATION_AGENT_VERSION, LABEL_ZONE } from '../../../src/domain/rollout/vocabulary.js';
-import { Prng } from '../../sim/prng.js';
+import { Prng, seedOverride } from '../../sim/harness/index.js';
 import { NEW_VERSION } from './fixtures.js';
 import { quiescent } from './run-rollout.js';
 import type { RolloutWorld } from './rollout-world.js';
 import { randomScenario } from './scenarios.js';
 
-const ONLY = process.env['ROLLOUT_SEED'];
-const SEEDS = ONLY !== undefined ? [Number(ONLY)] : Array.from({ length: 24 }, (_, index) => 7000 + index);
+// SIM_SEED, the harness's one seed variable, runs one seed alone.
+const ONLY = seedOverride() ?? undefined;
+const SEEDS = ONLY !== undefined ? [ONLY] : Array.from({ length: 24 }, (_, index) => 7000 + index);
 const MAX_STEPS = 400;
 const ROLE = 'node-role.kubernetes.io/agent';
 

@@ -13,7 +13,7 @@ import {
   parseTimestamp,
 } from '../../../src/domain/rollout/time-text.js';
 import { LABEL_ARCH, LABEL_ZONE } from '../../../src/domain/rollout/vocabulary.js';
-import { Prng } from '../../sim/prng.js';
+import { Prng } from '../../sim/harness/index.js';
 
 describe('fnv1a64', () => {
   it('matches the published FNV-1a 64 test vectors', () => {

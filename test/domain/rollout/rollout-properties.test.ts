@@ -2,17 +2,18 @@
  * Property tests of the rollout planner over simulated fleets: random fleets (up to a few
  * thousand machines), random specs and random daemon outcomes, with the planner's actions
  * applied step by step and simulated daemons finishing operations. Every failure names its seed;
- * ROLLOUT_SEED=<n> runs one seed alone, ROLLOUT_SEEDS=<n> runs n seeds per property.
+ * SIM_SEED=<n> runs one seed alone, ROLLOUT_SEEDS=<n> runs n seeds per property.
  */
 import { describe, expect, it } from 'vitest';
 import { LABEL_ARCH, LABEL_PURPOSE } from '../../../src/domain/rollout/vocabulary.js';
-import { Prng } from '../../sim/prng.js';
+import { Prng, seedOverride } from '../../sim/harness/index.js';
 import { checkInvariants, type Observed } from './invariants.js';
 import { quiescent, runRollout } from './run-rollout.js';
 import type { RolloutWorld } from './rollout-world.js';
 import { randomScenario, type FailureMode } from './scenarios.js';
 
-const ONLY = process.env['ROLLOUT_SEED'];
+// SIM_SEED, the harness's one seed variable, runs one seed alone.
+const ONLY = seedOverride() ?? undefined;
 /** ROLLOUT_SEEDS=<n> runs n seeds per property instead of the default. */
 const MANY = process.env['ROLLOUT_SEEDS'];
 /** Many seeds take minutes; the default is the normal suite's share. */
@@ -20,7 +21,7 @@ const MANY = process.env['ROLLOUT_SEEDS'];
 const LONG = MANY !== undefined ? 3_600_000 : 120_000;
 const seeds = (first: number, count: number): number[] =>
   ONLY !== undefined
-    ? [Number(ONLY)]
+    ? [ONLY]
     : Array.from({ length: MANY !== undefined ? Number(MANY) : count }, (_, index) => first + index);
 
 const ALL_MODES: readonly FailureMode[] = [

@@ -24,7 +24,7 @@ import {
   LABEL_ROLLOUT,
   LABEL_WAVE,
 } from '../../../src/domain/rollout/vocabulary.js';
-import { Prng } from '../../sim/prng.js';
+import { Prng } from '../../sim/harness/index.js';
 
 export type Outcome = 'succeed' | 'DaemonFailed' | 'ExecutionFailed' | 'InvalidParameters' | 'hang' | 'never-start';
 

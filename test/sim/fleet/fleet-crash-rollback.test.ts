@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OLD_VERSION } from './fleet-scenarios.js';
 import { CRASHES, runWithAndWithoutCrashes } from './fleet-crash-support.js';
 import type { RunResult } from './fleet-run.js';
-import { PROPERTY_SIZE, RUN_TIMEOUT_MS, SEED } from './fleet-support.js';
+import { printReplayOnFailure, PROPERTY_SIZE, RUN_TIMEOUT_MS, SEED } from './fleet-support.js';
+
+printReplayOnFailure();
 
 let runs: { uninterrupted: RunResult; crashed: RunResult; effects: number };
 

@@ -1,5 +1,5 @@
 /** Crash runs: the same plan run uninterrupted, then with controller kills at random effects. */
-import { Prng } from '../prng.js';
+import { Prng } from '../harness/index.js';
 import type { KillPlan } from './crashable-ports.js';
 import { fleetOf, fleetSpec, type FailureMode } from './fleet-scenarios.js';
 import { NO_FAULTS, runFleet, type RunPlan, type RunResult } from './fleet-run.js';

@@ -11,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRASHES, runWithAndWithoutCrashes } from './fleet-crash-support.js';
 import type { RunResult } from './fleet-run.js';
 import { controllerReads, writesPerMachine } from './fleet-measures.js';
-import { endState, RUN_TIMEOUT_MS, SEED, SIZE } from './fleet-support.js';
+import { endState, printReplayOnFailure, RUN_TIMEOUT_MS, SEED, SIZE } from './fleet-support.js';
+
+printReplayOnFailure();
 
 let runs: { uninterrupted: RunResult; crashed: RunResult; effects: number };
 

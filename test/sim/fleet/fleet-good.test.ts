@@ -1,6 +1,6 @@
 /**
  * A good release on a simulated fleet (2,000 machines by default, fleet-support.ts says why;
- * FLEET_SIZE and FLEET_SEED change it), through the production composition of the controller over the fake API server, with
+ * FLEET_SIZE and SIM_SEED change it), through the production composition of the controller over the fake API server, with
  * the faults of a real cluster: 409/429/500 answers, watches dropped every ten minutes, machines
  * that vanish, operations deleted by hand mid-upgrade (whose daemons finish anyway and report the
  * new version late). The oracle checks the caps at every event.
@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fleetOf, fleetSpec, NEW_VERSION } from './fleet-scenarios.js';
 import { controllerReads, writesPerMachine } from './fleet-measures.js';
 import { runFleet, type RunResult } from './fleet-run.js';
-import { HOUR_MS, report, PROPERTY_SIZE, RUN_TIMEOUT_MS, SEED } from './fleet-support.js';
+import { HOUR_MS, printReplayOnFailure, PROPERTY_SIZE, report, RUN_TIMEOUT_MS, SEED } from './fleet-support.js';
+
+printReplayOnFailure();
 
 const VANISH = 20;
 const DELETE_BY_HAND = 10;

@@ -6,7 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fleetOf, fleetSpec, NEW_VERSION } from './fleet-scenarios.js';
 import { NO_FAULTS, runFleet, type RunResult } from './fleet-run.js';
-import { HOUR_MS, report, PROPERTY_SIZE, RUN_TIMEOUT_MS, SEED } from './fleet-support.js';
+import { HOUR_MS, printReplayOnFailure, PROPERTY_SIZE, report, RUN_TIMEOUT_MS, SEED } from './fleet-support.js';
+
+printReplayOnFailure();
 
 let run: RunResult;
 

@@ -2,7 +2,7 @@
 import type { InformerSettings } from '../../../src/adapters/kubernetes/controller/informer.js';
 import type { ControllerMetrics } from '../../../src/ports/controller-metrics.js';
 import type { LogFields, Logger } from '../../../src/ports/logger.js';
-import { Prng } from '../prng.js';
+import { Prng } from '../harness/index.js';
 
 export function informerSettings(prng: Prng): InformerSettings {
   return {

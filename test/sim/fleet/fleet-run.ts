@@ -8,7 +8,7 @@ import { OPERATIONS_PATH, ROLLOUTS_PATH } from '../../../src/adapters/kubernetes
 import { loadWatchClient } from '../../../src/adapters/kubernetes/kube-watch.js';
 import { UnauthorizedStreak } from '../../../src/adapters/kubernetes/unauthorized-streak.js';
 import type { ControllerMetrics } from '../../../src/ports/controller-metrics.js';
-import { Prng } from '../prng.js';
+import { Prng } from '../harness/index.js';
 import type { KillPlan } from './crashable-ports.js';
 import type { FleetMachine } from './fleet-daemons.js';
 import { FleetMonitor } from './fleet-monitor.js';

@@ -1,7 +1,10 @@
 /** What the fleet simulation's test files share: the seed and size, the report line, the run's end state. */
+import { afterEach } from 'vitest';
+import { currentReplayCommand, seedFromEnv } from '../harness/index.js';
 import type { RunResult } from './fleet-run.js';
 
-export const SEED = Number(process.env['FLEET_SEED'] ?? 1);
+/** The harness's one seed variable, SIM_SEED, as in every simulation (docs/testing.md). */
+export const SEED = seedFromEnv(1);
 /**
  * The fleet of the scenarios that show the numbers that grow with the fleet (fleet-crash: caps,
  * crash convergence, writes per machine, reads, status size; fleet-halts; fleet-window-abort).
@@ -17,6 +20,13 @@ export const PROPERTY_SIZE = Number(process.env['FLEET_SIZE'] ?? 2_000);
 export const HOUR_MS = 3_600_000;
 /** Generous: a 10,000-machine run takes one to two minutes on two cores. */
 export const RUN_TIMEOUT_MS = 900_000;
+
+/** Prints the line that runs a failed test of the calling file again, with its seed. */
+export function printReplayOnFailure(): void {
+  afterEach((context) => {
+    if (context.task.result?.state === 'fail') console.log(`replay: ${currentReplayCommand(SEED)}`);
+  });
+}
 
 export function report(run: RunResult, label: string): void {
   const statusBytes = Math.max(0, ...[...run.monitor.records.values()].map((record) => record.maxStatusBytes));

@@ -9,8 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS_PATH } from '../../../src/adapters/kubernetes/controller/resource-paths.js';
 import { fleetOf, fleetSpec } from './fleet-scenarios.js';
 import { NO_FAULTS, runFleet, type RunResult } from './fleet-run.js';
-import { HOUR_MS, report, RUN_TIMEOUT_MS, SEED, SIZE } from './fleet-support.js';
+import { HOUR_MS, printReplayOnFailure, report, RUN_TIMEOUT_MS, SEED, SIZE } from './fleet-support.js';
 import { START_MS } from './fleet-world.js';
+
+printReplayOnFailure();
 
 const MINUTE_MS = 60_000;
 /** The run starts at 12:00 UTC: the window is 12:05:00 to 12:12:30. */

@@ -19,7 +19,7 @@ import type { ControllerMetrics } from '../../../src/ports/controller-metrics.js
 import { informerSettings, NO_METRICS, seededUids, WarningLog } from './fleet-parts.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/kube/fake-apiserver.js';
 import { kubeconfigDocument, writeKubeconfigFile } from '../../support/kube/kubeconfig-builder.js';
-import { Prng } from '../prng.js';
+import { Prng } from '../harness/index.js';
 import { CrashableProcess, type KillPlan, WriteCounter } from './crashable-ports.js';
 import { FleetClock } from './fleet-clock.js';
 import { FleetDaemons, type DaemonOutcome, type DaemonTimings, type FleetMachine } from './fleet-daemons.js';

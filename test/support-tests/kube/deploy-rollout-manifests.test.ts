@@ -18,7 +18,7 @@ import { parseRolloutSpec } from '../../../src/domain/rollout/parse-rollout-spec
 import { planRollout } from '../../../src/domain/rollout/plan-rollout.js';
 import { parseReleaseSpec } from '../../../src/domain/rollout/release-spec.js';
 import type { NodeFacts, ReleaseObject } from '../../../src/domain/rollout/snapshot.js';
-import { Prng } from '../../sim/prng.js';
+import { Prng } from '../../sim/harness/index.js';
 import { randomScenario } from '../../domain/rollout/scenarios.js';
 import { runRollout } from '../../domain/rollout/run-rollout.js';
 import { validate, withDefaults, type Json, type Rule, type Schema } from './crd-schema.js';
