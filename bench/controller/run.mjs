@@ -5,11 +5,9 @@
 // Halted, and the API requests per machine of a complete rollout. See docs/benchmarks.md#controller.
 //   node bench/controller/run.mjs [--sizes 1000,10000] [--halt-rounds 5] [--get-samples 200] [--seed 1]
 //   (after npm run build). Prints the tables, then one JSON line; exits 1 when a target is missed.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createServer, createServerModuleRunner } from 'vite';
+import { openTsRunner } from '../ts-runner.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -29,15 +27,7 @@ const seed = Number(option('--seed', '1'));
 // The fake API server and the simulated daemons are TypeScript (test/): Vite's module runner
 // loads them as vitest would, without a build of their own. It stays open for the whole run,
 // since they import modules lazily (the Kubernetes watch client).
-const cacheDir = mkdtempSync(join(tmpdir(), 'bench-controller-vite-'));
-const vite = await createServer({
-  configFile: false,
-  cacheDir,
-  logLevel: 'error',
-  appType: 'custom',
-  server: { middlewareMode: true, hmr: false, watch: null },
-});
-const runner = createServerModuleRunner(vite.environments.ssr, { hmr: false });
+const runner = await openTsRunner('bench-controller');
 const bench = await runner.import(join(here, 'entry.ts'));
 const startedMs = performance.now();
 const result = await bench.runControllerBench({
@@ -56,8 +46,6 @@ console.log(
   }),
 );
 await runner.close();
-await vite.close();
-rmSync(cacheDir, { recursive: true, force: true });
 const largest = result.sizes.at(-1);
 const met =
   largest === undefined || (largest.memory.steady.peakKiB <= 256 * 1024 && bench.writesPerMachine(largest) <= 4);

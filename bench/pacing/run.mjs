@@ -5,11 +5,9 @@
 // QPS 20, and a 429 with Retry-After. See docs/benchmarks.md#pacing.
 //   node bench/pacing/run.mjs [--size 10000] [--paced-size 400] [--seed 1] [--write-latency-ms 10]
 // Prints the tables, then one JSON line; exits 1 when a target is missed.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createServer, createServerModuleRunner } from 'vite';
+import { openTsRunner } from '../ts-runner.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -27,15 +25,7 @@ if (![size, pacedSize].every((value) => Number.isInteger(value) && value >= 200)
 
 // The fake API server and the fleet's parts are TypeScript (test/): Vite's module runner loads
 // them, and the controller's modules, as vitest would, without a build.
-const cacheDir = mkdtempSync(join(tmpdir(), 'bench-pacing-vite-'));
-const vite = await createServer({
-  configFile: false,
-  cacheDir,
-  logLevel: 'error',
-  appType: 'custom',
-  server: { middlewareMode: true, hmr: false, ws: false, watch: null },
-});
-const runner = createServerModuleRunner(vite.environments.ssr, { hmr: false });
+const runner = await openTsRunner('bench-pacing');
 const bench = await runner.import(join(here, 'entry.ts'));
 const startedMs = performance.now();
 const result = await bench.runPacingBench({
@@ -50,6 +40,4 @@ console.log(
   JSON.stringify({ bench: 'pacing', elapsedSeconds: Math.round((performance.now() - startedMs) / 1000), ...result }),
 );
 await runner.close();
-await vite.close();
-rmSync(cacheDir, { recursive: true, force: true });
 if (!Object.values(result.targets).every(Boolean)) process.exitCode = 1;

@@ -13,7 +13,7 @@ import type { AgentRolloutStatus } from '../../../src/domain/rollout/rollout-sta
 import type { FakeApiServer } from './fake-api-server.js';
 import { populatedServer, quietLogger, quietMetrics, RELEASE, ROLLOUT } from './controller-fixtures.js';
 
-function setUp(size = 3) {
+function setUp(size = 3, createBatchMax?: number) {
   const clock = new MemoryClock();
   const server = populatedServer(clock, size);
   const cache = new ClusterCache();
@@ -24,6 +24,7 @@ function setUp(size = 3) {
     clock,
     logger: quietLogger(),
     metrics: quietMetrics,
+    ...(createBatchMax === undefined ? {} : { createBatchMax }),
   });
   return { clock, server, cache, reconciler };
 }
@@ -93,15 +94,7 @@ describe('a rollout reconcile', () => {
   });
 
   it('with a batch cap of one the creates go one at a time: a refusal stops the very next one', async () => {
-    const { server, cache, clock } = setUp(7);
-    const reconciler = new Reconciler({
-      cluster: server.client('controller'),
-      cache,
-      clock,
-      logger: quietLogger(),
-      metrics: quietMetrics,
-      createBatchMax: 1,
-    });
+    const { server, reconciler } = setUp(7, 1);
     server.faultAt(4, new ClusterError(503, 'Service Unavailable'));
     await expect(reconciler.reconcile(`rollout/${ROLLOUT}`)).rejects.toMatchObject({ status: 503 });
     expect(createdNames(server)).toEqual(announced(rolloutStatus(server)).slice(0, 2));
