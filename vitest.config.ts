@@ -16,14 +16,11 @@ const WAITING = [
   'test/support-tests/**',
   'test/adapters/supervisor/**',
   'test/adapters/kubernetes/**',
+  // Each private systemd (test/support/systemd) boots in its own cgroup namespace, so several
+  // run side by side without touching each other's units.
+  'test/systemd/**',
+  'test/e2e/**',
 ].map((folder) => `${folder}/*.test.ts`);
-
-/**
- * Files that boot a private systemd (test/support/systemd): one at a time. The private systemds
- * share the host's cgroup hierarchies, so two of them at once create and kill the same unit
- * cgroups (`systemctl kill` then fails with EIO on the other's processes).
- */
-const PRIVATE_SYSTEMD = ['test/systemd/*.test.ts', 'test/e2e/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -32,16 +29,15 @@ export default defineConfig({
     testTimeout: 30_000,
     // clipanion 3.2.1 imports a directory from its ESM entry; inlining lets vite resolve it.
     server: { deps: { inline: ['clipanion'] } },
-    // Three groups, one after the other (vitest gives each group its own worker count): the files
-    // that compute, one worker per core; the files that wait, four at a time; then the private
-    // systemd files, one at a time.
+    // Two groups, one after the other (vitest gives each group its own worker count): the files
+    // that compute, one worker per core; then the files that wait, four at a time.
     projects: [
       {
         extends: true,
         test: {
           name: 'compute',
           include: ['test/**/*.test.ts'],
-          exclude: [...WAITING, ...PRIVATE_SYSTEMD],
+          exclude: WAITING,
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
@@ -49,10 +45,6 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'waiting', include: WAITING, maxWorkers: 4, sequence: { groupOrder: 1 } },
-      },
-      {
-        extends: true,
-        test: { name: 'systemd', include: PRIVATE_SYSTEMD, maxWorkers: 1, sequence: { groupOrder: 2 } },
       },
     ],
   },

@@ -71,6 +71,20 @@ async function phaseOf(name: string): Promise<string | undefined> {
   return (await rolloutNamed(cluster(), name)).status?.phase;
 }
 
+/**
+ * The Nodes' agent-version annotations once `machines` all report `version`, or as they stand
+ * after 20 s. A daemon writes the annotation after its gate publishes Complete (or Failed after a
+ * rollback), so a rollout can end a moment before the last report lands.
+ */
+async function versionsOnceReported(machines: string[], version: string): Promise<Record<string, string | undefined>> {
+  const reported = async () => {
+    const versions = await agentVersions(cluster());
+    return machines.every((name) => versions[name] === version);
+  };
+  await waitFor(reported, 20_000, 250);
+  return agentVersions(cluster());
+}
+
 describe('a fleet rollout on a real API server with real daemons and two controller replicas', () => {
   it('exactly one replica holds the Lease, and only its /metrics says it leads', async () => {
     const settled = async () => {
@@ -140,7 +154,10 @@ describe('a fleet rollout on a real API server with real daemons and two control
     expect(await eventReasons(cluster(), 'agent-v2')).toContain('ReleaseQuarantined');
 
     // An arm64 canary rolled itself back to last-good: v1 runs and is reported again.
-    const versions = await agentVersions(cluster());
+    const versions = await versionsOnceReported(
+      arm64.map((op) => op.machineRef),
+      V1,
+    );
     for (const op of arm64) {
       expect(versions[op.machineRef]).toBe(V1);
       expect(await world.fleet.runningDigest(op.machineRef)).toBe(world.digests[V1]);
@@ -172,7 +189,11 @@ describe('a fleet rollout on a real API server with real daemons and two control
     expect(status?.phase).toBe('RolledBack');
     expect(status?.rollback).toMatchObject({ phase: 'Completed', rolledBack: rollbacks.length });
     expect(await eventReasons(cluster(), 'fleet-v2')).toContain('RolledBack');
-    expect(Object.values(await agentVersions(cluster()))).toEqual(MACHINES.map(() => V1));
+    const versions = await versionsOnceReported(
+      MACHINES.map((m) => m.name),
+      V1,
+    );
+    expect(Object.values(versions)).toEqual(MACHINES.map(() => V1));
     for (const machine of MACHINES) expect(await world.fleet.runningDigest(machine.name)).toBe(world.digests[V1]);
   });
 
@@ -231,7 +252,11 @@ describe('a fleet rollout on a real API server with real daemons and two control
       events.filter((event) => event.reason === reason).map((event) => event.instance);
     expect(recordedBy('RolloutProgressing')).toEqual([first.identity]);
     expect(recordedBy('RolloutSucceeded')).toEqual([standby.identity]);
-    expect(Object.values(await agentVersions(cluster()))).toEqual(MACHINES.map(() => V3));
+    const versions = await versionsOnceReported(
+      MACHINES.map((m) => m.name),
+      V3,
+    );
+    expect(Object.values(versions)).toEqual(MACHINES.map(() => V3));
     for (const machine of MACHINES) expect(await world.fleet.runningDigest(machine.name)).toBe(world.digests[V3]);
   }, 240_000);
 

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { NodeProcessRunner } from '../../../src/adapters/node/node-process-runner.js';
 import type { ProcessRunner, RunOutcome, RunRequest } from '../../../src/ports/process-runner.js';
 
@@ -25,17 +26,71 @@ const MASKED_UNITS = [
 const SANDBOX_TARGET =
   '[Unit]\\nDescription=sandbox\\nDefaultDependencies=no\\nWants=systemd-journald.socket dbus.socket\\nAfter=systemd-journald.socket dbus.socket\\n';
 
-const BOOT_SCRIPT = [
-  'set -e',
-  'mount -t tmpfs tmpfs /run',
-  // journald would flush into the host's /var/log/journal (creating it): keep its files private.
-  'mount -t tmpfs tmpfs /var/log',
-  'mkdir -p /run/systemd/system',
-  `printf '${SANDBOX_TARGET}' > /run/systemd/system/sandbox.target`,
-  `for unit in ${MASKED_UNITS.join(' ')}; do ln -sf /dev/null /run/systemd/system/$unit; done`,
-  // Never the default target: only sandbox.target, which starts journald and D-Bus.
-  'exec /lib/systemd/systemd --system --unit=sandbox.target --log-target=console',
-].join('\n');
+/**
+ * The cgroup hierarchies a private systemd gets its own subtree in: the unified one alone on a
+ * cgroup v2 host; the named `systemd` v1 hierarchy, plus `unified` when mounted, on a hybrid one.
+ */
+function cgroupRoots(): readonly string[] {
+  if (existsSync('/sys/fs/cgroup/cgroup.controllers')) return ['/sys/fs/cgroup'];
+  return ['/sys/fs/cgroup/systemd', '/sys/fs/cgroup/unified'].filter((root) => existsSync(root));
+}
+
+/**
+ * Run inside a fresh cgroup namespace whose root is the boot's own cgroup: /sys/fs/cgroup is
+ * mounted anew so systemd sees that cgroup as the hierarchy's root. Two private systemds then
+ * keep their units apart even when the units have the same names.
+ */
+function innerBootScript(roots: readonly string[]): string {
+  const cgroupMounts =
+    roots[0] === '/sys/fs/cgroup'
+      ? ['mount -t cgroup2 cgroup2 /sys/fs/cgroup']
+      : [
+          'mount -t tmpfs -o mode=755 tmpfs /sys/fs/cgroup',
+          'mkdir /sys/fs/cgroup/systemd',
+          'mount -t cgroup -o none,name=systemd cgroup /sys/fs/cgroup/systemd',
+          ...(roots.includes('/sys/fs/cgroup/unified')
+            ? ['mkdir /sys/fs/cgroup/unified', 'mount -t cgroup2 cgroup2 /sys/fs/cgroup/unified']
+            : []),
+        ];
+  return [
+    'set -e',
+    'mount -t tmpfs tmpfs /run',
+    // journald would flush into the host's /var/log/journal (creating it): keep its files private.
+    'mount -t tmpfs tmpfs /var/log',
+    ...cgroupMounts,
+    'mkdir -p /run/systemd/system',
+    `printf '${SANDBOX_TARGET}' > /run/systemd/system/sandbox.target`,
+    `for unit in ${MASKED_UNITS.join(' ')}; do ln -sf /dev/null /run/systemd/system/$unit; done`,
+    // Never the default target: only sandbox.target, which starts journald and D-Bus.
+    'exec /lib/systemd/systemd --system --unit=sandbox.target --log-target=console',
+  ].join('\n');
+}
+
+/** Moves the boot shell into its own cgroup (`$BOOT_CGROUP` in each root), then enters a new cgroup namespace. */
+function outerBootScript(roots: readonly string[]): string {
+  return [
+    'set -e',
+    `for root in ${roots.join(' ')}; do mkdir "$root/$BOOT_CGROUP"; echo $$ > "$root/$BOOT_CGROUP/cgroup.procs"; done`,
+    'exec unshare --cgroup /bin/bash -c "$INNER_BOOT_SCRIPT"',
+  ].join('\n');
+}
+
+/** Removes a cgroup and its children, deepest first, once their processes are gone (bounded). */
+async function removeCgroupTree(path: string): Promise<void> {
+  if (!existsSync(path)) return;
+  for (const entry of readdirSync(path, { withFileTypes: true }))
+    if (entry.isDirectory()) await removeCgroupTree(join(path, entry.name));
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      rmdirSync(path);
+      return;
+    } catch (error) {
+      // EBUSY while a killed process is still being reaped.
+      if (attempt >= 50 || (error as NodeJS.ErrnoException).code !== 'EBUSY') throw error;
+      await new Promise((done) => setTimeout(done, 100));
+    }
+  }
+}
 
 const BOOT_TIMEOUT_MS = 30_000;
 
@@ -55,6 +110,8 @@ export class PrivateSystemd {
     private readonly unshare: ChildProcess,
     readonly pid: number,
     private readonly logPath: string,
+    /** This boot's own cgroups, one per hierarchy, removed by `stop`. */
+    private readonly cgroups: readonly string[],
   ) {}
 
   /** Boots it; throws with the boot log when systemd does not come up (never skips). */
@@ -63,12 +120,29 @@ export class PrivateSystemd {
     readonly logPath: string;
   }): Promise<PrivateSystemd> {
     const log = openSync(options.logPath, 'a');
+    const roots = cgroupRoots();
+    const cgroups = roots.map((root) => join(root, `agent-upgrade-test-${randomUUID()}`));
     const unshare = spawn(
       'unshare',
-      ['--pid', '--fork', '--mount', '--mount-proc', '--propagation', 'private', '/bin/bash', '-c', BOOT_SCRIPT],
+      [
+        '--pid',
+        '--fork',
+        '--mount',
+        '--mount-proc',
+        '--propagation',
+        'private',
+        '/bin/bash',
+        '-c',
+        outerBootScript(roots),
+      ],
       {
-        // A trailing ":" keeps systemd's built-in search path after ours.
-        env: { ...process.env, SYSTEMD_UNIT_PATH: `${options.unitDirs.join(':')}:` },
+        env: {
+          ...process.env,
+          // A trailing ":" keeps systemd's built-in search path after ours.
+          SYSTEMD_UNIT_PATH: `${options.unitDirs.join(':')}:`,
+          BOOT_CGROUP: basename(cgroups[0] ?? ''),
+          INNER_BOOT_SCRIPT: innerBootScript(roots),
+        },
         stdio: ['ignore', log, log],
       },
     );
@@ -92,7 +166,7 @@ export class PrivateSystemd {
       if (pid === 0) await new Promise((done) => setTimeout(done, 50));
     }
     if (pid === 0) return fail('no systemd process appeared');
-    const manager = new PrivateSystemd(unshare, pid, options.logPath);
+    const manager = new PrivateSystemd(unshare, pid, options.logPath, cgroups);
     // The bus socket appears a moment after the process: retry until systemd answers.
     let state = manager.run('systemctl', ['is-system-running', '--wait'], {
       timeoutMs: Math.max(1000, deadlineMs - Date.now()),
@@ -201,17 +275,22 @@ export class PrivateSystemd {
     return readFileSync(this.logPath, 'utf8');
   }
 
-  /** SIGKILL to the namespace's PID 1 takes every process inside with it; then reap unshare. */
+  /**
+   * SIGKILL to the namespace's PID 1 takes every process inside with it; then reap unshare and
+   * remove this boot's cgroups.
+   */
   async stop(): Promise<void> {
     try {
       process.kill(this.pid, 'SIGKILL');
     } catch {
       // already gone
     }
-    if (this.unshare.exitCode !== null || this.unshare.signalCode !== null) return;
-    const exited = new Promise<void>((done) => this.unshare.once('exit', () => done()));
-    const timeout = new Promise<void>((done) => setTimeout(done, 10_000).unref());
-    await Promise.race([exited, timeout]);
-    if (this.unshare.exitCode === null && this.unshare.signalCode === null) this.unshare.kill('SIGKILL');
+    if (this.unshare.exitCode === null && this.unshare.signalCode === null) {
+      const exited = new Promise<void>((done) => this.unshare.once('exit', () => done()));
+      const timeout = new Promise<void>((done) => setTimeout(done, 10_000).unref());
+      await Promise.race([exited, timeout]);
+      if (this.unshare.exitCode === null && this.unshare.signalCode === null) this.unshare.kill('SIGKILL');
+    }
+    for (const cgroup of this.cgroups) await removeCgroupTree(cgroup);
   }
 }
