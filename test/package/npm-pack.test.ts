@@ -147,37 +147,45 @@ describe('installed globally into a prefix (no memfs)', () => {
 
   it('runs `demo`: migrate, upgrade, automatic rollback, nothing left behind', () => expectDemo(bin), 90_000);
 
-  it('runs the embedding example, while agent-upgrade/testing needs the optional memfs', () => {
-    // A script under <prefix>/lib resolves bare specifiers from <prefix>/lib/node_modules.
-    const scripts = join(prefix, 'lib', 'embedder');
-    mkdirSync(scripts);
-    expectExample(scripts);
-    writeFileSync(
-      join(scripts, 'testing.mjs'),
-      "await import('agent-upgrade/testing').then(() => console.log('null'), (error) => console.log(JSON.stringify(error.code)));\n",
-    );
-    const probe = run(process.execPath, ['testing.mjs'], { cwd: scripts, timeoutMs: RUN_TIMEOUT_MS });
-    expect({ status: probe.status, code: JSON.parse(probe.stdout) as unknown }).toEqual({
-      status: 0,
-      code: 'ERR_MODULE_NOT_FOUND',
-    });
-  });
+  it(
+    'runs the embedding example, while agent-upgrade/testing needs the optional memfs',
+    () => {
+      // A script under <prefix>/lib resolves bare specifiers from <prefix>/lib/node_modules.
+      const scripts = join(prefix, 'lib', 'embedder');
+      mkdirSync(scripts);
+      expectExample(scripts);
+      writeFileSync(
+        join(scripts, 'testing.mjs'),
+        "await import('agent-upgrade/testing').then(() => console.log('null'), (error) => console.log(JSON.stringify(error.code)));\n",
+      );
+      const probe = run(process.execPath, ['testing.mjs'], { cwd: scripts, timeoutMs: RUN_TIMEOUT_MS });
+      expect({ status: probe.status, code: JSON.parse(probe.stdout) as unknown }).toEqual({
+        status: 0,
+        code: 'ERR_MODULE_NOT_FOUND',
+      });
+    },
+    RUN_TIMEOUT_MS + 10_000,
+  );
 
-  it('resolves the Watch module by the deep path the Kubernetes adapter imports', () => {
-    const probe = run(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        "const m = await import('@kubernetes/client-node/dist/watch.js'); console.log(JSON.stringify(typeof m.Watch));",
-      ],
-      {
-        cwd: packageDir,
-        timeoutMs: RUN_TIMEOUT_MS,
-      },
-    );
-    expect({ status: probe.status, type: probe.stdout.trim() }).toEqual({ status: 0, type: '"function"' });
-  });
+  it(
+    'resolves the Watch module by the deep path the Kubernetes adapter imports',
+    () => {
+      const probe = run(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          "const m = await import('@kubernetes/client-node/dist/watch.js'); console.log(JSON.stringify(typeof m.Watch));",
+        ],
+        {
+          cwd: packageDir,
+          timeoutMs: RUN_TIMEOUT_MS,
+        },
+      );
+      expect({ status: probe.status, type: probe.stdout.trim() }).toEqual({ status: 0, type: '"function"' });
+    },
+    RUN_TIMEOUT_MS + 10_000,
+  );
 });
 
 describe('installed into a project with memfs', () => {
@@ -187,60 +195,68 @@ describe('installed into a project with memfs', () => {
 
   it('runs `demo`', () => expectDemo(bin), 90_000);
 
-  it("runs the embedding example and agent-upgrade/testing's memory file system", () => {
-    expectExample(project);
-    writeFileSync(
-      join(project, 'testing.mjs'),
-      [
-        "import * as testing from 'agent-upgrade/testing';",
-        'const fs = testing.MemoryFileSystem.fromTree({});',
-        "await fs.writeFileAtomic('/probe', new Uint8Array([1, 2, 3]), { mode: 0o644 });",
-        "console.log(JSON.stringify({ exports: Object.keys(testing).sort(), read: [...(await fs.readFile('/probe', 16))] }));",
-      ].join('\n'),
-    );
-    const probe = run(process.execPath, ['testing.mjs'], { cwd: project, timeoutMs: RUN_TIMEOUT_MS });
-    expect(probe.status).toBe(0);
-    const answer = JSON.parse(probe.stdout) as { exports: string[]; read: number[] };
-    expect(answer.read).toEqual([1, 2, 3]);
-    expect(answer.exports).toEqual(
-      expect.arrayContaining([
-        'MemoryClock',
-        'MemoryFileSystem',
-        'MemoryOperationStore',
-        'MemoryServiceManager',
-        'NoServiceManager',
-      ]),
-    );
-  });
+  it(
+    "runs the embedding example and agent-upgrade/testing's memory file system",
+    () => {
+      expectExample(project);
+      writeFileSync(
+        join(project, 'testing.mjs'),
+        [
+          "import * as testing from 'agent-upgrade/testing';",
+          'const fs = testing.MemoryFileSystem.fromTree({});',
+          "await fs.writeFileAtomic('/probe', new Uint8Array([1, 2, 3]), { mode: 0o644 });",
+          "console.log(JSON.stringify({ exports: Object.keys(testing).sort(), read: [...(await fs.readFile('/probe', 16))] }));",
+        ].join('\n'),
+      );
+      const probe = run(process.execPath, ['testing.mjs'], { cwd: project, timeoutMs: RUN_TIMEOUT_MS });
+      expect(probe.status).toBe(0);
+      const answer = JSON.parse(probe.stdout) as { exports: string[]; read: number[] };
+      expect(answer.read).toEqual([1, 2, 3]);
+      expect(answer.exports).toEqual(
+        expect.arrayContaining([
+          'MemoryClock',
+          'MemoryFileSystem',
+          'MemoryOperationStore',
+          'MemoryServiceManager',
+          'NoServiceManager',
+        ]),
+      );
+    },
+    RUN_TIMEOUT_MS + 10_000,
+  );
 
-  it('type-checks a consumer of both entry points against the shipped declarations (no skipLibCheck)', () => {
-    writeFileSync(
-      join(project, 'consumer.ts'),
-      [
-        "import { createUpgrader, FLEX_PROFILE } from 'agent-upgrade';",
-        "import { MemoryFileSystem } from 'agent-upgrade/testing';",
-        'const fs: MemoryFileSystem = MemoryFileSystem.fromTree({});',
-        'export const used = [createUpgrader, FLEX_PROFILE, fs];',
-      ].join('\n'),
-    );
-    const tsc = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
-    const flags = [
-      '--noEmit',
-      '--strict',
-      '--module',
-      'nodenext',
-      '--moduleResolution',
-      'nodenext',
-      '--target',
-      'es2022',
-    ];
-    const check = run(
-      process.execPath,
-      [tsc, ...flags, '--typeRoots', join(REPO, 'node_modules', '@types'), '--types', 'node', 'consumer.ts'],
-      { cwd: project, timeoutMs: RUN_TIMEOUT_MS },
-    );
-    expect({ status: check.status, stdout: check.stdout }).toEqual({ status: 0, stdout: '' });
-  });
+  it(
+    'type-checks a consumer of both entry points against the shipped declarations (no skipLibCheck)',
+    () => {
+      writeFileSync(
+        join(project, 'consumer.ts'),
+        [
+          "import { createUpgrader, FLEX_PROFILE } from 'agent-upgrade';",
+          "import { MemoryFileSystem } from 'agent-upgrade/testing';",
+          'const fs: MemoryFileSystem = MemoryFileSystem.fromTree({});',
+          'export const used = [createUpgrader, FLEX_PROFILE, fs];',
+        ].join('\n'),
+      );
+      const tsc = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
+      const flags = [
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+      ];
+      const check = run(
+        process.execPath,
+        [tsc, ...flags, '--typeRoots', join(REPO, 'node_modules', '@types'), '--types', 'node', 'consumer.ts'],
+        { cwd: project, timeoutMs: RUN_TIMEOUT_MS },
+      );
+      expect({ status: check.status, stdout: check.stdout }).toEqual({ status: 0, stdout: '' });
+    },
+    RUN_TIMEOUT_MS + 10_000,
+  );
 });
 
 function expectVersion(bin: string): void {
