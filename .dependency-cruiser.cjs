@@ -33,6 +33,28 @@ module.exports = {
       to: { path: '^src/app/' },
     },
     {
+      name: 'node-never-imports-fleet',
+      comment:
+        'The two contexts (docs/architecture.md#two-contexts): the node upgrader never imports the fleet controller; both may import common.',
+      severity: 'error',
+      from: { path: '^src/[a-z]+/node/' },
+      to: { path: '^src/[a-z]+/fleet/' },
+    },
+    {
+      name: 'fleet-never-imports-node',
+      comment: 'The fleet controller never imports the node upgrader.',
+      severity: 'error',
+      from: { path: '^src/[a-z]+/fleet/' },
+      to: { path: '^src/[a-z]+/node/' },
+    },
+    {
+      name: 'common-imports-neither-context',
+      comment: 'What both contexts use depends on neither.',
+      severity: 'error',
+      from: { path: '^src/[a-z]+/common/' },
+      to: { path: '^src/[a-z]+/(node|fleet)/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},
@@ -47,7 +69,7 @@ module.exports = {
     {
       name: 'no-dev-dependencies-in-src',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(adapters/memory/|testing\\.ts$)' },
+      from: { path: '^src/', pathNot: '^src/(adapters/[a-z]+/memory/|testing\\.ts$)' },
       to: { dependencyTypes: ['npm-dev'] },
     },
   ],

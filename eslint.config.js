@@ -6,9 +6,9 @@ import tseslint from 'typescript-eslint';
 
 const SOURCE = ['src/**/*.ts'];
 
-// The application layer reads time only through the Clock port (src/ports/clock.ts), so that
+// The application layer reads time only through the Clock port (src/ports/common/clock.ts), so that
 // tests and the simulation drive it; these are the ways around it.
-const CLOCK_MESSAGE = 'src/app reads time through the Clock port (src/ports/clock.ts).';
+const CLOCK_MESSAGE = 'src/app reads time through the Clock port (src/ports/common/clock.ts).';
 const TIME_GLOBALS = ['setTimeout', 'setInterval', 'performance'];
 const TIME_MODULES = ['timers', 'timers/promises', 'perf_hooks'].flatMap((name) => [name, `node:${name}`]);
 

@@ -26,7 +26,7 @@ mkdirSync(work, { recursive: true });
 const entry = join(work, 'entry.mjs');
 writeFileSync(
   entry,
-  `import { main } from ${JSON.stringify(join(repo, 'dist/app/cli/main.js'))};\nmain(process.argv.slice(2)).then((code) => { process.exitCode = code; });\n`,
+  `import { main } from ${JSON.stringify(join(repo, 'dist/app/main/main.js'))};\nmain(process.argv.slice(2)).then((code) => { process.exitCode = code; });\n`,
 );
 const emptyModule = join(work, 'empty.cjs');
 writeFileSync(emptyModule, 'module.exports = {};\n');

@@ -8,16 +8,19 @@ export {
   type RebootMode,
   type Snapshot,
   type TreeSpec,
-} from './adapters/memory/memory-file-system.js';
-export { NoServiceManager } from './adapters/none/none-service-manager.js';
+} from './adapters/node/memory/memory-file-system.js';
+export { NoServiceManager } from './adapters/node/none/none-service-manager.js';
 export {
   MemoryServiceManager,
   type AgentBehaviour,
   type MemoryServiceOptions,
   type StartRecord,
-} from './adapters/memory/memory-service-manager.js';
-export { MemoryClock } from './adapters/memory/memory-clock.js';
-export { MemoryContainerRootfs, type MemoryContainerRootfsOptions } from './adapters/memory/memory-container-rootfs.js';
+} from './adapters/node/memory/memory-service-manager.js';
+export { MemoryClock } from './adapters/common/memory/memory-clock.js';
+export {
+  MemoryContainerRootfs,
+  type MemoryContainerRootfsOptions,
+} from './adapters/node/memory/memory-container-rootfs.js';
 export {
   MemoryOperationStore,
   type ClusterFault,
@@ -25,16 +28,16 @@ export {
   type NewOperation,
   type PublishViolation,
   type StatusEntry,
-} from './adapters/memory/memory-operation-store.js';
+} from './adapters/node/memory/memory-operation-store.js';
 export {
   MemoryProcessRunner,
   versionOutcome,
   type ScriptedBehaviour,
-} from './adapters/memory/memory-process-runner.js';
-export { MemoryHostLock } from './adapters/memory/memory-host-lock.js';
+} from './adapters/node/memory/memory-process-runner.js';
+export { MemoryHostLock } from './adapters/node/memory/memory-host-lock.js';
 /**
  * A platform of port instances for `createUpgrader({ …, platform })`: the production use cases
  * over the memory adapters above (or an embedder's own), as the project's own simulator runs them.
  */
-export { memoryPlatform, type Platform } from './app/composition/create-container.js';
-export type { PlatformPorts } from './app/composition/port-overrides.js';
+export { memoryPlatform, type Platform } from './app/node/composition/create-container.js';
+export type { PlatformPorts } from './app/node/composition/port-overrides.js';

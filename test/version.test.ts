@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AGENT_UPGRADE_VERSION } from '../src/version.js';
+import { AGENT_UPGRADE_VERSION } from '../src/package-version.js';
 
 describe('version', () => {
   it('matches package.json', () => {

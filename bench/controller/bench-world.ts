@@ -9,14 +9,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runInformer } from '../../src/adapters/kubernetes/controller/informer.js';
-import { readRollout } from '../../src/adapters/kubernetes/controller/read-objects.js';
-import { RELEASES_PATH, ROLLOUTS_PATH, objectPath } from '../../src/adapters/kubernetes/controller/resource-paths.js';
-import { connectKubeHttp } from '../../src/adapters/kubernetes/kube-connection.js';
-import { KubeHttp } from '../../src/adapters/kubernetes/kube-http.js';
-import { loadWatchClient } from '../../src/adapters/kubernetes/kube-watch.js';
-import { UnauthorizedStreak } from '../../src/adapters/kubernetes/unauthorized-streak.js';
-import { SystemClock } from '../../src/adapters/node/system-clock.js';
+import { runInformer } from '../../src/adapters/fleet/kubernetes/informer.js';
+import { readRollout } from '../../src/adapters/fleet/kubernetes/read-objects.js';
+import { RELEASES_PATH, ROLLOUTS_PATH, objectPath } from '../../src/adapters/fleet/kubernetes/resource-paths.js';
+import { connectKubeHttp } from '../../src/adapters/common/kubernetes/kube-connection.js';
+import { KubeHttp } from '../../src/adapters/common/kubernetes/kube-http.js';
+import { loadWatchClient } from '../../src/adapters/common/kubernetes/kube-watch.js';
+import { UnauthorizedStreak } from '../../src/adapters/common/kubernetes/unauthorized-streak.js';
+import { SystemClock } from '../../src/adapters/common/runtime/system-clock.js';
 import {
   FleetDaemons,
   type DaemonOutcome,

@@ -93,7 +93,7 @@ export interface BenchResult {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function runControllerBench(options: BenchOptions): Promise<BenchResult> {
-  if (!existsSync(join(REPO, 'dist', 'app', 'cli', 'main.js'))) throw new Error('no dist/: run `npm run build` first');
+  if (!existsSync(join(REPO, 'dist', 'app', 'main', 'main.js'))) throw new Error('no dist/: run `npm run build` first');
   const stale = staleSources(join(REPO, 'src'), join(REPO, 'dist'), REPO);
   // `npm run bench:controller` builds first; run by hand, the bench measures the dist/ there is.
   if (stale.length > 0)

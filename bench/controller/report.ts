@@ -1,5 +1,5 @@
 /** The controller benchmark's tables (Markdown, as docs/benchmarks.md shows them) and its JSON line. */
-import { RECONCILE_SETTLE_MS } from '../../src/app/controller/controller-options.js';
+import { RECONCILE_SETTLE_MS } from '../../src/app/fleet/controller/controller-options.js';
 import type { BenchResult, SizeResult } from './controller-bench.js';
 import { mib } from './measures.js';
 import type { Verb } from './measures.js';

@@ -16,7 +16,7 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const member = process.arch === 'arm64' ? 'aks-flex-node-linux-arm64' : 'aks-flex-node-linux-amd64';
 const options = parseArguments(process.argv.slice(2));
 for (const tool of ['/usr/bin/time', 'curl', 'tar', 'sha256sum']) requireTool(tool);
-if (!existsSync(join(repo, 'dist/app/cli/main.js'))) fail('run `npm run build` first');
+if (!existsSync(join(repo, 'dist/app/main/main.js'))) fail('run `npm run build` first');
 
 const work = mkdtempSync(join(tmpdir(), 'agent-upgrade-bench-'));
 const server = await startServer(work);

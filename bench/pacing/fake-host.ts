@@ -3,7 +3,7 @@
  * real API server is never in the controller's process: N Nodes and the release, then what the
  * benchmark asks over IPC — the rollout, a 429 for the next create, closing.
  */
-import { OPERATIONS_PATH } from '../../src/adapters/kubernetes/controller/resource-paths.js';
+import { OPERATIONS_PATH } from '../../src/adapters/fleet/kubernetes/resource-paths.js';
 import { fleetOf, NEW_RELEASE, NEW_VERSION, releaseManifest } from '../../test/sim/fleet/fleet-scenarios.js';
 import { startFakeApiServer, type CustomObjectInput } from '../../test/support/kube/fake-apiserver.js';
 

@@ -10,7 +10,7 @@
  *   a plain 429 in the same place: the pause before the next write, and the writes in the second
  *   after it.
  */
-import { CREATE_BATCH_MAX } from '../../src/app/controller/reconcile-steps.js';
+import { CREATE_BATCH_MAX } from '../../src/app/fleet/controller/reconcile-steps.js';
 import { dispatchWave, type RunResult, type TimedWrite } from './pacing-world.js';
 
 export interface PacingOptions {

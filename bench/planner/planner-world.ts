@@ -4,8 +4,8 @@
  * starts the last wave (and the snapshot just before it), a few steps into that wave with many
  * operations in flight, and that same snapshot with 100 of them finished.
  */
-import type { RolloutSnapshot } from '../../src/domain/rollout/snapshot.js';
-import { LABEL_WAVE } from '../../src/domain/rollout/vocabulary.js';
+import type { RolloutSnapshot } from '../../src/domain/fleet/order/snapshot.js';
+import { LABEL_WAVE } from '../../src/domain/fleet/spec/rollout-vocabulary.js';
 import { exampleNodes, later, reconcile } from '../../test/domain/rollout/example-cluster.js';
 import { baseSpec, releases } from '../../test/domain/rollout/fixtures.js';
 import { RolloutWorld } from '../../test/domain/rollout/rollout-world.js';

@@ -7,8 +7,8 @@
  * Targets at 10,000 machines: ≤ 5 ms unchanged, ≤ 15 ms with changes (docs/benchmarks.md#planner).
  */
 import { expect, it } from 'vitest';
-import { planRollout } from '../../src/domain/rollout/plan-rollout.js';
-import { PlannerMemo } from '../../src/domain/rollout/planner-memo.js';
+import { planRollout } from '../../src/domain/fleet/decide/plan-rollout.js';
+import { PlannerMemo } from '../../src/domain/fleet/order/planner-memo.js';
 import { medianMs, renderTable, type PlannerRow } from './planner-measures.js';
 import { rolloutMoments } from './planner-world.js';
 

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { flockCommand, FlockHostLock } from '../../src/adapters/lock/flock-host-lock.js';
-import { LockError } from '../../src/domain/port-errors.js';
+import { flockCommand, FlockHostLock } from '../../src/adapters/node/lock/flock-host-lock.js';
+import { LockError } from '../../src/domain/common/port-errors.js';
 import { makeScratch, snapshotTree, writeExecutable } from '../support/real-tree.js';
 import { sandboxUpgrader } from '../support/sandbox-upgrader.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseGzipHeader } from '../../src/adapters/archive/gzip-header.js';
+import { parseGzipHeader } from '../../src/adapters/node/archive/gzip-header.js';
 
 const header = (flags: number, ...rest: number[]): Uint8Array =>
   Uint8Array.from([0x1f, 0x8b, 8, flags, 0, 0, 0, 0, 0, 3, ...rest]);

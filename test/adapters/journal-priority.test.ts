@@ -2,8 +2,8 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { isJournalStream, syslogPriorityOf } from '../../src/adapters/logging/journal-priority.js';
-import { createPinoLogger } from '../../src/adapters/logging/pino-logger.js';
+import { isJournalStream, syslogPriorityOf } from '../../src/adapters/common/logging/journal-priority.js';
+import { createPinoLogger } from '../../src/adapters/common/logging/pino-logger.js';
 import { makeScratch } from '../support/real-tree.js';
 
 describe('syslog priority of a pino level', () => {

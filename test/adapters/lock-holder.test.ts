@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FlockHostLock } from '../../src/adapters/lock/flock-host-lock.js';
+import { FlockHostLock } from '../../src/adapters/node/lock/flock-host-lock.js';
 import { makeScratch } from '../support/real-tree.js';
 
 /** How long another program may take to report that it holds the flock (I10). */

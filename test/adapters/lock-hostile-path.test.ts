@@ -11,9 +11,9 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FlockHostLock } from '../../src/adapters/lock/flock-host-lock.js';
-import { LOCK_PATH_FAULTS, MemoryHostLock } from '../../src/adapters/memory/memory-host-lock.js';
-import { LockError } from '../../src/domain/port-errors.js';
+import { FlockHostLock } from '../../src/adapters/node/lock/flock-host-lock.js';
+import { LOCK_PATH_FAULTS, MemoryHostLock } from '../../src/adapters/node/memory/memory-host-lock.js';
+import { LockError } from '../../src/domain/common/port-errors.js';
 import { makeScratch, snapshotTree, writeExecutable } from '../support/real-tree.js';
 import { sandboxUpgrader } from '../support/sandbox-upgrader.js';
 

@@ -6,8 +6,8 @@ import {
   SimulatedCrash,
   type FaultCode,
   type JournalEntry,
-} from '../../src/adapters/memory/memory-file-system.js';
-import { FileSystemError } from '../../src/domain/port-errors.js';
+} from '../../src/adapters/node/memory/memory-file-system.js';
+import { FileSystemError } from '../../src/domain/common/port-errors.js';
 import { fileSystemContract } from '../contracts/file-system.contract.js';
 
 fileSystemContract('MemoryFileSystem', async () => ({

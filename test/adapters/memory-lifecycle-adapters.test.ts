@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { MemoryClock } from '../../src/adapters/memory/memory-clock.js';
-import { MemoryContainerRootfs } from '../../src/adapters/memory/memory-container-rootfs.js';
-import { MemoryFileSystem, type TreeSpec } from '../../src/adapters/memory/memory-file-system.js';
-import { MemoryOperationStore } from '../../src/adapters/memory/memory-operation-store.js';
-import { MemoryProcessRunner, versionOutcome } from '../../src/adapters/memory/memory-process-runner.js';
-import { ClusterError, ContainerError } from '../../src/domain/port-errors.js';
-import type { AgentUpgradeRequest, TerminalStatus } from '../../src/ports/operation-store.js';
-import type { RunRequest } from '../../src/ports/process-runner.js';
+import { MemoryClock } from '../../src/adapters/common/memory/memory-clock.js';
+import { MemoryContainerRootfs } from '../../src/adapters/node/memory/memory-container-rootfs.js';
+import { MemoryFileSystem, type TreeSpec } from '../../src/adapters/node/memory/memory-file-system.js';
+import { MemoryOperationStore } from '../../src/adapters/node/memory/memory-operation-store.js';
+import { MemoryProcessRunner, versionOutcome } from '../../src/adapters/node/memory/memory-process-runner.js';
+import { ClusterError, ContainerError } from '../../src/domain/common/port-errors.js';
+import type { AgentUpgradeRequest, TerminalStatus } from '../../src/ports/node/operation-store.js';
+import type { RunRequest } from '../../src/ports/common/process-runner.js';
 
 async function caught(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(

@@ -5,9 +5,9 @@ import {
   SimulatedCrash,
   type JournalEntry,
   type RebootMode,
-} from '../../src/adapters/memory/memory-file-system.js';
-import { sha256FromHex } from '../../src/domain/digest.js';
-import { FileSystemError } from '../../src/domain/port-errors.js';
+} from '../../src/adapters/node/memory/memory-file-system.js';
+import { sha256FromHex } from '../../src/domain/common/digest.js';
+import { FileSystemError } from '../../src/domain/common/port-errors.js';
 
 const OLD = 'old binary, version 1';
 const NEW = 'new binary, version 2 (longer)';

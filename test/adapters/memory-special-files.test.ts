@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryFileSystem } from '../../src/adapters/memory/memory-file-system.js';
-import { FileSystemError } from '../../src/domain/port-errors.js';
+import { MemoryFileSystem } from '../../src/adapters/node/memory/memory-file-system.js';
+import { FileSystemError } from '../../src/domain/common/port-errors.js';
 
 /** The model's FIFOs behave as the real adapter sees one: a special file that is never read. */
 describe('MemoryFileSystem: a FIFO', () => {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
+import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
 import { fileSystemContract } from '../contracts/file-system.contract.js';
 
 fileSystemContract('NodeFileSystem', async () => {

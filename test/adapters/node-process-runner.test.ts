@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NodeProcessRunner } from '../../src/adapters/node/node-process-runner.js';
+import { NodeProcessRunner } from '../../src/adapters/common/runtime/node-process-runner.js';
 import { makeScratch, writeExecutable } from '../support/real-tree.js';
 
 describe('NodeProcessRunner', () => {

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createPinoLogger } from '../../src/adapters/logging/pino-logger.js';
-import { parseDownloadUrl } from '../../src/domain/url-policy.js';
+import { createPinoLogger } from '../../src/adapters/common/logging/pino-logger.js';
+import { parseDownloadUrl } from '../../src/domain/common/url-policy.js';
 
 const CANARY = 'CANARY-pino-7d21';
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NodeProcessRunner } from '../../src/adapters/node/node-process-runner.js';
+import { NodeProcessRunner } from '../../src/adapters/common/runtime/node-process-runner.js';
 import { makeScratch, writeExecutable } from '../support/real-tree.js';
 
 const BIN = join(import.meta.dirname, '../../bin/agent-upgrade');
@@ -135,7 +135,7 @@ describe('the process tree of a run', () => {
   });
 
   it('lets the built CLI exit promptly after activating a candidate whose version leaves such a daemon', async () => {
-    expect(existsSync(join(import.meta.dirname, '../../dist/app/cli/main.js'))).toBe(true);
+    expect(existsSync(join(import.meta.dirname, '../../dist/app/main/main.js'))).toBe(true);
     const root = join(scratch.root, 'host');
     mkdirSync(join(root, 'etc/aks-flex-node'), { recursive: true });
     writeFileSync(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryClock } from '../../src/adapters/memory/memory-clock.js';
-import { waitForStableExecutable, type MainProcessSample } from '../../src/adapters/service/stable-executable.js';
-import type { HealthVerdict } from '../../src/ports/service-manager.js';
+import { MemoryClock } from '../../src/adapters/common/memory/memory-clock.js';
+import { waitForStableExecutable, type MainProcessSample } from '../../src/adapters/node/service/stable-executable.js';
+import type { HealthVerdict } from '../../src/ports/node/service-manager.js';
 
 const SLOT = '/usr/local/lib/aks-flex-node/aks-flex-node-green';
 const OTHER = '/usr/local/lib/aks-flex-node/aks-flex-node-blue';

@@ -1,10 +1,10 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/memory/memory-service-manager.js';
-import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
-import { FLEX_PROFILE } from '../../src/app/config/upgrader-config.js';
-import type { Upgrader } from '../../src/app/upgrader.js';
+import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
+import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
+import { FLEX_PROFILE } from '../../src/app/node/config/upgrader-config.js';
+import type { Upgrader } from '../../src/app/node/upgrader.js';
 import { makeScratch, makeSymlink, snapshotTree, writeExecutable } from '../support/real-tree.js';
 import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader } from '../support/sandbox-upgrader.js';
 import { createHash } from 'node:crypto';

@@ -7,9 +7,9 @@ import {
   shellQuote,
   type RecoveryScriptSettings,
   type UnitSettings,
-} from '../../src/adapters/systemd/render-units.js';
-import { checkConfigValue, parseConfigValue } from '../../src/app/config/parse-config.js';
-import { InvariantViolation } from '../../src/domain/invariant.js';
+} from '../../src/adapters/node/systemd/render-units.js';
+import { checkConfigValue, parseConfigValue } from '../../src/app/node/config/parse-config.js';
+import { InvariantViolation } from '../../src/domain/common/invariant.js';
 
 /** Characters that must never reach a unit, a script or a path. */
 const CONTROLS: ReadonlyArray<readonly [string, string]> = [

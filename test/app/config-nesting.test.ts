@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, constants, mkdirSync, openSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
-import { loadConfig } from '../../src/app/config/load-config.js';
-import { checkConfigText, parseConfigText } from '../../src/app/config/parse-config.js';
+import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
+import { loadConfig } from '../../src/app/node/config/load-config.js';
+import { checkConfigText, parseConfigText } from '../../src/app/node/config/parse-config.js';
 import { makeScratch } from '../support/real-tree.js';
 
 const BOUND_MS = 5_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkConfigValue, parseConfigValue } from '../../src/app/config/parse-config.js';
+import { checkConfigValue, parseConfigValue } from '../../src/app/node/config/parse-config.js';
 
 const keysOf = (value: unknown): readonly string[] | null => {
   const check = checkConfigValue(value);

@@ -5,8 +5,8 @@
  * is Complete. Cut short anywhere, it ends Complete or Failed with the binaries untouched.
  */
 import { describe, expect, it } from 'vitest';
-import { SimulatedCrash, type RebootMode } from '../../src/adapters/memory/memory-file-system.js';
-import type { AgentUpgradeRequest } from '../../src/ports/operation-store.js';
+import { SimulatedCrash, type RebootMode } from '../../src/adapters/node/memory/memory-file-system.js';
+import type { AgentUpgradeRequest } from '../../src/ports/node/operation-store.js';
 import { resolveInSnapshot, tempEntries } from '../sim/host-invariants.js';
 import { agentScript, digestOf, LAYOUT, ManagedWorld } from '../sim/managed-world.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryClock } from '../../src/adapters/memory/memory-clock.js';
-import { MemoryHostLock } from '../../src/adapters/memory/memory-host-lock.js';
-import { withHostLock } from '../../src/app/lock/with-host-lock.js';
+import { MemoryClock } from '../../src/adapters/common/memory/memory-clock.js';
+import { MemoryHostLock } from '../../src/adapters/node/memory/memory-host-lock.js';
+import { withHostLock } from '../../src/app/node/lock/with-host-lock.js';
 
 const DAY_MS = 86_400_000;
 const WAIT_MS = 10_000;

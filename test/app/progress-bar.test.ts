@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ProgressBar, renderProgress } from '../../src/app/cli/progress-bar.js';
-import { terminalLineFor } from '../../src/app/cli/terminal-line.js';
+import { ProgressBar, renderProgress } from '../../src/app/node/cli/progress-bar.js';
+import { terminalLineFor } from '../../src/app/common/cli/terminal-line.js';
 import { screenAfter } from '../cli/terminal-screen.js';
 
 const MIB = 1024 * 1024;

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryServiceManager } from '../../src/adapters/memory/memory-service-manager.js';
-import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
+import { MemoryServiceManager } from '../../src/adapters/node/memory/memory-service-manager.js';
+import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
 import { makeScratch, makeSymlink, snapshotTree, writeExecutable } from '../support/real-tree.js';
 import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader } from '../support/sandbox-upgrader.js';
 

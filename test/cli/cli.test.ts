@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AGENT_UPGRADE_VERSION } from '../../src/version.js';
+import { AGENT_UPGRADE_VERSION } from '../../src/package-version.js';
 import { runCliInMemory } from '../support/run-cli.js';
 import { makeScratch, snapshotTree, writeExecutable } from '../support/real-tree.js';
 

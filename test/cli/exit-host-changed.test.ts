@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryFileSystem, type TreeSpec } from '../../src/adapters/memory/memory-file-system.js';
-import { MemoryHostLock } from '../../src/adapters/memory/memory-host-lock.js';
+import { MemoryFileSystem, type TreeSpec } from '../../src/adapters/node/memory/memory-file-system.js';
+import { MemoryHostLock } from '../../src/adapters/node/memory/memory-host-lock.js';
 import { runCliInMemory } from '../support/run-cli.js';
 
 const CONFIG_FILE = '/etc/aks-flex-node/agent-upgrade.json';

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FAST_PATH_ARGUMENTS } from '../../src/app/cli/fast-path-arguments.js';
+import { FAST_PATH_ARGUMENTS } from '../../src/app/main/fast-path-arguments.js';
 import { runCliInMemory } from '../support/run-cli.js';
 import { assertBuildCurrent } from '../support/systemd/systemd-host.js';
 

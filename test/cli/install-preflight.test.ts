@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FLEX_PROFILE } from '../../src/app/config/upgrader-config.js';
-import { deriveLayout, type SlotLayout } from '../../src/domain/slot-layout.js';
-import { describeStep } from '../../src/domain/upgrade-plan.js';
-import type { ServiceActivity, ServiceManager } from '../../src/ports/service-manager.js';
+import { FLEX_PROFILE } from '../../src/app/node/config/upgrader-config.js';
+import { deriveLayout, type SlotLayout } from '../../src/domain/node/layout/slot-layout.js';
+import { describeStep } from '../../src/domain/node/activation/upgrade-plan.js';
+import type { ServiceActivity, ServiceManager } from '../../src/ports/node/service-manager.js';
 import { makeScratch, snapshotTree, writeExecutable } from '../support/real-tree.js';
 import { runCliInMemory } from '../support/run-cli.js';
 

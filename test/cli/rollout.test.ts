@@ -8,8 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { clusterRefusal, MemoryRolloutStore } from '../../src/adapters/memory/memory-rollout-store.js';
-import { ClusterError } from '../../src/domain/port-errors.js';
+import { clusterRefusal, MemoryRolloutStore } from '../../src/adapters/fleet/memory/memory-rollout-store.js';
+import { ClusterError } from '../../src/domain/common/port-errors.js';
 import { makeScratch } from '../support/real-tree.js';
 import { runCliInMemory } from '../support/run-cli.js';
 
@@ -59,14 +59,21 @@ const HALTED_STATUS = {
   conditions: [],
 };
 
+/** One context, `only`, whose server nothing listens on: the CLI must fail before it connects. */
+const KUBECONFIG_ONE_CONTEXT = [
+  'apiVersion: v1',
+  'kind: Config',
+  'current-context: only',
+  'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+  'users: [{name: u, user: {token: t}}]',
+  'contexts: [{name: only, context: {cluster: c, user: u}}]',
+].join('\n');
+
 let scratch: ReturnType<typeof makeScratch>;
 let store: MemoryRolloutStore;
-let configPath: string;
 
 beforeEach(() => {
   scratch = makeScratch();
-  configPath = join(scratch.root, 'agent-upgrade.json');
-  writeFileSync(configPath, JSON.stringify({ service: { manager: 'none' } }));
   store = new MemoryRolloutStore();
 });
 afterEach(() => scratch.cleanup());
@@ -76,9 +83,7 @@ function put(spec: Record<string, unknown> = {}, status?: unknown, name = NAME):
 }
 
 async function rollout(...argv: string[]) {
-  const run = await runCliInMemory(['rollout', ...argv, '--config', configPath, '--json'], {
-    overrides: { rolloutStore: store },
-  });
+  const run = await runCliInMemory(['rollout', ...argv, '--json'], { rolloutStore: store });
   const document = JSON.parse(run.stdout) as {
     ok: boolean;
     error?: { code: string };
@@ -108,9 +113,7 @@ describe('rollout status', () => {
 
   it('prints key: value lines and one row per wave as text', async () => {
     put({ state: 'Run' }, HALTED_STATUS);
-    const run = await runCliInMemory(['rollout', 'status', NAME, '--config', configPath], {
-      overrides: { rolloutStore: store },
-    });
+    const run = await runCliInMemory(['rollout', 'status', NAME], { rolloutStore: store });
     expect(run.exitCode).toBe(0);
     if (process.env['SHOW_ROLLOUT'] === '1') console.log(run.stdout);
     const lines = run.stdout.split('\n');
@@ -163,11 +166,35 @@ describe('rollout status', () => {
     expect(spec().state).toBe('Preview');
   });
 
-  it('with cluster.manager "none" there are no rollouts: E_CONFIG (exit 2)', async () => {
-    writeFileSync(configPath, JSON.stringify({ service: { manager: 'none' }, cluster: { manager: 'none' } }));
-    const run = await runCliInMemory(['rollout', 'status', NAME, '--config', configPath, '--json']);
-    expect(run.exitCode).toBe(2);
-    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code: 'E_CONFIG' } });
+  it.each([
+    ['--config', 'agent-upgrade.json'],
+    ['--root', '/'],
+  ])('reads no host configuration: %s is E_USAGE (exit 2)', async (flag, value) => {
+    put();
+    const run = await runCliInMemory(['rollout', 'status', NAME, flag, value, '--json'], { rolloutStore: store });
+    expect({ exitCode: run.exitCode, document: JSON.parse(run.stdout) as unknown }).toMatchObject({
+      exitCode: 2,
+      document: { ok: false, error: { code: 'E_USAGE' } },
+    });
+  });
+
+  it('a --context the kubeconfig does not have is E_CLUSTER (exit 1), before any request', async () => {
+    const kubeconfig = join(scratch.root, 'kubeconfig');
+    writeFileSync(kubeconfig, KUBECONFIG_ONE_CONTEXT);
+    const run = await runCliInMemory([
+      'rollout',
+      'status',
+      NAME,
+      '--kubeconfig',
+      kubeconfig,
+      '--context',
+      'other',
+      '--json',
+    ]);
+    expect({ exitCode: run.exitCode, document: JSON.parse(run.stdout) as unknown }).toMatchObject({
+      exitCode: 1,
+      document: { ok: false, error: { code: 'E_CLUSTER' } },
+    });
   });
 });
 

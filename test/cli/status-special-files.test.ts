@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, constants, mkdirSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
-import { FileSystemError } from '../../src/domain/port-errors.js';
-import { RecordStore } from '../../src/app/record/record-store.js';
-import { StateStore } from '../../src/app/state/state-store.js';
+import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
+import { FileSystemError } from '../../src/domain/common/port-errors.js';
+import { RecordStore } from '../../src/app/node/record/record-store.js';
+import { StateStore } from '../../src/app/node/state/state-store.js';
 import { makeScratch, snapshotTree, writeExecutable } from '../support/real-tree.js';
 import { runCliInMemory } from '../support/run-cli.js';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ServiceManager } from '../../src/ports/service-manager.js';
+import type { ServiceManager } from '../../src/ports/node/service-manager.js';
 import { makeScratch, writeExecutable } from '../support/real-tree.js';
 import { runCliInMemory } from '../support/run-cli.js';
 

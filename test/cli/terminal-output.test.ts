@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createCliLogger } from '../../src/app/cli/cli-logger.js';
-import { ProgressBar } from '../../src/app/cli/progress-bar.js';
+import { createCliLogger } from '../../src/app/common/cli/cli-logger.js';
+import { ProgressBar } from '../../src/app/node/cli/progress-bar.js';
 import { screenAfter } from './terminal-screen.js';
 
 /** A stderr that is (or is not) a terminal, and what was written to it. */

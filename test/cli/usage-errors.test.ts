@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { editDistance } from '../../src/app/cli/usage-diagnosis.js';
+import { editDistance } from '../../src/app/common/cli/usage-diagnosis.js';
 import { runCliInMemory } from '../support/run-cli.js';
 import { assertBuildCurrent, CLI } from '../support/systemd/systemd-host.js';
 

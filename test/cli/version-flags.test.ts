@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AGENT_UPGRADE_VERSION } from '../../src/version.js';
+import { AGENT_UPGRADE_VERSION } from '../../src/package-version.js';
 import { runCliInMemory } from '../support/run-cli.js';
 
 /** However the version is asked for, the answer is the same text (and the same JSON). */

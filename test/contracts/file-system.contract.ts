@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileSystemError, type FileSystemErrorCode } from '../../src/domain/port-errors.js';
-import type { FileSystem } from '../../src/ports/file-system.js';
+import { FileSystemError, type FileSystemErrorCode } from '../../src/domain/common/port-errors.js';
+import type { FileSystem } from '../../src/ports/node/file-system.js';
 import { moveFileAtomicContract } from './move-file.contract.js';
 
 export interface FileSystemFixture {

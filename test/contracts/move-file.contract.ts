@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { sha256FromHex, type Sha256 } from '../../src/domain/digest.js';
-import type { FileSystem } from '../../src/ports/file-system.js';
+import { sha256FromHex, type Sha256 } from '../../src/domain/common/digest.js';
+import type { FileSystem } from '../../src/ports/node/file-system.js';
 import { describeTree, expectFailure } from './file-system.contract.js';
 
 const text = (value: string): Uint8Array => new TextEncoder().encode(value);

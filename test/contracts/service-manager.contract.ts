@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { HealthLimits, ServiceActivity, ServiceManager } from '../../src/ports/service-manager.js';
+import type { HealthLimits, ServiceActivity, ServiceManager } from '../../src/ports/node/service-manager.js';
 import { wallStepCases } from './service-manager.wall-steps.js';
 import { holdsFor, within, type SteppedClock } from './service-manager.support.js';
 

@@ -1,6 +1,6 @@
-import { MemoryClock } from '../../src/adapters/memory/memory-clock.js';
-import { MemoryFileSystem } from '../../src/adapters/memory/memory-file-system.js';
-import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/memory/memory-service-manager.js';
+import { MemoryClock } from '../../src/adapters/common/memory/memory-clock.js';
+import { MemoryFileSystem } from '../../src/adapters/node/memory/memory-file-system.js';
+import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
 import { serviceManagerContract, type GivenState } from './service-manager.contract.js';
 import { SteppedClock } from './service-manager.support.js';
 

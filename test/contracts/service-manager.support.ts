@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/ports/clock.js';
+import type { Clock } from '../../src/ports/common/clock.js';
 
 /**
  * The adapter's clock, wrapped so that a case can act while the health wait sleeps between two

@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkConfigText } from '../../src/app/config/parse-config.js';
-import { FLEX_PROFILE } from '../../src/app/config/upgrader-config.js';
+import { checkConfigText } from '../../src/app/node/config/parse-config.js';
+import { FLEX_PROFILE } from '../../src/app/node/config/upgrader-config.js';
 
 const DOC = readFileSync(join(import.meta.dirname, '../../docs/configuration.md'), 'utf8');
 

@@ -112,7 +112,7 @@ describe('references', () => {
       'README.md',
       PROTOCOL,
       'docs/configuration.md',
-      'src/domain/recovery/vocabulary.ts',
+      'src/domain/node/recovery/recovery-vocabulary.ts',
       'deploy/machineoperation-crd.yaml',
       '.ci/run',
     ]) {
@@ -200,7 +200,7 @@ describe('references', () => {
   });
 
   it('define the rule names recovery/vocabulary.ts declares', () => {
-    const policy = read('src/domain/recovery/vocabulary.ts');
+    const policy = read('src/domain/node/recovery/recovery-vocabulary.ts');
     const union = (name: string): string[] => {
       const declaration = new RegExp(`export type ${name} = ([^;]+);`).exec(policy)?.[1] ?? '';
       return [...declaration.matchAll(/'([\w-]+)'/g)].map((match) => (match[1] ?? '').toLowerCase());

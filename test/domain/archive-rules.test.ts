@@ -8,7 +8,7 @@ import {
   unsafeNameReason,
   type TarEntryHeader,
   type TarEntryType,
-} from '../../src/domain/archive-rules.js';
+} from '../../src/domain/node/artifact/archive-rules.js';
 
 const MEMBER = 'aks-flex-node-linux-amd64';
 const LIMITS = limitsFor(1000, 100);

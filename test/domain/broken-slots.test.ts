@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Result } from '../../src/domain/failure.js';
-import { planMigration, pointLink } from '../../src/domain/migration-plan.js';
+import type { Result } from '../../src/domain/common/failure.js';
+import { planMigration, pointLink } from '../../src/domain/node/layout/migration-plan.js';
 import {
   planActivation,
   planManagedStaging,
   planRollback,
   type ActivationInput,
-} from '../../src/domain/upgrade-plan.js';
+} from '../../src/domain/node/activation/upgrade-plan.js';
 import {
   buildHost,
   DIGEST_A,

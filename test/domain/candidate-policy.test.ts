@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { checkCandidateVersion, checkNotQuarantined, versionFromOutput } from '../../src/domain/candidate-policy.js';
-import { sha256FromHex } from '../../src/domain/digest.js';
-import { emptyUpgradeState, withQuarantined } from '../../src/domain/upgrade-state.js';
-import { formatVersion, parseVersion, type Version } from '../../src/domain/version.js';
+import {
+  checkCandidateVersion,
+  checkNotQuarantined,
+  versionFromOutput,
+} from '../../src/domain/node/activation/candidate-policy.js';
+import { sha256FromHex } from '../../src/domain/common/digest.js';
+import { emptyUpgradeState, withQuarantined } from '../../src/domain/node/record/upgrade-state.js';
+import { formatVersion, parseVersion, type Version } from '../../src/domain/common/version.js';
 
 const v = (text: string): Version => {
   const parsed = parseVersion(text);

@@ -6,7 +6,7 @@ import {
   sha256FromHex,
   shortDigest,
   type Sha256,
-} from '../../src/domain/digest.js';
+} from '../../src/domain/common/digest.js';
 
 const HEX = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 const UPPER = HEX.toUpperCase();

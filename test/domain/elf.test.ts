@@ -5,7 +5,7 @@ import {
   elfMachineFor,
   identifyExecutable,
   programHeadersBeyond,
-} from '../../src/domain/elf.js';
+} from '../../src/domain/node/artifact/elf.js';
 
 /** A minimal but loadable 64-bit ELF header with one PT_LOAD program header (little endian by default). */
 function elf(machine: number, bits: 1 | 2 = 2, encoding: 1 | 2 = 1): Uint8Array {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, exitCodeFor, ExitCode, isErrorCode, type ErrorCode } from '../../src/domain/error-codes.js';
-import { fail, failure, ok } from '../../src/domain/failure.js';
+import {
+  ERROR_CODES,
+  exitCodeFor,
+  ExitCode,
+  isErrorCode,
+  type ErrorCode,
+} from '../../src/domain/common/error-codes.js';
+import { fail, failure, ok } from '../../src/domain/common/failure.js';
 
 /**
  * Every code the CLI contract requires (docs/operations.md#error-codes), plus the durable-file and

@@ -12,8 +12,8 @@ import {
   type LayoutFacts,
   type PathFact,
   type ResolvedFact,
-} from '../../src/domain/host-facts.js';
-import { identity } from '../../src/domain/slot-layout.js';
+} from '../../src/domain/node/layout/host-facts.js';
+import { identity } from '../../src/domain/node/layout/slot-layout.js';
 import {
   dirFact,
   fileFact,

@@ -4,11 +4,22 @@
  * derived the way the app observes them, and onto which `LayoutAction`s can be applied to simulate
  * a migration.
  */
-import { sha256FromHex, type Sha256 } from '../../src/domain/digest.js';
-import type { Result } from '../../src/domain/failure.js';
-import { tempPrefixFor, type LayoutFacts, type PathFact, type ResolvedFact } from '../../src/domain/host-facts.js';
-import type { LayoutAction } from '../../src/domain/migration-plan.js';
-import { basenamePath, dirnamePath, isPathInside, joinPath, resolveLinkTarget } from '../../src/domain/posix-path.js';
+import { sha256FromHex, type Sha256 } from '../../src/domain/common/digest.js';
+import type { Result } from '../../src/domain/common/failure.js';
+import {
+  tempPrefixFor,
+  type LayoutFacts,
+  type PathFact,
+  type ResolvedFact,
+} from '../../src/domain/node/layout/host-facts.js';
+import type { LayoutAction } from '../../src/domain/node/layout/migration-plan.js';
+import {
+  basenamePath,
+  dirnamePath,
+  isPathInside,
+  joinPath,
+  resolveLinkTarget,
+} from '../../src/domain/node/layout/posix-path.js';
 import {
   deriveLayout,
   identity,
@@ -17,7 +28,7 @@ import {
   type LayoutSettings,
   type PathRole,
   type SlotLayout,
-} from '../../src/domain/slot-layout.js';
+} from '../../src/domain/node/layout/slot-layout.js';
 
 /** The flex settings (production root). */
 export const FLEX_SETTINGS: LayoutSettings = {

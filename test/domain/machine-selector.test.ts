@@ -4,7 +4,7 @@ import {
   selectorMatches,
   targetsMachine,
   type LabelSelector,
-} from '../../src/domain/machine-selector.js';
+} from '../../src/domain/common/machine-selector.js';
 
 const labels = { 'kubernetes.io/os': 'linux', pool: 'flex', zone: 'a' };
 const selector = (partial: Partial<LabelSelector>): LabelSelector => ({

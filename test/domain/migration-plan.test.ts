@@ -6,10 +6,10 @@ import {
   type LinkRole,
   type MigrationPlan,
   type SeedSource,
-} from '../../src/domain/migration-plan.js';
-import { joinPath, resolveLinkTarget } from '../../src/domain/posix-path.js';
-import { slotPath, type SlotLayout } from '../../src/domain/slot-layout.js';
-import type { SlotName } from '../../src/domain/slot.js';
+} from '../../src/domain/node/layout/migration-plan.js';
+import { joinPath, resolveLinkTarget } from '../../src/domain/node/layout/posix-path.js';
+import { slotPath, type SlotLayout } from '../../src/domain/node/layout/slot-layout.js';
+import type { SlotName } from '../../src/domain/node/layout/slot.js';
 import {
   applyAction,
   applyActions,

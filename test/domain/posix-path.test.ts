@@ -10,7 +10,7 @@ import {
   relativePath,
   rerootPath,
   resolveLinkTarget,
-} from '../../src/domain/posix-path.js';
+} from '../../src/domain/node/layout/posix-path.js';
 
 describe('isAbsolutePath', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Sha256 } from '../../src/domain/digest.js';
-import { decideRecoverCommand } from '../../src/domain/recovery/recover-policy.js';
-import { decideStartup } from '../../src/domain/recovery/startup-policy.js';
+import type { Sha256 } from '../../src/domain/common/digest.js';
+import { decideRecoverCommand } from '../../src/domain/node/recovery/recover-policy.js';
+import { decideStartup } from '../../src/domain/node/recovery/startup-policy.js';
 import type {
   AgentMode,
   CandidateHealth,
@@ -10,14 +10,14 @@ import type {
   RecoverInput,
   StartupDecision,
   StartupInput,
-} from '../../src/domain/recovery/vocabulary.js';
-import { SLOT_NAMES, type SlotName } from '../../src/domain/slot.js';
+} from '../../src/domain/node/recovery/recovery-vocabulary.js';
+import { SLOT_NAMES, type SlotName } from '../../src/domain/node/layout/slot.js';
 import {
   UPGRADE_RECORD_KIND,
   UPGRADE_RECORD_SCHEMA_VERSION,
   type RecordedFailure,
   type UpgradeRecord,
-} from '../../src/domain/upgrade-record.js';
+} from '../../src/domain/node/record/upgrade-record.js';
 
 /**
  * Every combination of record shape × observation × progress, for both modes: the policy is

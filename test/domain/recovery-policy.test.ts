@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { Sha256 } from '../../src/domain/digest.js';
-import { InvariantViolation } from '../../src/domain/invariant.js';
+import type { Sha256 } from '../../src/domain/common/digest.js';
+import { InvariantViolation } from '../../src/domain/common/invariant.js';
 import {
   COMPLETE_OUTCOME,
   failedOutcome,
   POLICY_FAILURES,
   recoverFailure,
-} from '../../src/domain/recovery/policy-failures.js';
-import { decideRecoverCommand } from '../../src/domain/recovery/recover-policy.js';
-import { nextRollbackStep, rollbackAllowed, shouldQuarantine } from '../../src/domain/recovery/rollback-rules.js';
-import { checkStartupDecision } from '../../src/domain/recovery/startup-invariants.js';
-import { decideStartup } from '../../src/domain/recovery/startup-policy.js';
+} from '../../src/domain/node/recovery/policy-failures.js';
+import { decideRecoverCommand } from '../../src/domain/node/recovery/recover-policy.js';
+import { nextRollbackStep, rollbackAllowed, shouldQuarantine } from '../../src/domain/node/recovery/rollback-rules.js';
+import { checkStartupDecision } from '../../src/domain/node/recovery/startup-invariants.js';
+import { decideStartup } from '../../src/domain/node/recovery/startup-policy.js';
 import {
   NO_PROGRESS,
   type RecoverDecision,
@@ -19,7 +19,7 @@ import {
   type StartupDecision,
   type StartupInput,
   type StartupObservation,
-} from '../../src/domain/recovery/vocabulary.js';
+} from '../../src/domain/node/recovery/recovery-vocabulary.js';
 import {
   newUpgradeRecord,
   withCandidate,
@@ -28,9 +28,9 @@ import {
   withSwitchCommitted,
   type RecordedFailure,
   type UpgradeRecord,
-} from '../../src/domain/upgrade-record.js';
-import { withCompleted } from '../../src/domain/upgrade-record.js';
-import type { TerminalStatus } from '../../src/ports/operation-store.js';
+} from '../../src/domain/node/record/upgrade-record.js';
+import { withCompleted } from '../../src/domain/node/record/upgrade-record.js';
+import type { TerminalStatus } from '../../src/ports/node/operation-store.js';
 
 const SELF = '0123456789abcdef0123456789abcdef';
 const OTHER = 'fedcba9876543210fedcba9876543210';

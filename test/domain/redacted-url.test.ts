@@ -1,6 +1,6 @@
 import { format, inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { RedactedUrl, redactUrlsInText } from '../../src/domain/redacted-url.js';
+import { RedactedUrl, redactUrlsInText } from '../../src/domain/common/redacted-url.js';
 
 const CANARY = 'CANARY7f3a9c';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPathInside } from '../../src/domain/posix-path.js';
+import { isPathInside } from '../../src/domain/node/layout/posix-path.js';
 import {
   BINARY_MODE,
   deriveLayout,
@@ -15,7 +15,7 @@ import {
   type CanonicalPaths,
   type LayoutSettings,
   type PathRole,
-} from '../../src/domain/slot-layout.js';
+} from '../../src/domain/node/layout/slot-layout.js';
 import { canonicalWith, FLEX_PATHS, FLEX_SETTINGS, flexLayout, unwrap } from './layout-fixtures.js';
 
 /** The private staging temps the layout derives (named like temps of the blue slot and of the entry). */

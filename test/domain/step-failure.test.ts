@@ -1,10 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import type { ActivationStep } from '../../src/domain/activation-steps.js';
-import type { ErrorCode } from '../../src/domain/error-codes.js';
-import { InvariantViolation } from '../../src/domain/invariant.js';
-import type { SlotName } from '../../src/domain/slot.js';
-import { decideStepFailure, type StepFailureDecision, type StepPlan } from '../../src/domain/step-failure.js';
-import { planActivation, planManagedStaging, planManagedSwitch } from '../../src/domain/upgrade-plan.js';
+import type { ActivationStep } from '../../src/domain/node/activation/activation-steps.js';
+import type { ErrorCode } from '../../src/domain/common/error-codes.js';
+import { InvariantViolation } from '../../src/domain/common/invariant.js';
+import type { SlotName } from '../../src/domain/node/layout/slot.js';
+import {
+  decideStepFailure,
+  type StepFailureDecision,
+  type StepPlan,
+} from '../../src/domain/node/activation/step-failure.js';
+import {
+  planActivation,
+  planManagedStaging,
+  planManagedSwitch,
+} from '../../src/domain/node/activation/upgrade-plan.js';
 import { DIGEST_A, DIGEST_B, factsOf, file, flexLayout, link, TEXT, unwrap, type HostSpec } from './layout-fixtures.js';
 
 const V: ActivationStep = { kind: 'verify-candidate' };

@@ -5,15 +5,15 @@ import {
   planSlotChange,
   type ActivationStep,
   type ActivationStepKind,
-} from '../../src/domain/activation-steps.js';
-import type { SlotName } from '../../src/domain/slot.js';
+} from '../../src/domain/node/activation/activation-steps.js';
+import type { SlotName } from '../../src/domain/node/layout/slot.js';
 import {
   planActivation,
   planManagedStaging,
   planManagedSwitch,
   type ManagedPlan,
   type ManagedSwitchInput,
-} from '../../src/domain/upgrade-plan.js';
+} from '../../src/domain/node/activation/upgrade-plan.js';
 import { DIGEST_A, DIGEST_B, factsOf, file, flexLayout, link, TEXT, unwrap, type HostSpec } from './layout-fixtures.js';
 
 const ROOTS = ['/', '/sb'] as const;

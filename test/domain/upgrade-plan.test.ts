@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Sha256 } from '../../src/domain/digest.js';
-import { planMigration, pointLink, type LayoutAction } from '../../src/domain/migration-plan.js';
-import { joinPath, resolveLinkTarget } from '../../src/domain/posix-path.js';
-import { slotPath, type SlotLayout } from '../../src/domain/slot-layout.js';
-import type { SlotName } from '../../src/domain/slot.js';
+import type { Sha256 } from '../../src/domain/common/digest.js';
+import { planMigration, pointLink, type LayoutAction } from '../../src/domain/node/layout/migration-plan.js';
+import { joinPath, resolveLinkTarget } from '../../src/domain/node/layout/posix-path.js';
+import { slotPath, type SlotLayout } from '../../src/domain/node/layout/slot-layout.js';
+import type { SlotName } from '../../src/domain/node/layout/slot.js';
 import {
   describeStep,
   planActivation,
@@ -11,7 +11,7 @@ import {
   type ActivationInput,
   type ActivationPlan,
   type ActivationStep,
-} from '../../src/domain/upgrade-plan.js';
+} from '../../src/domain/node/activation/upgrade-plan.js';
 import {
   applyActions,
   buildHost,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Sha256 } from '../../src/domain/digest.js';
+import type { Sha256 } from '../../src/domain/common/digest.js';
 import {
   isKubernetesName,
   isMachineName,
@@ -15,7 +15,7 @@ import {
   type NewRecordInput,
   type RecordedFailure,
   type UpgradeRecord,
-} from '../../src/domain/upgrade-record.js';
+} from '../../src/domain/node/record/upgrade-record.js';
 
 const DIGEST = 'a'.repeat(64) as Sha256;
 const INSTANCE = '0123456789abcdef0123456789abcdef';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Sha256 } from '../../src/domain/digest.js';
-import { InvariantViolation } from '../../src/domain/invariant.js';
-import type { SlotName } from '../../src/domain/slot.js';
+import type { Sha256 } from '../../src/domain/common/digest.js';
+import { InvariantViolation } from '../../src/domain/common/invariant.js';
+import type { SlotName } from '../../src/domain/node/layout/slot.js';
 import {
   committedVersion,
   emptyUpgradeState,
@@ -16,8 +16,8 @@ import {
   withSlotInfo,
   type SlotInfo,
   type UpgradeState,
-} from '../../src/domain/upgrade-state.js';
-import { compareVersions, formatVersion, parseVersion, type Version } from '../../src/domain/version.js';
+} from '../../src/domain/node/record/upgrade-state.js';
+import { compareVersions, formatVersion, parseVersion, type Version } from '../../src/domain/common/version.js';
 
 function parseOrThrow(text: string): Version {
   const result = parseVersion(text);

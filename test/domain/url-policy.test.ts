@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { ErrorCode } from '../../src/domain/error-codes.js';
-import type { Result } from '../../src/domain/failure.js';
-import { RedactedUrl } from '../../src/domain/redacted-url.js';
+import type { ErrorCode } from '../../src/domain/common/error-codes.js';
+import type { Result } from '../../src/domain/common/failure.js';
+import { RedactedUrl } from '../../src/domain/common/redacted-url.js';
 import {
   checkRedirect,
   parseDownloadUrl,
   URL_TEXT_MAX_LENGTH,
   type SourcePolicy,
   type SourceWeakness,
-} from '../../src/domain/url-policy.js';
+} from '../../src/domain/common/url-policy.js';
 
 const CANARY = 'CANARYd41d8cd9';
 const permissive: SourcePolicy = { allowHttp: true, requireDigest: false };

@@ -5,7 +5,7 @@ import {
   parseVersion,
   VERSION_TEXT_MAX_LENGTH,
   type Version,
-} from '../../src/domain/version.js';
+} from '../../src/domain/common/version.js';
 
 function parsed(text: string): Version {
   const result = parseVersion(text);

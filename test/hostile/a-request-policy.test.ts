@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ErrorCode } from '../../src/domain/error-codes.js';
+import type { ErrorCode } from '../../src/domain/common/error-codes.js';
 import { releaseArchive, sha256Hex } from '../support/archive/index.js';
 import { type HostileServer, serve } from '../support/http/hostile-server.js';
 import { type Attempt, MEMBER, PAYLOAD, useHarness } from './harness.js';

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { AxiosArtifactSource } from '../../src/adapters/http/axios-artifact-source.js';
+import { AxiosArtifactSource } from '../../src/adapters/node/http/axios-artifact-source.js';
 import {
   concatBytes,
   endlessGzip,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ErrorCode } from '../../src/domain/error-codes.js';
+import type { ErrorCode } from '../../src/domain/common/error-codes.js';
 import {
   bytes,
   concatBytes,

@@ -3,19 +3,23 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
-import { NodeProcessRunner } from '../../src/adapters/node/node-process-runner.js';
-import { SystemClock } from '../../src/adapters/node/system-clock.js';
-import { type CandidateCheck, checkCandidate, type CheckedCandidate } from '../../src/app/artifact/check-candidate.js';
-import { runUseCase } from '../../src/app/failure-signal.js';
-import { elfMachineFor } from '../../src/domain/elf.js';
-import type { ErrorCode } from '../../src/domain/error-codes.js';
-import type { Result } from '../../src/domain/failure.js';
-import { sha256FromHex } from '../../src/domain/digest.js';
-import { emptyUpgradeState, withQuarantined } from '../../src/domain/upgrade-state.js';
-import { parseVersion, type Version } from '../../src/domain/version.js';
-import type { Clock } from '../../src/ports/clock.js';
-import type { ProcessRunner, RunOutcome, RunRequest } from '../../src/ports/process-runner.js';
+import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
+import { NodeProcessRunner } from '../../src/adapters/common/runtime/node-process-runner.js';
+import { SystemClock } from '../../src/adapters/common/runtime/system-clock.js';
+import {
+  type CandidateCheck,
+  checkCandidate,
+  type CheckedCandidate,
+} from '../../src/app/node/artifact/check-candidate.js';
+import { runUseCase } from '../../src/app/common/failure-signal.js';
+import { elfMachineFor } from '../../src/domain/node/artifact/elf.js';
+import type { ErrorCode } from '../../src/domain/common/error-codes.js';
+import type { Result } from '../../src/domain/common/failure.js';
+import { sha256FromHex } from '../../src/domain/common/digest.js';
+import { emptyUpgradeState, withQuarantined } from '../../src/domain/node/record/upgrade-state.js';
+import { parseVersion, type Version } from '../../src/domain/common/version.js';
+import type { Clock } from '../../src/ports/common/clock.js';
+import type { ProcessRunner, RunOutcome, RunRequest } from '../../src/ports/common/process-runner.js';
 import { concatBytes } from '../support/archive/index.js';
 import { makeScratch, snapshotTree, writeExecutable } from '../support/real-tree.js';
 import { ARCH, eventually, filesContaining, newCanary, OTHER_ARCH } from './harness.js';

@@ -8,11 +8,11 @@
 import { copyFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeClient, type ConnectOptions } from '../../src/adapters/kubernetes/kube-client.js';
-import { KubernetesOperationStore } from '../../src/adapters/kubernetes/kubernetes-operation-store.js';
-import { SystemClock } from '../../src/adapters/node/system-clock.js';
-import { exitCodeFor } from '../../src/domain/error-codes.js';
-import type { AgentUpgradeRequest } from '../../src/ports/operation-store.js';
+import { KubeClient, type ConnectOptions } from '../../src/adapters/common/kubernetes/kube-client.js';
+import { KubernetesOperationStore } from '../../src/adapters/node/kubernetes/kubernetes-operation-store.js';
+import { SystemClock } from '../../src/adapters/common/runtime/system-clock.js';
+import { exitCodeFor } from '../../src/domain/common/error-codes.js';
+import type { AgentUpgradeRequest } from '../../src/ports/node/operation-store.js';
 import { ExecPlugin } from '../support/kube/exec-plugin.js';
 import { kubeconfigDocument, writeKubeconfigFile } from '../support/kube/kubeconfig-builder.js';
 import {

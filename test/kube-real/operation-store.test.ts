@@ -6,10 +6,10 @@
  * read from the server's audit log (status codes and query parameters only).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { KubeClient } from '../../src/adapters/kubernetes/kube-client.js';
-import { KubernetesOperationStore } from '../../src/adapters/kubernetes/kubernetes-operation-store.js';
-import { SystemClock } from '../../src/adapters/node/system-clock.js';
-import type { AgentUpgradeRequest } from '../../src/ports/operation-store.js';
+import { KubeClient } from '../../src/adapters/common/kubernetes/kube-client.js';
+import { KubernetesOperationStore } from '../../src/adapters/node/kubernetes/kubernetes-operation-store.js';
+import { SystemClock } from '../../src/adapters/common/runtime/system-clock.js';
+import type { AgentUpgradeRequest } from '../../src/ports/node/operation-store.js';
 import { RecordingLogger } from '../support/recording-logger.js';
 import { waitFor } from '../support/wait-for.js';
 import {

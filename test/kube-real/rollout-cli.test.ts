@@ -6,12 +6,14 @@
  * is sent (the object's resourceVersion unchanged, no PATCH made), while the API server itself
  * refuses the same change.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubernetesRolloutStore, AGENT_ROLLOUTS_PATH } from '../../src/adapters/kubernetes/rollout-store.js';
-import type { RolloutStore } from '../../src/ports/rollout-store.js';
+import {
+  KubernetesRolloutStore,
+  AGENT_ROLLOUTS_PATH,
+} from '../../src/adapters/fleet/kubernetes/kubernetes-rollout-store.js';
+import type { RolloutStore } from '../../src/ports/fleet/rollout-store.js';
 import { CRD, MERGE_PATCH, RealCluster } from '../support/kube/real-cluster.js';
 import { runCliInMemory } from '../support/run-cli.js';
 import { waitFor } from '../support/wait-for.js';
@@ -27,8 +29,8 @@ const NAME = 'fleet-v1-4-2';
 const HALT_ID = 'early-e67b10ca';
 
 let cluster: RealCluster;
-let dir: string;
-let configPath: string;
+/** The admin kubeconfig, and its context named explicitly as an operator would with `--context`. */
+let clusterFlags: string[];
 
 interface Stored {
   readonly metadata: { readonly resourceVersion: string };
@@ -42,8 +44,8 @@ async function stored(name = NAME): Promise<Stored> {
 }
 
 async function rollout(argv: readonly string[], rolloutStore?: RolloutStore) {
-  const run = await runCliInMemory(['rollout', ...argv, '--config', configPath, '--json'], {
-    ...(rolloutStore === undefined ? {} : { overrides: { rolloutStore } }),
+  const run = await runCliInMemory(['rollout', ...argv, ...clusterFlags, '--json'], {
+    ...(rolloutStore === undefined ? {} : { rolloutStore }),
   });
   const document = JSON.parse(run.stdout) as { error?: { code: string }; rollout?: Record<string, unknown> };
   return { exitCode: run.exitCode, code: document.error?.code ?? null, rollout: document.rollout, stderr: run.stderr };
@@ -86,15 +88,15 @@ beforeAll(async () => {
     true,
   );
   await cluster.apply(RELEASES, ROLLOUT);
-  dir = await mkdtemp(join(tmpdir(), 'rollout-cli-'));
-  configPath = join(dir, 'agent-upgrade.json');
   const kubeconfig = cluster.server.admin.kubeconfigPath;
-  await writeFile(configPath, JSON.stringify({ service: { manager: 'none' }, cluster: { kubeconfig } }));
+  // The test server writes its kubeconfigs as JSON (which is YAML).
+  const context = (JSON.parse(await readFile(kubeconfig, 'utf8')) as { 'current-context'?: string })['current-context'];
+  if (context === undefined) throw new Error(`${kubeconfig} names no current context`);
+  clusterFlags = ['--kubeconfig', kubeconfig, '--context', context];
 }, 240_000);
 
 afterAll(async () => {
   await cluster?.stop();
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 }, 30_000);
 
 describe('agent-upgrade rollout on a real API server', () => {

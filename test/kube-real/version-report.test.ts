@@ -6,12 +6,12 @@
  * machine's Node. What the server answered is read from its audit log (codes only).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeClient } from '../../src/adapters/kubernetes/kube-client.js';
+import { KubeClient } from '../../src/adapters/common/kubernetes/kube-client.js';
 import {
   AGENT_VERSION_ANNOTATION,
   KubernetesOperationStore,
-} from '../../src/adapters/kubernetes/kubernetes-operation-store.js';
-import { SystemClock } from '../../src/adapters/node/system-clock.js';
+} from '../../src/adapters/node/kubernetes/kubernetes-operation-store.js';
+import { SystemClock } from '../../src/adapters/common/runtime/system-clock.js';
 import type { KubeIdentity } from '../support/kube/real-apiserver.js';
 import { CRD, POLICY, RBAC, RealCluster } from '../support/kube/real-cluster.js';
 import { RecordingLogger } from '../support/recording-logger.js';

@@ -1,5 +1,5 @@
-import type { MemoryFileSystem } from '../../src/adapters/memory/memory-file-system.js';
-import { InvariantViolation } from '../../src/domain/invariant.js';
+import type { MemoryFileSystem } from '../../src/adapters/node/memory/memory-file-system.js';
+import { InvariantViolation } from '../../src/domain/common/invariant.js';
 import { LAYOUT, resolveInSnapshot } from './host-invariants.js';
 
 /**

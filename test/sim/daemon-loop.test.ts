@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DaemonExit } from '../../src/app/daemon/run-daemon.js';
-import type { Result } from '../../src/domain/failure.js';
+import type { DaemonExit } from '../../src/app/node/daemon/run-daemon.js';
+import type { Result } from '../../src/domain/common/failure.js';
 import { SteppedClock } from '../support/stepped-clock.js';
 import { resolveInSnapshot } from './host-invariants.js';
 import { CONFIG, LAYOUT, ManagedWorld } from './managed-world.js';

@@ -9,23 +9,23 @@
  * candidate or on the previous binary (I12) — and running it once more changes nothing material.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryClock } from '../../src/adapters/memory/memory-clock.js';
-import { MemoryContainerRootfs } from '../../src/adapters/memory/memory-container-rootfs.js';
+import { MemoryClock } from '../../src/adapters/common/memory/memory-clock.js';
+import { MemoryContainerRootfs } from '../../src/adapters/node/memory/memory-container-rootfs.js';
 import {
   MemoryFileSystem,
   SimulatedCrash,
   type RebootMode,
   type Snapshot,
   type TreeSpec,
-} from '../../src/adapters/memory/memory-file-system.js';
-import { MemoryHostLock } from '../../src/adapters/memory/memory-host-lock.js';
-import { MemoryProcessRunner } from '../../src/adapters/memory/memory-process-runner.js';
-import { NoOperationStore } from '../../src/adapters/none/no-operation-store.js';
-import type { Upgrader } from '../../src/app/upgrader.js';
-import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/memory/memory-service-manager.js';
-import type { ActivationReport } from '../../src/app/activation/activation-report.js';
-import { InvariantViolation } from '../../src/domain/invariant.js';
-import { StateStore } from '../../src/app/state/state-store.js';
+} from '../../src/adapters/node/memory/memory-file-system.js';
+import { MemoryHostLock } from '../../src/adapters/node/memory/memory-host-lock.js';
+import { MemoryProcessRunner } from '../../src/adapters/node/memory/memory-process-runner.js';
+import { NoOperationStore } from '../../src/adapters/node/none/no-operation-store.js';
+import type { Upgrader } from '../../src/app/node/upgrader.js';
+import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
+import type { ActivationReport } from '../../src/app/node/activation/activation-report.js';
+import { InvariantViolation } from '../../src/domain/common/invariant.js';
+import { StateStore } from '../../src/app/node/state/state-store.js';
 import { guardActiveSlot } from './active-slot-guard.js';
 import { checkHostInvariants, checkRecordParses, resolveInSnapshot, tempEntries } from './host-invariants.js';
 import { agentScript, CONFIG, digestOf, LAYOUT, MemoryArtifactSource } from './managed-world.js';

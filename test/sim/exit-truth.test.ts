@@ -10,21 +10,25 @@
  * - a supervisor killed under its running agent.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryClock } from '../../src/adapters/memory/memory-clock.js';
-import { MemoryContainerRootfs } from '../../src/adapters/memory/memory-container-rootfs.js';
-import { MemoryFileSystem, type Snapshot, type TreeSpec } from '../../src/adapters/memory/memory-file-system.js';
-import { LOCK_PATH_FAULTS, MemoryHostLock, type LockPathFault } from '../../src/adapters/memory/memory-host-lock.js';
-import type { FaultCode } from '../../src/adapters/memory/memory-ops.js';
-import { MemoryProcessRunner, versionOutcome } from '../../src/adapters/memory/memory-process-runner.js';
-import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/memory/memory-service-manager.js';
-import { createUpgrader } from '../../src/app/composition/create-upgrader.js';
-import type { Upgrader } from '../../src/app/upgrader.js';
-import type { Result } from '../../src/domain/failure.js';
+import { MemoryClock } from '../../src/adapters/common/memory/memory-clock.js';
+import { MemoryContainerRootfs } from '../../src/adapters/node/memory/memory-container-rootfs.js';
+import { MemoryFileSystem, type Snapshot, type TreeSpec } from '../../src/adapters/node/memory/memory-file-system.js';
+import {
+  LOCK_PATH_FAULTS,
+  MemoryHostLock,
+  type LockPathFault,
+} from '../../src/adapters/node/memory/memory-host-lock.js';
+import type { FaultCode } from '../../src/adapters/node/memory/memory-ops.js';
+import { MemoryProcessRunner, versionOutcome } from '../../src/adapters/node/memory/memory-process-runner.js';
+import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
+import { createUpgrader } from '../../src/app/node/composition/create-upgrader.js';
+import type { Upgrader } from '../../src/app/node/upgrader.js';
+import type { Result } from '../../src/domain/common/failure.js';
 import { RecordingLogger } from '../support/recording-logger.js';
 import { tempEntries } from './host-invariants.js';
 import { agentScript, CONFIG, LAYOUT, SIDECAR_CONFIG } from './managed-world.js';
-import { MemoryOperationStore } from '../../src/adapters/memory/memory-operation-store.js';
-import type { UpgraderConfig } from '../../src/app/config/upgrader-config.js';
+import { MemoryOperationStore } from '../../src/adapters/node/memory/memory-operation-store.js';
+import type { UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
 import { digestOf } from './managed-world.js';
 
 const CANDIDATE = '/var/tmp/aks-flex-node-candidate';

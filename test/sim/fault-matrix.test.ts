@@ -10,9 +10,9 @@
  * handling are retried in later rounds) with the invariants checked after every step and at the
  * end: I1, I2/never-downgrade, I4, I5, I6, I7, I12, I8, no temp entries.
  */
-import { basenamePath } from '../../src/domain/posix-path.js';
+import { basenamePath } from '../../src/domain/node/layout/posix-path.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FaultCode, JournalEntry } from '../../src/adapters/memory/memory-file-system.js';
+import type { FaultCode, JournalEntry } from '../../src/adapters/node/memory/memory-file-system.js';
 import { Gen } from './choice-generator.js';
 import { LAYOUT } from './managed-world.js';
 import { SimFailure } from './harness/failure.js';

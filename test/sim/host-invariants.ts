@@ -1,8 +1,8 @@
-import type { MemoryFileSystem, Snapshot } from '../../src/adapters/memory/memory-file-system.js';
-import { resolveLinkTarget } from '../../src/domain/posix-path.js';
-import { deriveLayout, type SlotLayout } from '../../src/domain/slot-layout.js';
-import { parseRecord } from '../../src/domain/upgrade-record.js';
-import { FLEX_PROFILE } from '../../src/app/config/upgrader-config.js';
+import type { MemoryFileSystem, Snapshot } from '../../src/adapters/node/memory/memory-file-system.js';
+import { resolveLinkTarget } from '../../src/domain/node/layout/posix-path.js';
+import { deriveLayout, type SlotLayout } from '../../src/domain/node/layout/slot-layout.js';
+import { parseRecord } from '../../src/domain/node/record/upgrade-record.js';
+import { FLEX_PROFILE } from '../../src/app/node/config/upgrader-config.js';
 
 /**
  * The checkers of the node simulations' hosts (docs/protocol.md#invariants-i1i12) that read a

@@ -1,10 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
-import type { MemoryFileSystem, Snapshot } from '../../src/adapters/memory/memory-file-system.js';
-import type { FaultCode } from '../../src/adapters/memory/memory-ops.js';
-import { FailureSignal } from '../../src/app/failure-signal.js';
-import { translatePortError } from '../../src/app/translate-port-error.js';
-import { FileSystemError } from '../../src/domain/port-errors.js';
+import type { MemoryFileSystem, Snapshot } from '../../src/adapters/node/memory/memory-file-system.js';
+import type { FaultCode } from '../../src/adapters/node/memory/memory-ops.js';
+import { FailureSignal } from '../../src/app/common/failure-signal.js';
+import { translatePortError } from '../../src/app/common/translate-port-error.js';
+import { FileSystemError } from '../../src/domain/common/port-errors.js';
 import { currentReplayCommand } from './harness/replay.js';
 import { checkHostInvariants, checkRecordParses, LAYOUT, resolveInSnapshot, tempEntries } from './host-invariants.js';
 import { hostFromTree, sha256 } from './layout-world.js';

@@ -7,7 +7,7 @@
  * prints the `npx vitest run … -t '…'` line that replays its test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimulatedCrash, type RebootMode } from '../../src/adapters/memory/memory-file-system.js';
+import { SimulatedCrash, type RebootMode } from '../../src/adapters/node/memory/memory-file-system.js';
 import { checkRecordParses } from './host-invariants.js';
 import {
   expectCompleted,

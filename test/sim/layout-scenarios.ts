@@ -1,4 +1,4 @@
-import type { MemoryFileSystem, TreeNodeSpec, TreeSpec } from '../../src/adapters/memory/memory-file-system.js';
+import type { MemoryFileSystem, TreeNodeSpec, TreeSpec } from '../../src/adapters/node/memory/memory-file-system.js';
 import { activateOver, LAYOUT, migrateOver, rollbackOver } from './layout-world.js';
 
 // The commands the layout crash-point suite enumerates, each on the host it starts from.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SimulatedCrash, type RebootMode } from '../../src/adapters/memory/memory-file-system.js';
-import type { AgentBehaviour } from '../../src/adapters/memory/memory-service-manager.js';
+import { SimulatedCrash, type RebootMode } from '../../src/adapters/node/memory/memory-file-system.js';
+import type { AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
 import { checkHostInvariants, resolveInSnapshot, tempEntries } from './host-invariants.js';
 import { describeCrash } from './sim-process.js';
 import { agentScript, digestOf, LAYOUT, ManagedWorld } from './managed-world.js';

@@ -1,6 +1,6 @@
-import type { MemoryContainerRootfs } from '../../src/adapters/memory/memory-container-rootfs.js';
-import type { MemoryServiceManager } from '../../src/adapters/memory/memory-service-manager.js';
-import type { MemoryOperationStore } from '../../src/adapters/memory/memory-operation-store.js';
+import type { MemoryContainerRootfs } from '../../src/adapters/node/memory/memory-container-rootfs.js';
+import type { MemoryServiceManager } from '../../src/adapters/node/memory/memory-service-manager.js';
+import type { MemoryOperationStore } from '../../src/adapters/node/memory/memory-operation-store.js';
 import type { Trace } from './harness/trace.js';
 
 // Port faults of the managed simulation: which calls can fail and how, and the injector that asks

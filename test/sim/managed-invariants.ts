@@ -1,5 +1,5 @@
-import type { MemoryOperationStore } from '../../src/adapters/memory/memory-operation-store.js';
-import type { OperationPhase } from '../../src/ports/operation-store.js';
+import type { MemoryOperationStore } from '../../src/adapters/node/memory/memory-operation-store.js';
+import type { OperationPhase } from '../../src/ports/node/operation-store.js';
 import type { Checker } from './harness/failure.js';
 import type { Tracked } from './managed-operations.js';
 import type { HostView, VersionLabels } from './managed-view.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { AgentBehaviour } from '../../src/adapters/memory/memory-service-manager.js';
-import type { AgentUpgradeRequest, OperationPhase } from '../../src/ports/operation-store.js';
+import type { AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
+import type { AgentUpgradeRequest, OperationPhase } from '../../src/ports/node/operation-store.js';
 import { releaseArchive } from '../support/archive/index.js';
 import { agentScript, CANARY, digestOf, MEMBER, type ManagedWorld } from './managed-world.js';
 import type { VersionLabels } from './managed-view.js';

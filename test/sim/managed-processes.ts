@@ -1,9 +1,9 @@
-import { MemoryServiceManager } from '../../src/adapters/memory/memory-service-manager.js';
-import { FailureSignal } from '../../src/app/failure-signal.js';
-import type { ManagedSession } from '../../src/app/managed/managed-session.js';
-import { translatePortError } from '../../src/app/translate-port-error.js';
-import type { Clock } from '../../src/ports/clock.js';
-import type { AgentUpgradeRequest } from '../../src/ports/operation-store.js';
+import { MemoryServiceManager } from '../../src/adapters/node/memory/memory-service-manager.js';
+import { FailureSignal } from '../../src/app/common/failure-signal.js';
+import type { ManagedSession } from '../../src/app/node/managed/managed-session.js';
+import { translatePortError } from '../../src/app/common/translate-port-error.js';
+import type { Clock } from '../../src/ports/common/clock.js';
+import type { AgentUpgradeRequest } from '../../src/ports/node/operation-store.js';
 import { requestFor, type Tracked } from './managed-operations.js';
 import { slotLabel } from './managed-view.js';
 import { CONFIG, LAYOUT, type ManagedWorld } from './managed-world.js';

@@ -1,8 +1,8 @@
-import { SimulatedCrash, type RebootMode } from '../../src/adapters/memory/memory-file-system.js';
-import type { HandleOutcome } from '../../src/app/managed/agent-upgrade-handler.js';
-import type { StartOutcome } from '../../src/app/managed/managed-session.js';
-import { FailureSignal } from '../../src/app/failure-signal.js';
-import { translatePortError } from '../../src/app/translate-port-error.js';
+import { SimulatedCrash, type RebootMode } from '../../src/adapters/node/memory/memory-file-system.js';
+import type { HandleOutcome } from '../../src/app/node/managed/agent-upgrade-handler.js';
+import type { StartOutcome } from '../../src/app/node/managed/managed-session.js';
+import { FailureSignal } from '../../src/app/common/failure-signal.js';
+import { translatePortError } from '../../src/app/common/translate-port-error.js';
 import { problemsOf, SimFailure } from './harness/failure.js';
 import { Trace } from './harness/trace.js';
 import { guardActiveSlot } from './active-slot-guard.js';

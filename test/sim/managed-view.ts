@@ -1,5 +1,5 @@
-import { parseRecord, type UpgradeRecord } from '../../src/domain/upgrade-record.js';
-import type { MemoryOperationStore } from '../../src/adapters/memory/memory-operation-store.js';
+import { parseRecord, type UpgradeRecord } from '../../src/domain/node/record/upgrade-record.js';
+import type { MemoryOperationStore } from '../../src/adapters/node/memory/memory-operation-store.js';
 import { CONFIG, LAYOUT, type ManagedWorld } from './managed-world.js';
 
 // What the managed simulation's checkers and trace read of the host: a view taken through the FS

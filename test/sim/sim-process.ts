@@ -1,13 +1,13 @@
-import { TarGzExtractor } from '../../src/adapters/archive/tar-gz-extractor.js';
-import { createUpgrader } from '../../src/app/composition/create-upgrader.js';
-import { memoryPlatform } from '../../src/app/composition/create-container.js';
-import type { PlatformPorts } from '../../src/app/composition/port-overrides.js';
-import type { UpgraderConfig } from '../../src/app/config/upgrader-config.js';
-import { FailureSignal } from '../../src/app/failure-signal.js';
-import type { Upgrader } from '../../src/app/upgrader.js';
-import type { Result } from '../../src/domain/failure.js';
-import type { Logger } from '../../src/ports/logger.js';
-import type { SimulatedCrash } from '../../src/adapters/memory/memory-file-system.js';
+import { TarGzExtractor } from '../../src/adapters/node/archive/tar-gz-extractor.js';
+import { createUpgrader } from '../../src/app/node/composition/create-upgrader.js';
+import { memoryPlatform } from '../../src/app/node/composition/create-container.js';
+import type { PlatformPorts } from '../../src/app/node/composition/port-overrides.js';
+import type { UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
+import { FailureSignal } from '../../src/app/common/failure-signal.js';
+import type { Upgrader } from '../../src/app/node/upgrader.js';
+import type { Result } from '../../src/domain/common/failure.js';
+import type { Logger } from '../../src/ports/common/logger.js';
+import type { SimulatedCrash } from '../../src/adapters/node/memory/memory-file-system.js';
 
 /** The ports a simulated host hands to each of its processes (the extractor is the real one). */
 export type SimPorts = Omit<PlatformPorts, 'archiveExtractor'>;

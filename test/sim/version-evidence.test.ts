@@ -5,8 +5,8 @@
  * the gate or the upgrade (it is retried beside the daemon's work).
  */
 import { describe, expect, it } from 'vitest';
-import type { DaemonExit } from '../../src/app/daemon/run-daemon.js';
-import type { Result } from '../../src/domain/failure.js';
+import type { DaemonExit } from '../../src/app/node/daemon/run-daemon.js';
+import type { Result } from '../../src/domain/common/failure.js';
 import { SteppedClock } from '../support/stepped-clock.js';
 import { agentScript, CONFIG, digestOf, LAYOUT, ManagedWorld, SIDECAR_CONFIG } from './managed-world.js';
 import { orThrow } from './sim-process.js';

@@ -12,8 +12,8 @@
  * crasher while the wait read the wall clock).
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryClock } from '../../src/adapters/memory/memory-clock.js';
-import type { AgentBehaviour } from '../../src/adapters/memory/memory-service-manager.js';
+import { MemoryClock } from '../../src/adapters/common/memory/memory-clock.js';
+import type { AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
 import { resolveInSnapshot } from './host-invariants.js';
 import { agentScript, CONFIG, digestOf, LAYOUT, ManagedWorld, SIDECAR_CONFIG } from './managed-world.js';
 

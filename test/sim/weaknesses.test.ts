@@ -4,7 +4,7 @@
  * outcome the rule demands.
  */
 import { describe, expect, it } from 'vitest';
-import { SimulatedCrash } from '../../src/adapters/memory/memory-file-system.js';
+import { SimulatedCrash } from '../../src/adapters/node/memory/memory-file-system.js';
 import { resolveInSnapshot } from './host-invariants.js';
 import { simProcess } from './sim-process.js';
 import { agentScript, CONFIG, digestOf, LAYOUT, ManagedWorld } from './managed-world.js';

@@ -1,8 +1,8 @@
 import { realpathSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
-import { SystemClock } from '../../src/adapters/node/system-clock.js';
-import type { Supervisor } from '../../src/adapters/supervisor/supervisor.js';
-import { SupervisorServiceManager } from '../../src/adapters/supervisor/supervisor-service-manager.js';
+import { SystemClock } from '../../src/adapters/common/runtime/system-clock.js';
+import type { Supervisor } from '../../src/adapters/node/supervisor/supervisor.js';
+import { SupervisorServiceManager } from '../../src/adapters/node/supervisor/supervisor-service-manager.js';
 import { Host } from '../adapters/supervisor/fixtures.js';
 import { buildTestAgent } from '../support/agent/build-agent.js';
 import { makeScratch } from '../support/real-tree.js';

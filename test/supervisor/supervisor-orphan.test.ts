@@ -3,9 +3,9 @@ import { copyFileSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SystemClock } from '../../src/adapters/node/system-clock.js';
-import { requestSupervisor } from '../../src/adapters/supervisor/control-client.js';
-import { SupervisorServiceManager } from '../../src/adapters/supervisor/supervisor-service-manager.js';
+import { SystemClock } from '../../src/adapters/common/runtime/system-clock.js';
+import { requestSupervisor } from '../../src/adapters/node/supervisor/control-client.js';
+import { SupervisorServiceManager } from '../../src/adapters/node/supervisor/supervisor-service-manager.js';
 import { buildTestAgent } from '../support/agent/build-agent.js';
 import { makeScratch } from '../support/real-tree.js';
 import { assertBuildCurrent, CLI, FAST_SERVICE } from '../support/systemd/systemd-host.js';
@@ -35,7 +35,7 @@ describe('a supervisor killed by SIGKILL', () => {
 
   /** The same Supervisor without the parent-death signal: a host without setpriv, or the instant before it is set. */
   const superviseWithoutDeathSignal = () => {
-    const module = pathToFileURL(join(REPO, 'dist/adapters/supervisor/supervisor.js')).href;
+    const module = pathToFileURL(join(REPO, 'dist/adapters/node/supervisor/supervisor.js')).href;
     const options = {
       execStart: path(`${SLOTS}/aks-flex-node-current`),
       args: ['agent'],

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryOperationStore } from '../../src/adapters/memory/memory-operation-store.js';
-import { SystemClock } from '../../src/adapters/node/system-clock.js';
-import { requestSupervisor } from '../../src/adapters/supervisor/control-client.js';
-import { loadConfig } from '../../src/app/config/load-config.js';
-import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
-import { createUpgrader } from '../../src/app/composition/create-upgrader.js';
+import { MemoryOperationStore } from '../../src/adapters/node/memory/memory-operation-store.js';
+import { SystemClock } from '../../src/adapters/common/runtime/system-clock.js';
+import { requestSupervisor } from '../../src/adapters/node/supervisor/control-client.js';
+import { loadConfig } from '../../src/app/node/config/load-config.js';
+import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
+import { createUpgrader } from '../../src/app/node/composition/create-upgrader.js';
 import type { TestAgentBuild } from '../support/agent/build-agent.js';
 import { releaseArchive } from '../support/archive/index.js';
 import { serve, startHostileServer, type HostileServer } from '../support/http/hostile-server.js';

@@ -1,4 +1,4 @@
-import type { LogFields, Logger } from '../../src/ports/logger.js';
+import type { LogFields, Logger } from '../../src/ports/common/logger.js';
 
 export interface LogLine {
   readonly level: 'debug' | 'info' | 'warn' | 'error';

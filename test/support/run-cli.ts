@@ -1,12 +1,15 @@
-import { hostArchitecture } from '../../src/adapters/node/host-architecture.js';
+import { hostArchitecture } from '../../src/adapters/node/host/host-architecture.js';
 import { PassThrough } from 'node:stream';
-import { loadConfig } from '../../src/app/config/load-config.js';
-import type { CliContext } from '../../src/app/cli/cli-context.js';
-import { createCli, runCli } from '../../src/app/cli/create-cli.js';
-import type { PortOverrides } from '../../src/app/composition/port-overrides.js';
-import { createUpgrader } from '../../src/app/composition/create-upgrader.js';
-import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
-import type { Logger } from '../../src/ports/logger.js';
+import { loadConfig } from '../../src/app/node/config/load-config.js';
+import type { ProgramContext } from '../../src/app/main/program-context.js';
+import { openRollouts } from '../../src/app/fleet/composition/open-rollouts.js';
+import { RolloutControl } from '../../src/app/fleet/rollout/rollout-control.js';
+import type { RolloutStore } from '../../src/ports/fleet/rollout-store.js';
+import { createCli, runCli } from '../../src/app/main/create-cli.js';
+import type { PortOverrides } from '../../src/app/node/composition/port-overrides.js';
+import { createUpgrader } from '../../src/app/node/composition/create-upgrader.js';
+import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
+import type { Logger } from '../../src/ports/common/logger.js';
 import { RecordingLogger } from './recording-logger.js';
 
 export interface CliRun {
@@ -18,7 +21,14 @@ export interface CliRun {
 /** Runs the real Cli over in-memory streams, building use cases the way main.ts does. */
 export async function runCliInMemory(
   argv: readonly string[],
-  options: { euid?: number; overrides?: PortOverrides; logger?: Logger; tty?: boolean } = {},
+  options: {
+    euid?: number;
+    overrides?: PortOverrides;
+    logger?: Logger;
+    tty?: boolean;
+    /** The AgentRollouts of `rollout …`; default: the cluster its options name. */
+    rolloutStore?: RolloutStore;
+  } = {},
 ): Promise<CliRun> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -29,7 +39,8 @@ export async function runCliInMemory(
   // A terminal, as far as the command can tell: it only looks at isTTY.
   if (options.tty === true) Object.assign(stderr, { isTTY: true });
   const fs = options.overrides?.fileSystem ?? new NodeFileSystem();
-  const context: CliContext = {
+  const { rolloutStore } = options;
+  const context: ProgramContext = {
     stdin: new PassThrough(),
     stdout,
     stderr,
@@ -45,6 +56,9 @@ export async function runCliInMemory(
         overrides: { fileSystem: fs, ...options.overrides },
       });
     },
+    logger: async () => options.logger ?? new RecordingLogger(),
+    openRollouts: async (cluster) =>
+      rolloutStore === undefined ? openRollouts(cluster) : new RolloutControl({ openStore: async () => rolloutStore }),
     host: async () => ({
       identity: { euid: options.euid ?? 0, arch: hostArchitecture(), pid: 4242, command: 'agent-upgrade' },
       logger: new RecordingLogger(),

@@ -1,9 +1,9 @@
-import { hostArchitecture } from '../../src/adapters/node/host-architecture.js';
-import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/config/upgrader-config.js';
-import type { PortOverrides } from '../../src/app/composition/port-overrides.js';
-import { createUpgrader } from '../../src/app/composition/create-upgrader.js';
-import type { Upgrader } from '../../src/app/upgrader.js';
-import type { Logger } from '../../src/ports/logger.js';
+import { hostArchitecture } from '../../src/adapters/node/host/host-architecture.js';
+import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
+import type { PortOverrides } from '../../src/app/node/composition/port-overrides.js';
+import { createUpgrader } from '../../src/app/node/composition/create-upgrader.js';
+import type { Upgrader } from '../../src/app/node/upgrader.js';
+import type { Logger } from '../../src/ports/common/logger.js';
 import { RecordingLogger } from './recording-logger.js';
 
 /** The flex profile re-rooted under `root`, with no service manager and no container. */

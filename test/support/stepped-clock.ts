@@ -1,5 +1,5 @@
-import type { Clock } from '../../src/ports/clock.js';
-import { DEFAULT_EPOCH_MS } from '../../src/adapters/memory/memory-clock.js';
+import type { Clock } from '../../src/ports/common/clock.js';
+import { DEFAULT_EPOCH_MS } from '../../src/adapters/common/memory/memory-clock.js';
 
 /** About a second of real time for off-thread work before a run counts as stuck. */
 const IDLE_ROUNDS_MAX = 400;

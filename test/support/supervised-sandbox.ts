@@ -1,11 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SystemClock } from '../../src/adapters/node/system-clock.js';
-import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
-import { requestSupervisor } from '../../src/adapters/supervisor/control-client.js';
-import { SupervisorServiceManager } from '../../src/adapters/supervisor/supervisor-service-manager.js';
-import { loadConfig } from '../../src/app/config/load-config.js';
+import { SystemClock } from '../../src/adapters/common/runtime/system-clock.js';
+import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
+import { requestSupervisor } from '../../src/adapters/node/supervisor/control-client.js';
+import { SupervisorServiceManager } from '../../src/adapters/node/supervisor/supervisor-service-manager.js';
+import { loadConfig } from '../../src/app/node/config/load-config.js';
 import { buildTestAgent, type TestAgentBuild } from './agent/build-agent.js';
 import { makeScratch } from './real-tree.js';
 import { assertBuildCurrent, CLI, FAST_HEALTH, FAST_SERVICE } from './systemd/systemd-host.js';

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syslogPriorityOf } from '../../src/adapters/logging/journal-priority.js';
+import { syslogPriorityOf } from '../../src/adapters/common/logging/journal-priority.js';
 import { releaseArchive } from '../support/archive/release.js';
 import { serve, startHostileServer, type HostileServer } from '../support/http/hostile-server.js';
 import { CLI, SystemdWorld, type SandboxHost } from '../support/systemd/systemd-host.js';

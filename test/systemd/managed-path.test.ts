@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryOperationStore } from '../../src/adapters/memory/memory-operation-store.js';
-import { SystemClock } from '../../src/adapters/node/system-clock.js';
-import { createUpgrader } from '../../src/app/composition/create-upgrader.js';
-import type { ManagedSession } from '../../src/app/managed/managed-session.js';
+import { MemoryOperationStore } from '../../src/adapters/node/memory/memory-operation-store.js';
+import { SystemClock } from '../../src/adapters/common/runtime/system-clock.js';
+import { createUpgrader } from '../../src/app/node/composition/create-upgrader.js';
+import type { ManagedSession } from '../../src/app/node/managed/managed-session.js';
 import { buildTestAgent, type TestAgentBuild } from '../support/agent/build-agent.js';
 import { releaseArchive } from '../support/archive/index.js';
 import { serve, startHostileServer, type HostileServer } from '../support/http/hostile-server.js';

@@ -1,10 +1,10 @@
 import { copyFileSync, existsSync, mkdirSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { NodeFileSystem } from '../../src/adapters/node/node-file-system.js';
-import { SystemClock } from '../../src/adapters/node/system-clock.js';
-import { SystemdServiceManager } from '../../src/adapters/systemd/systemd-service-manager.js';
-import { systemdAssets } from '../../src/app/composition/service-platform.module.js';
+import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
+import { SystemClock } from '../../src/adapters/common/runtime/system-clock.js';
+import { SystemdServiceManager } from '../../src/adapters/node/systemd/systemd-service-manager.js';
+import { systemdAssets } from '../../src/app/node/composition/service-platform.module.js';
 import { buildTestAgent } from '../support/agent/build-agent.js';
 import { SystemdWorld, TEST_IDENTITY, type SandboxHost } from '../support/systemd/systemd-host.js';
 import { serviceManagerContract, type GivenState } from '../contracts/service-manager.contract.js';

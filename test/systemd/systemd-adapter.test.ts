@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, readFileSync, realpathSync, statSync, writeFil
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SystemdServiceManager } from '../../src/adapters/systemd/systemd-service-manager.js';
+import type { SystemdServiceManager } from '../../src/adapters/node/systemd/systemd-service-manager.js';
 import { buildTestAgent } from '../support/agent/build-agent.js';
 import { SystemdWorld, type SandboxHost } from '../support/systemd/systemd-host.js';
 

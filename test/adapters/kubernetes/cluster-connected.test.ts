@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KubeClient } from '../../../src/adapters/kubernetes/kube-client.js';
-import { KubernetesOperationStore } from '../../../src/adapters/kubernetes/kubernetes-operation-store.js';
-import { SystemClock } from '../../../src/adapters/node/system-clock.js';
+import { KubeClient } from '../../../src/adapters/common/kubernetes/kube-client.js';
+import { KubernetesOperationStore } from '../../../src/adapters/node/kubernetes/kubernetes-operation-store.js';
+import { SystemClock } from '../../../src/adapters/common/runtime/system-clock.js';
 import { startAuthGate, type AuthGate } from '../../support/kube/auth-gate.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/kube/fake-apiserver.js';
 import { machineOperation, writeKubeconfig } from '../../support/kube/machine-operations.js';

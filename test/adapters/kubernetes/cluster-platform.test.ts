@@ -1,10 +1,10 @@
 import { Container } from 'inversify';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { NodeProcessRunner } from '../../../src/adapters/node/node-process-runner.js';
-import { SystemClock } from '../../../src/adapters/node/system-clock.js';
-import { kubernetesClusterModule } from '../../../src/app/composition/cluster-platform.module.js';
-import { FLEX_PROFILE, type UpgraderConfig } from '../../../src/app/config/upgrader-config.js';
-import { Tokens } from '../../../src/app/tokens.js';
+import { NodeProcessRunner } from '../../../src/adapters/common/runtime/node-process-runner.js';
+import { SystemClock } from '../../../src/adapters/common/runtime/system-clock.js';
+import { kubernetesClusterModule } from '../../../src/app/node/composition/cluster-platform.module.js';
+import { FLEX_PROFILE, type UpgraderConfig } from '../../../src/app/node/config/upgrader-config.js';
+import { Tokens } from '../../../src/app/node/tokens.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/kube/fake-apiserver.js';
 import { writeKubeconfig } from '../../support/kube/machine-operations.js';
 import { makeScratch } from '../../support/real-tree.js';

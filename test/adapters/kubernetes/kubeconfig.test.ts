@@ -1,10 +1,10 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Credentials } from '../../../src/adapters/kubernetes/credentials.js';
-import { KubeHttp } from '../../../src/adapters/kubernetes/kube-http.js';
-import { loadClusterConfig } from '../../../src/adapters/kubernetes/kubeconfig.js';
-import { ClusterError } from '../../../src/domain/port-errors.js';
+import { Credentials } from '../../../src/adapters/common/kubernetes/credentials.js';
+import { KubeHttp } from '../../../src/adapters/common/kubernetes/kube-http.js';
+import { loadClusterConfig } from '../../../src/adapters/common/kubernetes/kubeconfig.js';
+import { ClusterError } from '../../../src/domain/common/port-errors.js';
 import { serve, startHostileServer, type HostileServer } from '../../support/http/hostile-server.js';
 import { kubeconfigDocument } from '../../support/kube/kubeconfig-builder.js';
 import { makeScratch } from '../../support/real-tree.js';

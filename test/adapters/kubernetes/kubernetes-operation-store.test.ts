@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KubeClient } from '../../../src/adapters/kubernetes/kube-client.js';
-import { KubernetesOperationStore } from '../../../src/adapters/kubernetes/kubernetes-operation-store.js';
-import { SystemClock } from '../../../src/adapters/node/system-clock.js';
-import { ClusterError } from '../../../src/domain/port-errors.js';
-import type { AgentUpgradeRequest } from '../../../src/ports/operation-store.js';
+import { KubeClient } from '../../../src/adapters/common/kubernetes/kube-client.js';
+import { KubernetesOperationStore } from '../../../src/adapters/node/kubernetes/kubernetes-operation-store.js';
+import { SystemClock } from '../../../src/adapters/common/runtime/system-clock.js';
+import { ClusterError } from '../../../src/domain/common/port-errors.js';
+import type { AgentUpgradeRequest } from '../../../src/ports/node/operation-store.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/kube/fake-apiserver.js';
 import { makeScratch } from '../../support/real-tree.js';
 import { RecordingLogger } from '../../support/recording-logger.js';

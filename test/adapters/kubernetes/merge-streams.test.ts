@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeStreams } from '../../../src/adapters/kubernetes/merge-streams.js';
+import { mergeStreams } from '../../../src/adapters/common/kubernetes/merge-streams.js';
 
 async function* items(values: readonly string[], delayMs: number): AsyncGenerator<string> {
   for (const value of values) {

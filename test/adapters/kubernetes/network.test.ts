@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KubeClient } from '../../../src/adapters/kubernetes/kube-client.js';
-import { noProxyMatches, proxyFor } from '../../../src/adapters/kubernetes/proxy.js';
-import { ClusterError } from '../../../src/domain/port-errors.js';
+import { KubeClient } from '../../../src/adapters/common/kubernetes/kube-client.js';
+import { noProxyMatches, proxyFor } from '../../../src/adapters/common/kubernetes/proxy.js';
+import { ClusterError } from '../../../src/domain/common/port-errors.js';
 import { startConnectProxy, type ConnectProxy } from '../../support/kube/connect-proxy.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/kube/fake-apiserver.js';
 import { kubeconfigDocument, writeKubeconfigFile } from '../../support/kube/kubeconfig-builder.js';

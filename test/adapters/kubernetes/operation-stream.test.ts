@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KubeClient } from '../../../src/adapters/kubernetes/kube-client.js';
+import { KubeClient } from '../../../src/adapters/common/kubernetes/kube-client.js';
 import {
   DEFAULT_STREAM_SETTINGS,
   KubernetesOperationStore,
-} from '../../../src/adapters/kubernetes/kubernetes-operation-store.js';
-import { watchTimeoutSeconds, type StreamSettings } from '../../../src/adapters/kubernetes/stream-support.js';
-import { SystemClock } from '../../../src/adapters/node/system-clock.js';
-import type { Clock } from '../../../src/ports/clock.js';
-import type { AgentUpgradeRequest } from '../../../src/ports/operation-store.js';
+} from '../../../src/adapters/node/kubernetes/kubernetes-operation-store.js';
+import { watchTimeoutSeconds, type StreamSettings } from '../../../src/adapters/node/kubernetes/stream-support.js';
+import { SystemClock } from '../../../src/adapters/common/runtime/system-clock.js';
+import type { Clock } from '../../../src/ports/common/clock.js';
+import type { AgentUpgradeRequest } from '../../../src/ports/node/operation-store.js';
 import { startFakeApiServer, type FakeApiServer, type KubeRequest } from '../../support/kube/fake-apiserver.js';
 import { machineOperation, writeKubeconfig } from '../../support/kube/machine-operations.js';
 import { makeScratch } from '../../support/real-tree.js';

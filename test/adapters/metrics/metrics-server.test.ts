@@ -7,8 +7,8 @@ import {
   startMetricsServer,
   type MetricsServer,
   type MetricsSource,
-} from '../../../src/adapters/metrics/metrics-server.js';
-import { PrometheusMetrics } from '../../../src/adapters/metrics/prometheus-metrics.js';
+} from '../../../src/adapters/fleet/metrics/metrics-server.js';
+import { PrometheusMetrics } from '../../../src/adapters/fleet/metrics/prometheus-metrics.js';
 import { parseExposition, valueOf } from './exposition.js';
 
 const HOST = '127.0.0.1';

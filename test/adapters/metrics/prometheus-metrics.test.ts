@@ -1,8 +1,12 @@
 import { register as globalRegistry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { PrometheusMetrics } from '../../../src/adapters/metrics/prometheus-metrics.js';
-import type { AgentRolloutStatus, RolloutCounts, RolloutPhase } from '../../../src/domain/rollout/rollout-status.js';
-import { ROLLOUT_PHASES } from '../../../src/domain/rollout/rollout-status.js';
+import { PrometheusMetrics } from '../../../src/adapters/fleet/metrics/prometheus-metrics.js';
+import type {
+  AgentRolloutStatus,
+  RolloutCounts,
+  RolloutPhase,
+} from '../../../src/domain/fleet/status/rollout-status.js';
+import { ROLLOUT_PHASES } from '../../../src/domain/fleet/status/rollout-status.js';
 import { parseExposition, samplesOf, valueOf, type Sample } from './exposition.js';
 
 const COUNTS: RolloutCounts = {

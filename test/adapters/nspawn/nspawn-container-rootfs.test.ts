@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NspawnContainerRootfs } from '../../../src/adapters/nspawn/nspawn-container-rootfs.js';
+import { NspawnContainerRootfs } from '../../../src/adapters/node/nspawn/nspawn-container-rootfs.js';
 import { snapshotTree } from '../../support/real-tree.js';
 import {
   BINARY_PATH,

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ContainerError, type ContainerErrorCode } from '../../../src/domain/port-errors.js';
-import { NspawnContainerRootfs } from '../../../src/adapters/nspawn/nspawn-container-rootfs.js';
+import { ContainerError, type ContainerErrorCode } from '../../../src/domain/common/port-errors.js';
+import { NspawnContainerRootfs } from '../../../src/adapters/node/nspawn/nspawn-container-rootfs.js';
 import { makeScratch, writeExecutable } from '../../support/real-tree.js';
 
 export const BINARY_PATH = '/usr/local/bin/aks-flex-node';

@@ -1,10 +1,10 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { MemoryClock } from '../../../src/adapters/memory/memory-clock.js';
-import { AgentUnit, type AgentLaunch, type AgentProcess } from '../../../src/adapters/supervisor/agent-unit.js';
-import type { ExitStatus } from '../../../src/adapters/supervisor/process-group.js';
-import { StartLimit } from '../../../src/adapters/supervisor/start-limit.js';
-import { SILENT_LOGGER } from '../../../src/adapters/supervisor/supervisor-options.js';
+import { MemoryClock } from '../../../src/adapters/common/memory/memory-clock.js';
+import { AgentUnit, type AgentLaunch, type AgentProcess } from '../../../src/adapters/node/supervisor/agent-unit.js';
+import type { ExitStatus } from '../../../src/adapters/node/supervisor/process-group.js';
+import { StartLimit } from '../../../src/adapters/node/supervisor/start-limit.js';
+import { SILENT_LOGGER } from '../../../src/adapters/node/supervisor/supervisor-options.js';
 
 const SETTINGS = { restartDelayMs: 100, startLimitBurst: 3, startLimitIntervalMs: 1_000, stopTimeoutMs: 50 } as const;
 const CRASH: ExitStatus = { code: 1, signal: null };

@@ -4,8 +4,8 @@ import {
   decodeRequest,
   encodeLine,
   TRY_RESTART_MAX_DELAY_MS,
-} from '../../../src/adapters/supervisor/control-protocol.js';
-import { StartLimit } from '../../../src/adapters/supervisor/start-limit.js';
+} from '../../../src/adapters/node/supervisor/control-protocol.js';
+import { StartLimit } from '../../../src/adapters/node/supervisor/start-limit.js';
 
 describe('control protocol codec', () => {
   it('accepts every op in its documented shape', () => {

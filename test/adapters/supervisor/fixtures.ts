@@ -1,9 +1,9 @@
 import { createConnection } from 'node:net';
 import { copyFileSync, chmodSync, existsSync, readFileSync, realpathSync, renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { SystemClock } from '../../../src/adapters/node/system-clock.js';
-import { Supervisor, type SupervisorOptions } from '../../../src/adapters/supervisor/supervisor.js';
-import { SupervisorServiceManager } from '../../../src/adapters/supervisor/supervisor-service-manager.js';
+import { SystemClock } from '../../../src/adapters/common/runtime/system-clock.js';
+import { Supervisor, type SupervisorOptions } from '../../../src/adapters/node/supervisor/supervisor.js';
+import { SupervisorServiceManager } from '../../../src/adapters/node/supervisor/supervisor-service-manager.js';
 import { makeScratch, writeExecutable } from '../../support/real-tree.js';
 
 /** Fast settings so a whole crash loop takes well under a second. */

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { requestSupervisor } from '../../../src/adapters/supervisor/control-client.js';
-import { REQUEST_MAX_BYTES } from '../../../src/adapters/supervisor/control-protocol.js';
-import { SupervisorError } from '../../../src/adapters/supervisor/supervisor-error.js';
+import { requestSupervisor } from '../../../src/adapters/node/supervisor/control-client.js';
+import { REQUEST_MAX_BYTES } from '../../../src/adapters/node/supervisor/control-protocol.js';
+import { SupervisorError } from '../../../src/adapters/node/supervisor/supervisor-error.js';
 import { eventually, Host, isGone, lines, numbers, rawExchange, sleep } from './fixtures.js';
 
 describe('Supervisor control socket', () => {

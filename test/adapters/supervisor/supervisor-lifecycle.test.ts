@@ -1,6 +1,6 @@
 import { realpathSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { requestSupervisor } from '../../../src/adapters/supervisor/control-client.js';
+import { requestSupervisor } from '../../../src/adapters/node/supervisor/control-client.js';
 import { eventually, HEALTH, Host, isGone, isRunning, lines, numbers, sleep } from './fixtures.js';
 
 /** The interpreter a `#!/bin/sh` agent's main process runs, as /proc/<pid>/exe reports it. */

@@ -6,8 +6,8 @@ import {
   describeProcess,
   writeAgentRecord,
   type AgentRecord,
-} from '../../../src/adapters/supervisor/agent-record.js';
-import { ServiceError } from '../../../src/domain/port-errors.js';
+} from '../../../src/adapters/node/supervisor/agent-record.js';
+import { ServiceError } from '../../../src/domain/common/port-errors.js';
 import { eventually, Host, isGone, isRunning, lines, numbers } from './fixtures.js';
 import { runningFrom } from '../../support/processes.js';
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ServiceError } from '../../../src/domain/port-errors.js';
+import { ServiceError } from '../../../src/domain/common/port-errors.js';
 import { eventually, HEALTH, Host } from './fixtures.js';
 
 describe('SupervisorServiceManager', () => {

@@ -3,12 +3,12 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { execCommandLine } from '../../../src/adapters/systemd/render-units.js';
-import { systemdAssets } from '../../../src/app/composition/service-platform.module.js';
-import { checkConfigValue } from '../../../src/app/config/parse-config.js';
-import type { UpgraderConfig } from '../../../src/app/config/upgrader-config.js';
-import { InvariantViolation } from '../../../src/domain/invariant.js';
-import { deriveLayout } from '../../../src/domain/slot-layout.js';
+import { execCommandLine } from '../../../src/adapters/node/systemd/render-units.js';
+import { systemdAssets } from '../../../src/app/node/composition/service-platform.module.js';
+import { checkConfigValue } from '../../../src/app/node/config/parse-config.js';
+import type { UpgraderConfig } from '../../../src/app/node/config/upgrader-config.js';
+import { InvariantViolation } from '../../../src/domain/common/invariant.js';
+import { deriveLayout } from '../../../src/domain/node/layout/slot-layout.js';
 import { makeScratch, makeSymlink, writeExecutable } from '../../support/real-tree.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');

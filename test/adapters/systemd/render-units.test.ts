@@ -11,10 +11,10 @@ import {
   renderRecoveryUnit,
   shellQuote,
   type UnitSettings,
-} from '../../../src/adapters/systemd/render-units.js';
-import { systemdAssets } from '../../../src/app/composition/service-platform.module.js';
-import { FLEX_PROFILE } from '../../../src/app/config/upgrader-config.js';
-import { deriveLayout } from '../../../src/domain/slot-layout.js';
+} from '../../../src/adapters/node/systemd/render-units.js';
+import { systemdAssets } from '../../../src/app/node/composition/service-platform.module.js';
+import { FLEX_PROFILE } from '../../../src/app/node/config/upgrader-config.js';
+import { deriveLayout } from '../../../src/domain/node/layout/slot-layout.js';
 import { makeScratch, makeSymlink, writeExecutable } from '../../support/real-tree.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -7,16 +7,16 @@
  * than the wave's maxInFlight, and finish the wave.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryClock } from '../../../src/adapters/memory/memory-clock.js';
-import { ClusterCache } from '../../../src/app/controller/cluster-cache.js';
-import { CREATE_BATCH_MAX, reconcileSteps } from '../../../src/app/controller/reconcile-steps.js';
-import { rolloutSnapshot } from '../../../src/app/controller/rollout-snapshot.js';
-import { planRollout } from '../../../src/domain/rollout/plan-rollout.js';
-import { Reconciler } from '../../../src/app/controller/reconciler.js';
-import { isLivePhase } from '../../../src/domain/rollout/snapshot.js';
-import type { AgentRolloutStatus } from '../../../src/domain/rollout/rollout-status.js';
-import { ANNOTATION_AGENT_VERSION } from '../../../src/domain/rollout/vocabulary.js';
-import type { ControllerCluster } from '../../../src/ports/controller-cluster.js';
+import { MemoryClock } from '../../../src/adapters/common/memory/memory-clock.js';
+import { ClusterCache } from '../../../src/app/fleet/controller/cluster-cache.js';
+import { CREATE_BATCH_MAX, reconcileSteps } from '../../../src/app/fleet/controller/reconcile-steps.js';
+import { rolloutSnapshot } from '../../../src/app/fleet/controller/rollout-snapshot.js';
+import { planRollout } from '../../../src/domain/fleet/decide/plan-rollout.js';
+import { Reconciler } from '../../../src/app/fleet/controller/reconciler.js';
+import { isLivePhase } from '../../../src/domain/fleet/order/snapshot.js';
+import type { AgentRolloutStatus } from '../../../src/domain/fleet/status/rollout-status.js';
+import { ANNOTATION_AGENT_VERSION } from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
+import type { ControllerCluster } from '../../../src/ports/fleet/controller-cluster.js';
 import { NEW_VERSION } from '../../domain/rollout/fixtures.js';
 import { populatedServer, quietLogger, quietMetrics, ROLLOUT, runSpec } from './controller-fixtures.js';
 import type { FakeApiServer } from './fake-api-server.js';

@@ -1,7 +1,7 @@
 /** Machines other rollouts hold before the caches show their operations: the claims a plan must respect. */
 import { describe, expect, it } from 'vitest';
-import { claimsElsewhere } from '../../../src/app/controller/claims-elsewhere.js';
-import { childNameFor, rollbackChildNameFor } from '../../../src/domain/rollout/fleet.js';
+import { claimsElsewhere } from '../../../src/app/fleet/controller/claims-elsewhere.js';
+import { childNameFor, rollbackChildNameFor } from '../../../src/domain/fleet/order/fleet.js';
 import { exampleNodes } from '../../domain/rollout/example-cluster.js';
 import { rolloutObject } from './controller-fixtures.js';
 

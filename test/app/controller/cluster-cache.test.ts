@@ -1,9 +1,9 @@
 /** ClusterCache: which reconciles each informer event makes due, and rolloutSnapshot's reads of it. */
 import { describe, expect, it } from 'vitest';
-import { ClusterCache, RESOURCE_KINDS, type WorkKey } from '../../../src/app/controller/cluster-cache.js';
-import { rolloutSnapshot } from '../../../src/app/controller/rollout-snapshot.js';
-import { LABEL_ROLLOUT } from '../../../src/domain/rollout/vocabulary.js';
-import type { InformerEvent } from '../../../src/ports/controller-cluster.js';
+import { ClusterCache, RESOURCE_KINDS, type WorkKey } from '../../../src/app/fleet/controller/cluster-cache.js';
+import { rolloutSnapshot } from '../../../src/app/fleet/controller/rollout-snapshot.js';
+import { LABEL_ROLLOUT } from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
+import type { InformerEvent } from '../../../src/ports/fleet/controller-cluster.js';
 import { exampleNodes } from '../../domain/rollout/example-cluster.js';
 import { makeRelease } from '../../domain/rollout/fixtures.js';
 import { operationFacts, RELEASE, ROLLBACK_RELEASE, rolloutObject, runSpec } from './controller-fixtures.js';

@@ -2,11 +2,11 @@
 import { RecordingLogger } from '../../support/recording-logger.js';
 import { exampleNodes } from '../../domain/rollout/example-cluster.js';
 import { baseSpec, releases } from '../../domain/rollout/fixtures.js';
-import type { RolloutObject } from '../../../src/domain/rollout/snapshot.js';
-import type { Clock } from '../../../src/ports/clock.js';
-import type { OperationFacts } from '../../../src/ports/controller-cluster.js';
-import type { ControllerMetrics } from '../../../src/ports/controller-metrics.js';
-import type { Logger } from '../../../src/ports/logger.js';
+import type { RolloutObject } from '../../../src/domain/fleet/order/snapshot.js';
+import type { Clock } from '../../../src/ports/common/clock.js';
+import type { OperationFacts } from '../../../src/ports/fleet/controller-cluster.js';
+import type { ControllerMetrics } from '../../../src/ports/fleet/controller-metrics.js';
+import type { Logger } from '../../../src/ports/common/logger.js';
 import { FakeApiServer } from './fake-api-server.js';
 
 export const ROLLOUT = 'fleet';

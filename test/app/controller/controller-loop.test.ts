@@ -3,11 +3,11 @@
  * the caches are filled, backoff after a cluster failure, and the failures that end the loop.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_EPOCH_MS } from '../../../src/adapters/memory/memory-clock.js';
-import { ControllerLoop, type LoopSettings } from '../../../src/app/controller/controller-loop.js';
-import { ClusterError } from '../../../src/domain/port-errors.js';
-import { planReleaseStatus } from '../../../src/domain/rollout/release-status.js';
-import type { AgentRolloutStatus } from '../../../src/domain/rollout/rollout-status.js';
+import { DEFAULT_EPOCH_MS } from '../../../src/adapters/common/memory/memory-clock.js';
+import { ControllerLoop, type LoopSettings } from '../../../src/app/fleet/controller/controller-loop.js';
+import { ClusterError } from '../../../src/domain/common/port-errors.js';
+import { planReleaseStatus } from '../../../src/domain/fleet/status/release-status.js';
+import type { AgentRolloutStatus } from '../../../src/domain/fleet/status/rollout-status.js';
 import { SteppedClock } from '../../support/stepped-clock.js';
 import { populatedServer, quietLogger, quietMetrics, rolloutObject, ROLLOUT, runSpec } from './controller-fixtures.js';
 import type { FakeApiServer } from './fake-api-server.js';

@@ -4,11 +4,12 @@ import {
   controllerSettings,
   DEFAULT_NAMESPACE,
   type ControllerFlags,
-} from '../../../src/app/controller/controller-options.js';
+} from '../../../src/app/fleet/controller/controller-options.js';
 
 /** The flags as the command's defaults give them. */
 const DEFAULTS: ControllerFlags = {
   kubeconfig: undefined,
+  kubeContext: undefined,
   namespace: undefined,
   eventsNamespace: 'default',
   identity: undefined,
@@ -36,6 +37,7 @@ describe('controllerSettings', () => {
       ok: true,
       value: {
         kubeconfig: null,
+        context: null,
         namespace: DEFAULT_NAMESPACE,
         eventsNamespace: 'default',
         leaseName: 'agent-upgrade-controller',

@@ -1,7 +1,7 @@
 /** A replica campaigning for the Lease as RolloutController does, keeping when it believed it led. */
-import { DEFAULT_EPOCH_MS } from '../../../src/adapters/memory/memory-clock.js';
-import { LeaderElection, type LeaderSettings } from '../../../src/app/controller/leader-election.js';
-import type { Clock } from '../../../src/ports/clock.js';
+import { DEFAULT_EPOCH_MS } from '../../../src/adapters/common/memory/memory-clock.js';
+import { LeaderElection, type LeaderSettings } from '../../../src/app/fleet/controller/leader-election.js';
+import type { Clock } from '../../../src/ports/common/clock.js';
 import type { SteppedClock } from '../../support/stepped-clock.js';
 import { quietLogger } from './controller-fixtures.js';
 import { healthy, type MemoryLeaseStore, type ViewFault } from './memory-lease-store.js';

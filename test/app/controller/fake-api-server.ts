@@ -6,12 +6,12 @@
  * so a test reads afterwards who wrote what, and when. A test can make the Nth write attempt
  * answer `conflict` or `exists`, or throw.
  */
-import type { RolloutEvent } from '../../../src/domain/rollout/actions.js';
-import type { MachineOperationManifest } from '../../../src/domain/rollout/child-manifest.js';
-import type { AgentReleaseStatus } from '../../../src/domain/rollout/release-status.js';
-import type { AgentRolloutStatus } from '../../../src/domain/rollout/rollout-status.js';
-import type { ReleaseObject, RolloutObject } from '../../../src/domain/rollout/snapshot.js';
-import type { Clock } from '../../../src/ports/clock.js';
+import type { RolloutEvent } from '../../../src/domain/fleet/decide/actions.js';
+import type { MachineOperationManifest } from '../../../src/domain/fleet/decide/child-manifest.js';
+import type { AgentReleaseStatus } from '../../../src/domain/fleet/status/release-status.js';
+import type { AgentRolloutStatus } from '../../../src/domain/fleet/status/rollout-status.js';
+import type { ReleaseObject, RolloutObject } from '../../../src/domain/fleet/order/snapshot.js';
+import type { Clock } from '../../../src/ports/common/clock.js';
 import {
   type ControllerCluster,
   type CreateOutcome,
@@ -20,9 +20,9 @@ import {
   type ResourceKind,
   type ResourceShapes,
   type StatusUpdateOutcome,
-} from '../../../src/ports/controller-cluster.js';
-import { RESOURCE_KINDS } from '../../../src/app/controller/cluster-cache.js';
-import type { ClusterCache } from '../../../src/app/controller/cluster-cache.js';
+} from '../../../src/ports/fleet/controller-cluster.js';
+import { RESOURCE_KINDS } from '../../../src/app/fleet/controller/cluster-cache.js';
+import type { ClusterCache } from '../../../src/app/fleet/controller/cluster-cache.js';
 
 export type WriteKind = 'rolloutStatus' | 'releaseStatus' | 'quarantine' | 'create' | 'event';
 

@@ -4,7 +4,7 @@
  * never both believe they lead.
  */
 import { describe, expect, it } from 'vitest';
-import { ClusterError } from '../../../src/domain/port-errors.js';
+import { ClusterError } from '../../../src/domain/common/port-errors.js';
 import { SteppedClock } from '../../support/stepped-clock.js';
 import { Prng } from '../../sim/harness/index.js';
 import { Candidate, elapsed, lastWriteBy, SETTINGS, skewedClock } from './election-candidate.js';

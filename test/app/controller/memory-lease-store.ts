@@ -5,8 +5,13 @@
  * throws) or slow its calls down (the request reaches the Lease late, or its answer comes back
  * late) while the other still gets through.
  */
-import type { Clock } from '../../../src/ports/clock.js';
-import type { LeaseRecord, LeaseStore, LeaseWriteOutcome, StoredLease } from '../../../src/ports/controller-cluster.js';
+import type { Clock } from '../../../src/ports/common/clock.js';
+import type {
+  LeaseRecord,
+  LeaseStore,
+  LeaseWriteOutcome,
+  StoredLease,
+} from '../../../src/ports/fleet/controller-cluster.js';
 
 export interface LeaseWrite {
   readonly atMs: number;

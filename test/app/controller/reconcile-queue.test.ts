@@ -3,8 +3,8 @@
  * reconciled, the earliest delayed add per key on the Clock, and close().
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_EPOCH_MS } from '../../../src/adapters/memory/memory-clock.js';
-import { ReconcileQueue } from '../../../src/app/controller/reconcile-queue.js';
+import { DEFAULT_EPOCH_MS } from '../../../src/adapters/common/memory/memory-clock.js';
+import { ReconcileQueue } from '../../../src/app/fleet/controller/reconcile-queue.js';
 import { SteppedClock } from '../../support/stepped-clock.js';
 
 type Key = 'a' | 'b';

@@ -1,9 +1,9 @@
 /** reconcileSteps: a plan's creates become slow-start batches (1, 2, 4, … up to the cap), nothing else moves. */
 import { describe, expect, it } from 'vitest';
-import { CREATE_BATCH_MAX, reconcileSteps, slowStart } from '../../../src/app/controller/reconcile-steps.js';
-import type { RolloutAction } from '../../../src/domain/rollout/actions.js';
-import type { MachineOperationManifest } from '../../../src/domain/rollout/child-manifest.js';
-import type { AgentRolloutStatus } from '../../../src/domain/rollout/rollout-status.js';
+import { CREATE_BATCH_MAX, reconcileSteps, slowStart } from '../../../src/app/fleet/controller/reconcile-steps.js';
+import type { RolloutAction } from '../../../src/domain/fleet/decide/actions.js';
+import type { MachineOperationManifest } from '../../../src/domain/fleet/decide/child-manifest.js';
+import type { AgentRolloutStatus } from '../../../src/domain/fleet/status/rollout-status.js';
 
 const sizes = (batches: readonly (readonly unknown[])[]): number[] => batches.map((batch) => batch.length);
 const range = (count: number): number[] => Array.from({ length: count }, (_, index) => index);

@@ -3,13 +3,13 @@
  * writes, what a refused or failed write leaves behind, and the stale-cache wait.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryClock } from '../../../src/adapters/memory/memory-clock.js';
-import { ClusterCache } from '../../../src/app/controller/cluster-cache.js';
-import { OWN_WRITE_MEMORY_MS } from '../../../src/app/controller/own-writes.js';
-import { Reconciler } from '../../../src/app/controller/reconciler.js';
-import { ClusterError } from '../../../src/domain/port-errors.js';
-import type { AgentReleaseStatus } from '../../../src/domain/rollout/release-status.js';
-import type { AgentRolloutStatus } from '../../../src/domain/rollout/rollout-status.js';
+import { MemoryClock } from '../../../src/adapters/common/memory/memory-clock.js';
+import { ClusterCache } from '../../../src/app/fleet/controller/cluster-cache.js';
+import { OWN_WRITE_MEMORY_MS } from '../../../src/app/fleet/controller/own-writes.js';
+import { Reconciler } from '../../../src/app/fleet/controller/reconciler.js';
+import { ClusterError } from '../../../src/domain/common/port-errors.js';
+import type { AgentReleaseStatus } from '../../../src/domain/fleet/status/release-status.js';
+import type { AgentRolloutStatus } from '../../../src/domain/fleet/status/rollout-status.js';
 import type { FakeApiServer } from './fake-api-server.js';
 import { populatedServer, quietLogger, quietMetrics, RELEASE, ROLLOUT } from './controller-fixtures.js';
 

@@ -4,10 +4,10 @@
  * end the controller with the ClusterError.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_EPOCH_MS } from '../../../src/adapters/memory/memory-clock.js';
-import { RolloutController } from '../../../src/app/controller/rollout-controller.js';
-import { ClusterError } from '../../../src/domain/port-errors.js';
-import type { AgentRolloutStatus } from '../../../src/domain/rollout/rollout-status.js';
+import { DEFAULT_EPOCH_MS } from '../../../src/adapters/common/memory/memory-clock.js';
+import { RolloutController } from '../../../src/app/fleet/controller/rollout-controller.js';
+import { ClusterError } from '../../../src/domain/common/port-errors.js';
+import type { AgentRolloutStatus } from '../../../src/domain/fleet/status/rollout-status.js';
 import { SteppedClock } from '../../support/stepped-clock.js';
 import { populatedServer, quietLogger, quietMetrics, rolloutObject, ROLLOUT, runSpec } from './controller-fixtures.js';
 import { SETTINGS } from './election-candidate.js';

@@ -3,11 +3,11 @@
  * CEL rules of deploy/agentrollout-crd.yaml applied before anything is sent.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryRolloutStore } from '../../../src/adapters/memory/memory-rollout-store.js';
-import { ROLLOUT_STATES } from '../../../src/domain/rollout/rollout-spec.js';
-import { MAX_WRITE_ATTEMPTS, RolloutControl } from '../../../src/app/rollout/rollout-control.js';
-import { decideTransition, ROLLOUT_ACTIONS, TARGET_STATE } from '../../../src/app/rollout/rollout-transition.js';
-import type { RolloutObject } from '../../../src/ports/rollout-store.js';
+import { MemoryRolloutStore } from '../../../src/adapters/fleet/memory/memory-rollout-store.js';
+import { ROLLOUT_STATES } from '../../../src/domain/fleet/spec/rollout-spec.js';
+import { MAX_WRITE_ATTEMPTS, RolloutControl } from '../../../src/app/fleet/rollout/rollout-control.js';
+import { decideTransition, ROLLOUT_ACTIONS, TARGET_STATE } from '../../../src/app/fleet/rollout/rollout-transition.js';
+import type { RolloutObject } from '../../../src/ports/fleet/rollout-store.js';
 
 const SPEC = {
   releaseRef: { name: 'r2' },

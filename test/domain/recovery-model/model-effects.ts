@@ -1,13 +1,17 @@
-import { decideRecoverCommand } from '../../../src/domain/recovery/recover-policy.js';
-import { NO_PROGRESS, type AgentMode, type StartupDecision } from '../../../src/domain/recovery/vocabulary.js';
-import type { SlotName } from '../../../src/domain/slot.js';
+import { decideRecoverCommand } from '../../../src/domain/node/recovery/recover-policy.js';
+import {
+  NO_PROGRESS,
+  type AgentMode,
+  type StartupDecision,
+} from '../../../src/domain/node/recovery/recovery-vocabulary.js';
+import type { SlotName } from '../../../src/domain/node/layout/slot.js';
 import {
   withCandidate,
   withCandidateDigest,
   withCompleted,
   withFailure,
   withSwitchCommitted,
-} from '../../../src/domain/upgrade-record.js';
+} from '../../../src/domain/node/record/upgrade-record.js';
 import {
   CANDIDATE,
   created,

@@ -1,4 +1,4 @@
-import { decideStartup } from '../../../src/domain/recovery/startup-policy.js';
+import { decideStartup } from '../../../src/domain/node/recovery/startup-policy.js';
 import { SimFailure } from '../../sim/harness/failure.js';
 import { Trace } from '../../sim/harness/trace.js';
 import { applyStartupDecision, managedEffects, runRecoverCommand, type DaemonControl } from './model-effects.js';

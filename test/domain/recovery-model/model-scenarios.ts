@@ -1,5 +1,5 @@
 import type { Prng } from '../../sim/harness/prng.js';
-import type { SlotName } from '../../../src/domain/slot.js';
+import type { SlotName } from '../../../src/domain/node/layout/slot.js';
 import type { Scenario, Variant } from './model-world.js';
 
 // The start states and crash points the recovery convergence model is run over.

@@ -1,4 +1,4 @@
-import type { Sha256 } from '../../../src/domain/digest.js';
+import type { Sha256 } from '../../../src/domain/common/digest.js';
 import {
   NO_PROGRESS,
   type AgentMode,
@@ -7,9 +7,9 @@ import {
   type RunProgress,
   type StartupInput,
   type TerminalOutcome,
-} from '../../../src/domain/recovery/vocabulary.js';
-import type { SlotName } from '../../../src/domain/slot.js';
-import { newUpgradeRecord, type UpgradeRecord } from '../../../src/domain/upgrade-record.js';
+} from '../../../src/domain/node/recovery/recovery-vocabulary.js';
+import type { SlotName } from '../../../src/domain/node/layout/slot.js';
+import { newUpgradeRecord, type UpgradeRecord } from '../../../src/domain/node/record/upgrade-record.js';
 
 // The model host of the recovery convergence simulation: a tiny world the policy's decisions are
 // interpreted against (model-interpreter.ts), and the start states it is enumerated over.

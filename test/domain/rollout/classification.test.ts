@@ -1,8 +1,12 @@
 /** One example per class a machine or its operation can be in. */
 import { describe, expect, it } from 'vitest';
-import { classifyChild } from '../../../src/domain/rollout/classify-child.js';
-import type { ChildOperation } from '../../../src/domain/rollout/snapshot.js';
-import { ANNOTATION_AGENT_VERSION, LABEL_ARCH, LABEL_OPT_OUT } from '../../../src/domain/rollout/vocabulary.js';
+import { classifyChild } from '../../../src/domain/fleet/decide/classify-child.js';
+import type { ChildOperation } from '../../../src/domain/fleet/order/snapshot.js';
+import {
+  ANNOTATION_AGENT_VERSION,
+  LABEL_ARCH,
+  LABEL_OPT_OUT,
+} from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
 import {
   creates,
   eventReasons,

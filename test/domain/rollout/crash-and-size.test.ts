@@ -6,10 +6,10 @@
  * API server's object limit with 10,000 machines.
  */
 import { describe, expect, it } from 'vitest';
-import { planRollout } from '../../../src/domain/rollout/plan-rollout.js';
-import { DIGEST_ORDER } from '../../../src/domain/rollout/loss-digest.js';
-import type { AgentRolloutStatus } from '../../../src/domain/rollout/rollout-status.js';
-import { LABEL_ARCH, LABEL_ZONE, MAX_LOST_LISTED } from '../../../src/domain/rollout/vocabulary.js';
+import { planRollout } from '../../../src/domain/fleet/decide/plan-rollout.js';
+import { DIGEST_ORDER } from '../../../src/domain/fleet/decide/loss-digest.js';
+import type { AgentRolloutStatus } from '../../../src/domain/fleet/status/rollout-status.js';
+import { LABEL_ARCH, LABEL_ZONE, MAX_LOST_LISTED } from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
 import { Prng, seedOverride } from '../../sim/harness/index.js';
 import { baseSpec, releases } from './fixtures.js';
 import { checkInvariants } from './invariants.js';

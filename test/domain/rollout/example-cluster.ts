@@ -1,14 +1,14 @@
 /** A small, fully scripted cluster for the example tests: the test decides every operation's fate. */
-import type { RolloutAction, RolloutPlan } from '../../../src/domain/rollout/actions.js';
-import { planRollout } from '../../../src/domain/rollout/plan-rollout.js';
-import type { NodeFacts } from '../../../src/domain/rollout/snapshot.js';
+import type { RolloutAction, RolloutPlan } from '../../../src/domain/fleet/decide/actions.js';
+import { planRollout } from '../../../src/domain/fleet/decide/plan-rollout.js';
+import type { NodeFacts } from '../../../src/domain/fleet/order/snapshot.js';
 import {
   ANNOTATION_AGENT_VERSION,
   LABEL_ARCH,
   LABEL_PURPOSE,
   LABEL_WAVE,
   LABEL_ZONE,
-} from '../../../src/domain/rollout/vocabulary.js';
+} from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
 import { baseSpec, OLD_VERSION, releases } from './fixtures.js';
 import { RolloutWorld, STEP_MS, type SimOperation } from './rollout-world.js';
 

@@ -1,6 +1,6 @@
 /** A final phase stays as it ended, but only once the status shows none of the rollout's own operations live. */
 import { describe, expect, it } from 'vitest';
-import { LABEL_OPT_OUT } from '../../../src/domain/rollout/vocabulary.js';
+import { LABEL_OPT_OUT } from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
 import { creates, exampleCluster, finish, later, operationsOf, reconcile, start, strategy } from './example-cluster.js';
 
 describe('an aborted rollout', () => {

@@ -1,6 +1,6 @@
 /** Fleets, releases and specs for the rollout planner's tests. */
-import type { NodeFacts, ReleaseObject } from '../../../src/domain/rollout/snapshot.js';
-import { ANNOTATION_AGENT_VERSION, LABEL_ARCH, LABEL_ZONE } from '../../../src/domain/rollout/vocabulary.js';
+import type { NodeFacts, ReleaseObject } from '../../../src/domain/fleet/order/snapshot.js';
+import { ANNOTATION_AGENT_VERSION, LABEL_ARCH, LABEL_ZONE } from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
 import { Prng } from '../../sim/harness/index.js';
 
 export const OLD_VERSION = '1.4.1';

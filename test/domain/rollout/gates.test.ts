@@ -1,7 +1,7 @@
 /** One example per gate, in the order the planner checks them, and the write-ahead rule. */
 import { describe, expect, it } from 'vitest';
-import { planRollout } from '../../../src/domain/rollout/plan-rollout.js';
-import { ANNOTATION_APPROVE_WAVE, LABEL_ARCH, LABEL_ZONE } from '../../../src/domain/rollout/vocabulary.js';
+import { planRollout } from '../../../src/domain/fleet/decide/plan-rollout.js';
+import { ANNOTATION_APPROVE_WAVE, LABEL_ARCH, LABEL_ZONE } from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
 import { makeRelease } from './fixtures.js';
 import {
   creates,

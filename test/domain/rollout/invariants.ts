@@ -1,8 +1,8 @@
 /** What must hold after every step of every simulated rollout, checked against the world itself. */
 import { expect } from 'vitest';
-import { resolveCap } from '../../../src/domain/rollout/amount.js';
-import { parseRolloutSpec } from '../../../src/domain/rollout/parse-rollout-spec.js';
-import { LABEL_PURPOSE, LABEL_WAVE } from '../../../src/domain/rollout/vocabulary.js';
+import { resolveCap } from '../../../src/domain/fleet/spec/amount.js';
+import { parseRolloutSpec } from '../../../src/domain/fleet/spec/parse-rollout-spec.js';
+import { LABEL_PURPOSE, LABEL_WAVE } from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
 import { isLive, type RolloutWorld } from './rollout-world.js';
 
 const USABLE = ['DaemonFailed', 'ExecutionFailed', 'InvalidParameters'];

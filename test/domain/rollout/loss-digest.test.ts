@@ -8,7 +8,7 @@ import {
   EMPTY_DIGEST,
   encodeDigest,
   membersAmong,
-} from '../../../src/domain/rollout/loss-digest.js';
+} from '../../../src/domain/fleet/decide/loss-digest.js';
 import { Prng } from '../../sim/harness/index.js';
 
 const hashOf = (prng: Prng): string =>

@@ -6,8 +6,8 @@
  * ROLLOUT_SEEDS=<n> runs n seeds.
  */
 import { describe, expect, it } from 'vitest';
-import { DIGEST_ORDER } from '../../../src/domain/rollout/loss-digest.js';
-import { ANNOTATION_AGENT_VERSION } from '../../../src/domain/rollout/vocabulary.js';
+import { DIGEST_ORDER } from '../../../src/domain/fleet/decide/loss-digest.js';
+import { ANNOTATION_AGENT_VERSION } from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
 import { Prng, seedOverride } from '../../sim/harness/index.js';
 import { creates, exampleCluster, later, operationsOf, reconcile, settle, start, strategy } from './example-cluster.js';
 import { NEW_VERSION } from './fixtures.js';

@@ -5,9 +5,9 @@
  * and Nodes that vanish (their running operations failed MachineNotFound). The truth is kept by the test itself, never read from the planner.
  */
 import { expect } from 'vitest';
-import { childNameFor } from '../../../src/domain/rollout/fleet.js';
-import { TERMINAL_PHASES } from '../../../src/domain/rollout/rollout-status.js';
-import { ANNOTATION_AGENT_VERSION, LABEL_PURPOSE } from '../../../src/domain/rollout/vocabulary.js';
+import { childNameFor } from '../../../src/domain/fleet/order/fleet.js';
+import { TERMINAL_PHASES } from '../../../src/domain/fleet/status/rollout-status.js';
+import { ANNOTATION_AGENT_VERSION, LABEL_PURPOSE } from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
 import type { Prng } from '../../sim/harness/index.js';
 import { NEW_VERSION } from './fixtures.js';
 import type { RolloutWorld, SimOperation } from './rollout-world.js';

@@ -1,9 +1,9 @@
 /** Validation of untrusted specs: defaults, and a stable code for every kind of mistake. */
 import { describe, expect, it } from 'vitest';
-import { count, percent } from '../../../src/domain/rollout/amount.js';
-import { parseRolloutSpec } from '../../../src/domain/rollout/parse-rollout-spec.js';
-import { parseReleaseSpec } from '../../../src/domain/rollout/release-spec.js';
-import type { ValidationCode } from '../../../src/domain/rollout/spec-problems.js';
+import { count, percent } from '../../../src/domain/fleet/spec/amount.js';
+import { parseRolloutSpec } from '../../../src/domain/fleet/spec/parse-rollout-spec.js';
+import { parseReleaseSpec } from '../../../src/domain/fleet/spec/release-spec.js';
+import type { ValidationCode } from '../../../src/domain/fleet/spec/spec-problems.js';
 import { baseSpec, makeRelease } from './fixtures.js';
 
 const codes = (raw: unknown): ValidationCode[] => {

@@ -6,10 +6,10 @@
  * one seed alone.
  */
 import { describe, expect, it } from 'vitest';
-import { planRollout } from '../../../src/domain/rollout/plan-rollout.js';
-import { PlannerMemo } from '../../../src/domain/rollout/planner-memo.js';
-import type { NodeFacts } from '../../../src/domain/rollout/snapshot.js';
-import { ANNOTATION_AGENT_VERSION, LABEL_ZONE } from '../../../src/domain/rollout/vocabulary.js';
+import { planRollout } from '../../../src/domain/fleet/decide/plan-rollout.js';
+import { PlannerMemo } from '../../../src/domain/fleet/order/planner-memo.js';
+import type { NodeFacts } from '../../../src/domain/fleet/order/snapshot.js';
+import { ANNOTATION_AGENT_VERSION, LABEL_ZONE } from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
 import { Prng, seedOverride } from '../../sim/harness/index.js';
 import { NEW_VERSION } from './fixtures.js';
 import { quiescent } from './run-rollout.js';

@@ -1,18 +1,24 @@
 /** The planner's building blocks: the hash, times and durations, amounts, windows, canary order. */
 import { describe, expect, it } from 'vitest';
-import { count, percent, resolveCap, resolveCumulative, resolveTolerance } from '../../../src/domain/rollout/amount.js';
-import { fnv1a64 } from '../../../src/domain/rollout/fnv1a64.js';
-import { mix64 } from '../../../src/domain/rollout/mix64.js';
-import { diverseOrder } from '../../../src/domain/rollout/machine-order.js';
-import type { ScheduleWindow } from '../../../src/domain/rollout/rollout-spec.js';
-import { windowOpen } from '../../../src/domain/rollout/schedule-window.js';
+import {
+  count,
+  percent,
+  resolveCap,
+  resolveCumulative,
+  resolveTolerance,
+} from '../../../src/domain/fleet/spec/amount.js';
+import { fnv1a64 } from '../../../src/domain/fleet/order/fnv1a64.js';
+import { mix64 } from '../../../src/domain/fleet/order/mix64.js';
+import { diverseOrder } from '../../../src/domain/fleet/order/machine-order.js';
+import type { ScheduleWindow } from '../../../src/domain/fleet/spec/rollout-spec.js';
+import { windowOpen } from '../../../src/domain/fleet/spec/schedule-window.js';
 import {
   formatDuration,
   formatTimestamp,
   parseDuration,
   parseTimestamp,
-} from '../../../src/domain/rollout/time-text.js';
-import { LABEL_ARCH, LABEL_ZONE } from '../../../src/domain/rollout/vocabulary.js';
+} from '../../../src/domain/fleet/spec/time-text.js';
+import { LABEL_ARCH, LABEL_ZONE } from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
 import { Prng } from '../../sim/harness/index.js';
 
 describe('fnv1a64', () => {

@@ -1,6 +1,6 @@
 /** The AgentRelease status: Validated and Quarantined, written only when they change. */
 import { describe, expect, it } from 'vitest';
-import { planReleaseStatus } from '../../../src/domain/rollout/release-status.js';
+import { planReleaseStatus } from '../../../src/domain/fleet/status/release-status.js';
 import { makeRelease } from './fixtures.js';
 
 const NOW = Date.UTC(2025, 0, 6, 12, 0, 0);

@@ -5,7 +5,7 @@
  * SIM_SEED=<n> runs one seed alone, ROLLOUT_SEEDS=<n> runs n seeds per property.
  */
 import { describe, expect, it } from 'vitest';
-import { LABEL_ARCH, LABEL_PURPOSE } from '../../../src/domain/rollout/vocabulary.js';
+import { LABEL_ARCH, LABEL_PURPOSE } from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
 import { Prng, seedOverride } from '../../sim/harness/index.js';
 import { checkInvariants, type Observed } from './invariants.js';
 import { quiescent, runRollout } from './run-rollout.js';

@@ -6,24 +6,24 @@
  * an existing name is AlreadyExists, an identical status update writes nothing). Virtual time
  * advances by a fixed step.
  */
-import type { RolloutAction, RolloutPlan } from '../../../src/domain/rollout/actions.js';
-import { fnv1a64 } from '../../../src/domain/rollout/fnv1a64.js';
-import { jsonEqual } from '../../../src/domain/rollout/json-equal.js';
-import { PlannerMemo } from '../../../src/domain/rollout/planner-memo.js';
-import type { AgentRolloutStatus } from '../../../src/domain/rollout/rollout-status.js';
+import type { RolloutAction, RolloutPlan } from '../../../src/domain/fleet/decide/actions.js';
+import { fnv1a64 } from '../../../src/domain/fleet/order/fnv1a64.js';
+import { jsonEqual } from '../../../src/domain/fleet/status/json-equal.js';
+import { PlannerMemo } from '../../../src/domain/fleet/order/planner-memo.js';
+import type { AgentRolloutStatus } from '../../../src/domain/fleet/status/rollout-status.js';
 import type {
   ChildOperation,
   NodeFacts,
   OperationPhase,
   ReleaseObject,
   RolloutSnapshot,
-} from '../../../src/domain/rollout/snapshot.js';
+} from '../../../src/domain/fleet/order/snapshot.js';
 import {
   ANNOTATION_AGENT_VERSION,
   LABEL_PURPOSE,
   LABEL_ROLLOUT,
   LABEL_WAVE,
-} from '../../../src/domain/rollout/vocabulary.js';
+} from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
 import { Prng } from '../../sim/harness/index.js';
 
 export type Outcome = 'succeed' | 'DaemonFailed' | 'ExecutionFailed' | 'InvalidParameters' | 'hang' | 'never-start';

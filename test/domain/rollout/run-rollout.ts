@@ -1,10 +1,10 @@
 /** Drives a RolloutWorld with the real planner, step by step, with optional crashes and checks. */
 import { expect } from 'vitest';
-import type { RolloutPlan } from '../../../src/domain/rollout/actions.js';
-import { planRollout } from '../../../src/domain/rollout/plan-rollout.js';
-import { PlannerMemo } from '../../../src/domain/rollout/planner-memo.js';
-import { TERMINAL_PHASES, type AgentRolloutStatus } from '../../../src/domain/rollout/rollout-status.js';
-import { ANNOTATION_APPROVE_WAVE } from '../../../src/domain/rollout/vocabulary.js';
+import type { RolloutPlan } from '../../../src/domain/fleet/decide/actions.js';
+import { planRollout } from '../../../src/domain/fleet/decide/plan-rollout.js';
+import { PlannerMemo } from '../../../src/domain/fleet/order/planner-memo.js';
+import { TERMINAL_PHASES, type AgentRolloutStatus } from '../../../src/domain/fleet/status/rollout-status.js';
+import { ANNOTATION_APPROVE_WAVE } from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
 import { isLive, type RolloutWorld } from './rollout-world.js';
 
 export interface RunOptions {

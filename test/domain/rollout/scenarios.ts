@@ -1,5 +1,5 @@
 /** Random rollouts for the property tests: fleets, specs and what the daemons will do. */
-import { LABEL_ARCH } from '../../../src/domain/rollout/vocabulary.js';
+import { LABEL_ARCH } from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
 import type { Prng } from '../../sim/harness/index.js';
 import { baseSpec, makeNodes, releases, type FleetShape } from './fixtures.js';
 import { RolloutWorld, type Behaviour, type Outcome } from './rollout-world.js';

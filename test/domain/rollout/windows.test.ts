@@ -1,7 +1,7 @@
 /** Maintenance windows exact to the second: what starts at their edges, and when a wait for one ends. */
 import { describe, expect, it } from 'vitest';
-import type { ScheduleWindow } from '../../../src/domain/rollout/rollout-spec.js';
-import { nextScheduleChange, windowOpen } from '../../../src/domain/rollout/schedule-window.js';
+import type { ScheduleWindow } from '../../../src/domain/fleet/spec/rollout-spec.js';
+import { nextScheduleChange, windowOpen } from '../../../src/domain/fleet/spec/schedule-window.js';
 import { creates, exampleCluster, reconcile, strategy } from './example-cluster.js';
 
 const at = (iso: string): number => Date.parse(iso);

@@ -4,16 +4,16 @@
  * write reaches the API server or just after its answer, and from then on every port call of the
  * process fails, as nothing of a killed process runs on (no lease hand-back, no last event).
  */
-import type { RolloutEvent } from '../../../src/domain/rollout/actions.js';
-import type { MachineOperationManifest } from '../../../src/domain/rollout/child-manifest.js';
-import type { AgentReleaseStatus } from '../../../src/domain/rollout/release-status.js';
-import type { AgentRolloutStatus } from '../../../src/domain/rollout/rollout-status.js';
+import type { RolloutEvent } from '../../../src/domain/fleet/decide/actions.js';
+import type { MachineOperationManifest } from '../../../src/domain/fleet/decide/child-manifest.js';
+import type { AgentReleaseStatus } from '../../../src/domain/fleet/status/release-status.js';
+import type { AgentRolloutStatus } from '../../../src/domain/fleet/status/rollout-status.js';
 import type {
   ControllerCluster,
   InformerEvent,
   LeaseRecord,
   LeaseStore,
-} from '../../../src/ports/controller-cluster.js';
+} from '../../../src/ports/fleet/controller-cluster.js';
 
 export class ProcessKilled extends Error {
   constructor() {

@@ -4,7 +4,7 @@
  * then to the earliest deadline, waking every sleeper due at that instant together (a binary heap
  * keeps that cheap with 10,000 sleepers; a sorted list per step would not).
  */
-import type { Clock } from '../../../src/ports/clock.js';
+import type { Clock } from '../../../src/ports/common/clock.js';
 
 interface Timer {
   readonly atMs: number;

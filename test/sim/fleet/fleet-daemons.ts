@@ -10,17 +10,17 @@
  * `behaviour` from the machine's labels, so failures can be keyed on, say, architecture. Time is
  * the virtual clock's; every write is a real HTTP request, counted by the fake API server.
  */
-import { ClusterError } from '../../../src/domain/port-errors.js';
-import { runInformer, type InformerParts } from '../../../src/adapters/kubernetes/controller/informer.js';
-import type { KubeHttp } from '../../../src/adapters/kubernetes/kube-http.js';
+import { ClusterError } from '../../../src/domain/common/port-errors.js';
+import { runInformer, type InformerParts } from '../../../src/adapters/fleet/kubernetes/informer.js';
+import type { KubeHttp } from '../../../src/adapters/common/kubernetes/kube-http.js';
 import {
-  MACHINE_OPERATIONS_PATH,
   readMachineOperation,
   type MachineOperationView,
-} from '../../../src/adapters/kubernetes/machine-operation.js';
-import { inProgressPatch, terminalPatch } from '../../../src/adapters/kubernetes/status-patch.js';
-import type { TerminalStatus } from '../../../src/ports/operation-store.js';
-import type { Clock } from '../../../src/ports/clock.js';
+} from '../../../src/adapters/node/kubernetes/machine-operation.js';
+import { MACHINE_OPERATIONS_PATH } from '../../../src/adapters/common/kubernetes/machine-operation-resource.js';
+import { inProgressPatch, terminalPatch } from '../../../src/adapters/node/kubernetes/status-patch.js';
+import type { TerminalStatus } from '../../../src/ports/node/operation-store.js';
+import type { Clock } from '../../../src/ports/common/clock.js';
 
 export type DaemonOutcome = 'Succeeded' | 'DaemonFailed' | 'ExecutionFailed' | 'InvalidParameters' | 'hang';
 

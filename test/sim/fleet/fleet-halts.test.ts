@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fleetOf, fleetSpec, NEW_RELEASE } from './fleet-scenarios.js';
-import { RELEASES_PATH } from '../../../src/adapters/kubernetes/controller/resource-paths.js';
+import { RELEASES_PATH } from '../../../src/adapters/fleet/kubernetes/resource-paths.js';
 import { NO_FAULTS, runFleet, type RunResult } from './fleet-run.js';
 import { HOUR_MS, printReplayOnFailure, report, RUN_TIMEOUT_MS, SEED, SIZE } from './fleet-support.js';
 

@@ -4,7 +4,7 @@ import {
   OPERATIONS_PATH,
   RELEASES_PATH,
   ROLLOUTS_PATH,
-} from '../../../src/adapters/kubernetes/controller/resource-paths.js';
+} from '../../../src/adapters/fleet/kubernetes/resource-paths.js';
 import type { KubeRequest } from '../../support/kube/fake-apiserver.js';
 import type { RunResult } from './fleet-run.js';
 import { TOKENS } from './fleet-world.js';

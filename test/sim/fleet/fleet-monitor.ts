@@ -7,8 +7,8 @@
  * the status that recorded a halt; the status stays under 64 KiB. The oracle computes from the
  * objects themselves and shares nothing with the planner but the rounding rule of a percentage.
  */
-import { runInformer, type InformerParts } from '../../../src/adapters/kubernetes/controller/informer.js';
-import { OPERATIONS_PATH, ROLLOUTS_PATH } from '../../../src/adapters/kubernetes/controller/resource-paths.js';
+import { runInformer, type InformerParts } from '../../../src/adapters/fleet/kubernetes/informer.js';
+import { OPERATIONS_PATH, ROLLOUTS_PATH } from '../../../src/adapters/fleet/kubernetes/resource-paths.js';
 
 export const STATUS_MAX_BYTES = 64 * 1024;
 

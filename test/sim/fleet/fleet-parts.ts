@@ -1,7 +1,7 @@
 /** The small parts a simulated fleet is built with: quiet logs, informer settings, seeded uids. */
-import type { InformerSettings } from '../../../src/adapters/kubernetes/controller/informer.js';
-import type { ControllerMetrics } from '../../../src/ports/controller-metrics.js';
-import type { LogFields, Logger } from '../../../src/ports/logger.js';
+import type { InformerSettings } from '../../../src/adapters/fleet/kubernetes/informer.js';
+import type { ControllerMetrics } from '../../../src/ports/fleet/controller-metrics.js';
+import type { LogFields, Logger } from '../../../src/ports/common/logger.js';
 import { Prng } from '../harness/index.js';
 
 export function informerSettings(prng: Prng): InformerSettings {

@@ -4,10 +4,10 @@
  * vanishing machines, whose running operations the upstream controller then fails as
  * MachineNotFound, operations deleted by hand) and what the run measured.
  */
-import { OPERATIONS_PATH, ROLLOUTS_PATH } from '../../../src/adapters/kubernetes/controller/resource-paths.js';
-import { loadWatchClient } from '../../../src/adapters/kubernetes/kube-watch.js';
-import { UnauthorizedStreak } from '../../../src/adapters/kubernetes/unauthorized-streak.js';
-import type { ControllerMetrics } from '../../../src/ports/controller-metrics.js';
+import { OPERATIONS_PATH, ROLLOUTS_PATH } from '../../../src/adapters/fleet/kubernetes/resource-paths.js';
+import { loadWatchClient } from '../../../src/adapters/common/kubernetes/kube-watch.js';
+import { UnauthorizedStreak } from '../../../src/adapters/common/kubernetes/unauthorized-streak.js';
+import type { ControllerMetrics } from '../../../src/ports/fleet/controller-metrics.js';
 import { Prng } from '../harness/index.js';
 import type { KillPlan } from './crashable-ports.js';
 import type { FleetMachine } from './fleet-daemons.js';

@@ -1,5 +1,5 @@
 /** Fleets, releases and rollouts for the fleet simulation. */
-import { RELEASES_PATH, ROLLOUTS_PATH } from '../../../src/adapters/kubernetes/controller/resource-paths.js';
+import { RELEASES_PATH, ROLLOUTS_PATH } from '../../../src/adapters/fleet/kubernetes/resource-paths.js';
 import { Prng } from '../harness/index.js';
 import type { DaemonOutcome, FleetMachine } from './fleet-daemons.js';
 import type { FleetWorld } from './fleet-world.js';

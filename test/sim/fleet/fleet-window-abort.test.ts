@@ -6,7 +6,7 @@
  * column and the metrics show).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATIONS_PATH } from '../../../src/adapters/kubernetes/controller/resource-paths.js';
+import { OPERATIONS_PATH } from '../../../src/adapters/fleet/kubernetes/resource-paths.js';
 import { fleetOf, fleetSpec } from './fleet-scenarios.js';
 import { NO_FAULTS, runFleet, type RunResult } from './fleet-run.js';
 import { HOUR_MS, printReplayOnFailure, report, RUN_TIMEOUT_MS, SEED, SIZE } from './fleet-support.js';

@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { controllerSettings, DEFAULT_NAMESPACE } from '../../../src/app/controller/controller-options.js';
-import { ControllerCommand } from '../../../src/app/cli/controller-command.js';
-import type { CliContext } from '../../../src/app/cli/cli-context.js';
-import { createCli } from '../../../src/app/cli/create-cli.js';
+import { controllerSettings, DEFAULT_NAMESPACE } from '../../../src/app/fleet/controller/controller-options.js';
+import { ControllerCommand } from '../../../src/app/fleet/cli/controller-command.js';
+import type { ProgramContext } from '../../../src/app/main/program-context.js';
+import { createCli } from '../../../src/app/main/create-cli.js';
 
 const DEPLOY = join(import.meta.dirname, '../../../deploy');
 type Doc = { [key: string]: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -42,7 +42,10 @@ describe('the controller Deployment', () => {
     expect([binary, command]).toEqual(['agent-upgrade', 'controller']);
     // The command line as the CLI parses it, read as the controller reads its flags.
     // Parsing reads no context: an empty one stands in.
-    const parsed = createCli().process([command as string, ...flags], {} as CliContext) as ControllerCommand;
+    const parsed = createCli().process(
+      [command as string, ...flags],
+      {} as ProgramContext,
+    ) as unknown as ControllerCommand;
     expect(parsed).toBeInstanceOf(ControllerCommand);
     expect(parsed.logLevel).toBe('info');
     const settings = controllerSettings(parsed, { POD_NAME: 'replica-0', POD_NAMESPACE: DEFAULT_NAMESPACE }, 'host');

@@ -3,14 +3,14 @@
 // it outlives the process. `KILL_AT` makes the process SIGKILL itself right after (or instead of)
 // a chosen effect, so the test can cut a real process at every phase of the protocol.
 import { readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
-import { NodeFileSystem } from '../../../dist/adapters/node/node-file-system.js';
-import { NodeProcessRunner } from '../../../dist/adapters/node/node-process-runner.js';
-import { SystemClock } from '../../../dist/adapters/node/system-clock.js';
-import { SystemdServiceManager } from '../../../dist/adapters/systemd/systemd-service-manager.js';
-import { systemdAssets } from '../../../dist/app/composition/service-platform.module.js';
-import { loadConfig } from '../../../dist/app/config/load-config.js';
-import { createUpgrader } from '../../../dist/app/composition/create-upgrader.js';
-import { deriveLayout } from '../../../dist/domain/slot-layout.js';
+import { NodeFileSystem } from '../../../dist/adapters/node/host/node-file-system.js';
+import { NodeProcessRunner } from '../../../dist/adapters/common/runtime/node-process-runner.js';
+import { SystemClock } from '../../../dist/adapters/common/runtime/system-clock.js';
+import { SystemdServiceManager } from '../../../dist/adapters/node/systemd/systemd-service-manager.js';
+import { systemdAssets } from '../../../dist/app/node/composition/service-platform.module.js';
+import { loadConfig } from '../../../dist/app/node/config/load-config.js';
+import { createUpgrader } from '../../../dist/app/node/composition/create-upgrader.js';
+import { deriveLayout } from '../../../dist/domain/node/layout/slot-layout.js';
 
 const input = JSON.parse(process.env.DAEMON_CHILD ?? '{}');
 const killAt = input.killAt ?? null;

@@ -2,8 +2,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { NodeProcessRunner } from '../../../src/adapters/node/node-process-runner.js';
-import type { ProcessRunner, RunOutcome, RunRequest } from '../../../src/ports/process-runner.js';
+import { NodeProcessRunner } from '../../../src/adapters/common/runtime/node-process-runner.js';
+import type { ProcessRunner, RunOutcome, RunRequest } from '../../../src/ports/common/process-runner.js';
 
 /**
  * Masked so the private systemd cannot touch the host: tmpfiles would empty the host's /tmp,

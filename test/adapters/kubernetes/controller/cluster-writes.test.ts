@@ -3,8 +3,8 @@
 // samples every one of them leaves in the metrics.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClusterError } from '../../../../src/domain/port-errors.js';
-import type { ApiRequestSample } from '../../../../src/ports/controller-metrics.js';
+import { ClusterError } from '../../../../src/domain/common/port-errors.js';
+import type { ApiRequestSample } from '../../../../src/ports/fleet/controller-metrics.js';
 import {
   IDENTITY,
   operationManifest,

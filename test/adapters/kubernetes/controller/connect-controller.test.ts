@@ -2,10 +2,10 @@
 // gives a working cluster (informers, writes, Events as this replica) and the Lease store.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectController } from '../../../../src/adapters/kubernetes/controller/connect-controller.js';
-import { MemoryClock } from '../../../../src/adapters/memory/memory-clock.js';
-import { ClusterError } from '../../../../src/domain/port-errors.js';
-import type { ControllerCluster, InformerEvent, LeaseStore } from '../../../../src/ports/controller-cluster.js';
+import { connectController } from '../../../../src/adapters/fleet/kubernetes/connect-controller.js';
+import { MemoryClock } from '../../../../src/adapters/common/memory/memory-clock.js';
+import { ClusterError } from '../../../../src/domain/common/port-errors.js';
+import type { ControllerCluster, InformerEvent, LeaseStore } from '../../../../src/ports/fleet/controller-cluster.js';
 import { startFakeApiServer, type FakeApiServer } from '../../../support/kube/fake-apiserver.js';
 import { writeKubeconfig } from '../../../support/kube/machine-operations.js';
 import { makeScratch } from '../../../support/real-tree.js';

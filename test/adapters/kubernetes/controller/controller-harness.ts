@@ -2,19 +2,19 @@
 // it, the adapter connected to it over real HTTP, a ControllerMetrics that keeps every request
 // sample as data, a collector of informer events with bounded waits, and valid objects to seed.
 
-import { KubernetesControllerCluster } from '../../../../src/adapters/kubernetes/controller/kubernetes-controller-cluster.js';
-import type { InformerSettings } from '../../../../src/adapters/kubernetes/controller/informer.js';
-import type { WritePacer } from '../../../../src/adapters/kubernetes/controller/token-bucket.js';
-import { connectKubeHttp } from '../../../../src/adapters/kubernetes/kube-connection.js';
-import type { KubeHttp } from '../../../../src/adapters/kubernetes/kube-http.js';
-import { loadWatchClient } from '../../../../src/adapters/kubernetes/kube-watch.js';
-import { MemoryClock } from '../../../../src/adapters/memory/memory-clock.js';
-import type { RolloutEvent } from '../../../../src/domain/rollout/actions.js';
-import type { MachineOperationManifest } from '../../../../src/domain/rollout/child-manifest.js';
-import type { AgentReleaseStatus } from '../../../../src/domain/rollout/release-status.js';
-import type { AgentRolloutStatus } from '../../../../src/domain/rollout/rollout-status.js';
-import type { Clock } from '../../../../src/ports/clock.js';
-import type { ApiRequestSample, ControllerMetrics } from '../../../../src/ports/controller-metrics.js';
+import { KubernetesControllerCluster } from '../../../../src/adapters/fleet/kubernetes/kubernetes-controller-cluster.js';
+import type { InformerSettings } from '../../../../src/adapters/fleet/kubernetes/informer.js';
+import type { WritePacer } from '../../../../src/adapters/fleet/kubernetes/token-bucket.js';
+import { connectKubeHttp } from '../../../../src/adapters/common/kubernetes/kube-connection.js';
+import type { KubeHttp } from '../../../../src/adapters/common/kubernetes/kube-http.js';
+import { loadWatchClient } from '../../../../src/adapters/common/kubernetes/kube-watch.js';
+import { MemoryClock } from '../../../../src/adapters/common/memory/memory-clock.js';
+import type { RolloutEvent } from '../../../../src/domain/fleet/decide/actions.js';
+import type { MachineOperationManifest } from '../../../../src/domain/fleet/decide/child-manifest.js';
+import type { AgentReleaseStatus } from '../../../../src/domain/fleet/status/release-status.js';
+import type { AgentRolloutStatus } from '../../../../src/domain/fleet/status/rollout-status.js';
+import type { Clock } from '../../../../src/ports/common/clock.js';
+import type { ApiRequestSample, ControllerMetrics } from '../../../../src/ports/fleet/controller-metrics.js';
 import {
   startFakeApiServer,
   type CustomObjectInput,

@@ -2,7 +2,7 @@
 // its kind, for exactly as long as the signal lets them run.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import type { InformerEvent, ResourceKind } from '../../../../src/ports/controller-cluster.js';
+import type { InformerEvent, ResourceKind } from '../../../../src/ports/fleet/controller-cluster.js';
 import { machineOperation } from '../../../support/kube/machine-operations.js';
 import { SteppedClock } from '../../../support/stepped-clock.js';
 import { waitFor } from '../../../support/wait-for.js';

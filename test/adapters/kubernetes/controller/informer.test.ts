@@ -3,13 +3,13 @@
 // history relists, a failed list backs off on the Clock, refused credentials end it.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CollectionEvent } from '../../../../src/adapters/kubernetes/controller/informer.js';
-import { runInformer } from '../../../../src/adapters/kubernetes/controller/informer.js';
-import { readNode } from '../../../../src/adapters/kubernetes/controller/read-objects.js';
-import { NODES_PATH } from '../../../../src/adapters/kubernetes/controller/resource-paths.js';
-import { ClusterError } from '../../../../src/domain/port-errors.js';
-import type { NodeFacts } from '../../../../src/domain/rollout/snapshot.js';
-import type { InformerEvent } from '../../../../src/ports/controller-cluster.js';
+import type { CollectionEvent } from '../../../../src/adapters/fleet/kubernetes/informer.js';
+import { runInformer } from '../../../../src/adapters/fleet/kubernetes/informer.js';
+import { readNode } from '../../../../src/adapters/fleet/kubernetes/read-objects.js';
+import { NODES_PATH } from '../../../../src/adapters/fleet/kubernetes/resource-paths.js';
+import { ClusterError } from '../../../../src/domain/common/port-errors.js';
+import type { NodeFacts } from '../../../../src/domain/fleet/order/snapshot.js';
+import type { InformerEvent } from '../../../../src/ports/fleet/controller-cluster.js';
 import { SteppedClock } from '../../../support/stepped-clock.js';
 import { waitFor } from '../../../support/wait-for.js';
 import { EventLog, settled, startHarness, type Harness, type HarnessOptions } from './controller-harness.js';

@@ -2,9 +2,9 @@
 // round-trips the record (MicroTime to the millisecond), and writes guarded by the resourceVersion.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { KubernetesLeaseStore } from '../../../../src/adapters/kubernetes/controller/kubernetes-lease-store.js';
-import { ClusterError } from '../../../../src/domain/port-errors.js';
-import type { LeaseRecord, LeaseWriteOutcome, StoredLease } from '../../../../src/ports/controller-cluster.js';
+import { KubernetesLeaseStore } from '../../../../src/adapters/fleet/kubernetes/kubernetes-lease-store.js';
+import { ClusterError } from '../../../../src/domain/common/port-errors.js';
+import type { LeaseRecord, LeaseWriteOutcome, StoredLease } from '../../../../src/ports/fleet/controller-cluster.js';
 import { CONTROLLER_NAMESPACE, startHarness, type Harness } from './controller-harness.js';
 
 const LEASE = 'agent-upgrade-controller';

@@ -2,16 +2,16 @@
 // and how an informer passes on an object that stops being one it keeps.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CollectionEvent } from '../../../../src/adapters/kubernetes/controller/informer.js';
-import { runInformer } from '../../../../src/adapters/kubernetes/controller/informer.js';
+import type { CollectionEvent } from '../../../../src/adapters/fleet/kubernetes/informer.js';
+import { runInformer } from '../../../../src/adapters/fleet/kubernetes/informer.js';
 import {
   readNode,
   readOperation,
   readRelease,
   readRollout,
-} from '../../../../src/adapters/kubernetes/controller/read-objects.js';
-import { OPERATIONS_PATH, objectPath } from '../../../../src/adapters/kubernetes/controller/resource-paths.js';
-import type { InformerEvent, OperationFacts } from '../../../../src/ports/controller-cluster.js';
+} from '../../../../src/adapters/fleet/kubernetes/read-objects.js';
+import { OPERATIONS_PATH, objectPath } from '../../../../src/adapters/fleet/kubernetes/resource-paths.js';
+import type { InformerEvent, OperationFacts } from '../../../../src/ports/fleet/controller-cluster.js';
 import { machineOperation } from '../../../support/kube/machine-operations.js';
 import { EventLog, settled, startHarness, type Harness } from './controller-harness.js';
 

@@ -4,8 +4,8 @@
  * Retry-After waits.
  */
 import { describe, expect, it } from 'vitest';
-import { RETRY_AFTER_MAX_MS, TokenBucket } from '../../../../src/adapters/kubernetes/controller/token-bucket.js';
-import type { Clock } from '../../../../src/ports/clock.js';
+import { RETRY_AFTER_MAX_MS, TokenBucket } from '../../../../src/adapters/fleet/kubernetes/token-bucket.js';
+import type { Clock } from '../../../../src/ports/common/clock.js';
 
 /**
  * A memory clock whose sleep moves time when it ends, after everything already due has run (the

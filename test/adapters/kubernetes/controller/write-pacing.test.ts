@@ -4,11 +4,11 @@
 // their tokens; the Lease's writes have a bucket of their own.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectController } from '../../../../src/adapters/kubernetes/controller/connect-controller.js';
-import { OPERATIONS_PATH } from '../../../../src/adapters/kubernetes/controller/resource-paths.js';
-import { TokenBucket } from '../../../../src/adapters/kubernetes/controller/token-bucket.js';
-import { MemoryClock } from '../../../../src/adapters/memory/memory-clock.js';
-import { ClusterError } from '../../../../src/domain/port-errors.js';
+import { connectController } from '../../../../src/adapters/fleet/kubernetes/connect-controller.js';
+import { OPERATIONS_PATH } from '../../../../src/adapters/fleet/kubernetes/resource-paths.js';
+import { TokenBucket } from '../../../../src/adapters/fleet/kubernetes/token-bucket.js';
+import { MemoryClock } from '../../../../src/adapters/common/memory/memory-clock.js';
+import { ClusterError } from '../../../../src/domain/common/port-errors.js';
 import { writeKubeconfig } from '../../../support/kube/machine-operations.js';
 import { makeScratch } from '../../../support/real-tree.js';
 import { RecordingLogger } from '../../../support/recording-logger.js';

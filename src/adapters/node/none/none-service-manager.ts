@@ -1,0 +1,38 @@
+import type { HealthVerdict, ServiceActivity, ServiceManager } from '../../../ports/node/service-manager.js';
+
+/**
+ * `service.manager: "none"`: there is no service to restart. Activation installs and switches
+ * but leaves the agent stopped (provisioning, reset/rejoin), so there are no assets to write
+ * and no health to wait for.
+ */
+export class NoServiceManager implements ServiceManager {
+  readonly name = 'none' as const;
+
+  async convergeAssets(): Promise<{ readonly changed: boolean }> {
+    return { changed: false };
+  }
+
+  async assetsCurrent(): Promise<boolean> {
+    return true;
+  }
+
+  async activity(): Promise<ServiceActivity> {
+    return 'absent';
+  }
+
+  async restart(): Promise<{ readonly restarted: boolean }> {
+    return { restarted: false };
+  }
+
+  async scheduleRestart(): Promise<void> {
+    // Nothing runs, so there is nothing to restart.
+  }
+
+  async mainExecutable(): Promise<string | null> {
+    return null;
+  }
+
+  async waitHealthy(): Promise<HealthVerdict> {
+    return { kind: 'not-running' };
+  }
+}

@@ -1,0 +1,101 @@
+import { readPreviousStatus } from '../../../domain/fleet/status/read-rollout-status.js';
+import type { WaveStatus } from '../../../domain/fleet/status/rollout-status.js';
+import type { RolloutChange } from '../rollout/rollout-control.js';
+import type { RolloutView } from '../rollout/rollout-view.js';
+
+type Json = Readonly<Record<string, unknown>>;
+
+const record = (value: unknown): Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
+/** A status is untrusted text: control characters (a terminal escape in a message) are shown as `?`. */
+const printable = (text: string): string =>
+  [...text].map((char) => (isControl(char.codePointAt(0) ?? 0) ? '?' : char)).join('');
+const isControl = (code: number): boolean => code < 0x20 || (code >= 0x7f && code <= 0x9f);
+const shown = (value: unknown): string =>
+  typeof value === 'string' && value !== '' ? printable(value) : typeof value === 'number' ? String(value) : '-';
+
+/** `rollout status NAME` as text: kubectl-style `Key: value` lines, then one table row per wave. */
+export function renderRollout(view: RolloutView): string[] {
+  const raw = record(view.status);
+  const status = readPreviousStatus(view.status);
+  const counts = record(raw['counts']);
+  const excluded = record(counts['excluded']);
+  const lines: [string, string][] = [
+    ['Name', view.name],
+    ['Release', shown(view.release)],
+    ['State', shown(view.state)],
+    ['Phase', view.phase ?? '- (no status yet: the controller has not reported on this rollout)'],
+    ['Progress', shown(raw['progress'])],
+    ['Current wave', shown(raw['currentWave'])],
+    ['Generation', `${shown(view.generation)} (status observed ${shown(raw['observedGeneration'])})`],
+  ];
+  if (view.status !== null) {
+    const named = (source: Json, keys: readonly string[]): string =>
+      keys.map((key) => `${key} ${shown(source[key])}`).join(', ');
+    lines.push(
+      [
+        'Counts',
+        named(counts, ['targets', 'pending', 'inFlight', 'succeeded', 'failed', 'timedOut', 'lost', 'rolledBack']),
+      ],
+      ['Excluded', named(excluded, ['optedOut', 'alreadyAtTarget', 'conflict', 'vanished', 'noArtifact'])],
+    );
+  }
+  if (view.resumeFromHalt !== '') lines.push(['Resume from halt', shown(view.resumeFromHalt)]);
+  const { halt, rollback } = status;
+  if (halt !== null) {
+    lines.push(['Halt', `${shown(halt.id)}: ${halt.reason} in wave ${shown(halt.wave)} at ${shown(halt.at)}`]);
+    if (halt.message !== '') lines.push(['Halt message', shown(halt.message)]);
+    if (view.phase === 'Halted') lines.push(['To resume', `agent-upgrade rollout resume ${view.name}`]);
+  }
+  if (rollback !== null) {
+    lines.push([
+      'Rollback',
+      `${rollback.phase}, scope ${rollback.scope}${rollback.wave === undefined ? '' : ` (wave ${shown(rollback.wave)})`}: ` +
+        `${rollback.rolledBack}/${rollback.size} rolled back, ${rollback.inFlight} in flight, ` +
+        `failures ${rollback.failureBudget.used}/${rollback.failureBudget.allowed}`,
+    ]);
+  }
+  const width = Math.max(...lines.map(([key]) => key.length)) + 2;
+  const text = lines.map(([key, value]) => `${`${key}:`.padEnd(width)}${value}`);
+  return status.waves.length === 0 ? text : [...text, '', 'Waves:', ...waveTable(status.waves, counts)];
+}
+
+/**
+ * NAME, PHASE, SIZE, CURSOR/IN-FLIGHT, FAILURES (used/allowed), BAKING UNTIL. The status counts
+ * operations in flight fleet-wide only: they are the Progressing wave's, so only its row shows them.
+ */
+function waveTable(waves: readonly WaveStatus[], counts: Json): string[] {
+  const inFlight = shown(counts['inFlight']);
+  const rows = [
+    ['NAME', 'PHASE', 'SIZE', 'CURSOR/IN-FLIGHT', 'FAILURES', 'BAKING UNTIL'],
+    ...waves.map((wave) => [
+      shown(wave.name),
+      wave.phase,
+      String(wave.size),
+      `${wave.cursor}/${wave.phase === 'Progressing' ? inFlight : '-'}`,
+      `${wave.failureBudget.used}/${wave.failureBudget.allowed}`,
+      shown(wave.bakeUntil),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]! + 2))
+      .join('')
+      .trimEnd(),
+  );
+}
+
+/** One line saying what a state command did. */
+export function renderChange(change: RolloutChange): string {
+  const { from, to } = change;
+  if (!change.changed) {
+    const halt = from.resumeFromHalt === '' ? '' : ` (spec.resumeFromHalt ${from.resumeFromHalt})`;
+    return `Rollout ${change.name}: spec.state is already ${shown(from.state)}${halt}; unchanged.`;
+  }
+  const parts = [
+    ...(from.state === to.state ? [] : [`spec.state ${shown(from.state)} -> ${shown(to.state)}`]),
+    ...(from.resumeFromHalt === to.resumeFromHalt ? [] : [`spec.resumeFromHalt -> ${to.resumeFromHalt}`]),
+  ];
+  return `Rollout ${change.name}: ${parts.join(', ')}. The controller acts on it at its next reconcile.`;
+}

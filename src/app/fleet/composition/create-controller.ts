@@ -1,0 +1,56 @@
+import { Container, ContainerModule } from 'inversify';
+import type { Clock } from '../../../ports/common/clock.js';
+import type { ControllerCluster, LeaseStore } from '../../../ports/fleet/controller-cluster.js';
+import type { ControllerMetrics } from '../../../ports/fleet/controller-metrics.js';
+import type { Logger } from '../../../ports/common/logger.js';
+import { RolloutController, type ControllerSettings } from '../controller/rollout-controller.js';
+import { FleetTokens } from '../fleet-tokens.js';
+
+/** The ports of a controller process: the real cluster (connectController), or a simulation's. */
+export interface ControllerPorts {
+  readonly cluster: ControllerCluster;
+  readonly leases: LeaseStore;
+  readonly metrics: ControllerMetrics;
+  readonly clock: Clock;
+}
+
+export interface ControllerInput {
+  readonly settings: ControllerSettings;
+  readonly logger: Logger;
+  readonly ports: ControllerPorts;
+}
+
+/**
+ * The composition root of `agent-upgrade controller`: the caller's settings and logger, the
+ * platform's ports, then the controller. A simulation builds its controller processes here too,
+ * with the same adapters over a fake API server and a virtual clock.
+ */
+export function createController(input: ControllerInput): RolloutController {
+  const container = new Container({ defaultScope: 'Singleton' });
+  const { ports } = input;
+  container.load(
+    new ContainerModule(({ bind }) => {
+      bind(FleetTokens.ControllerSettings).toConstantValue(input.settings);
+      bind(FleetTokens.Logger).toConstantValue(input.logger);
+      bind(FleetTokens.ControllerCluster).toConstantValue(ports.cluster);
+      bind(FleetTokens.LeaseStore).toConstantValue(ports.leases);
+      bind(FleetTokens.ControllerMetrics).toConstantValue(ports.metrics);
+      bind(FleetTokens.Clock).toConstantValue(ports.clock);
+    }),
+    new ContainerModule(({ bind }) => {
+      bind(FleetTokens.RolloutController).toResolvedValue(
+        (cluster, leases, clock, logger, metrics, settings) =>
+          new RolloutController({ cluster, leases, clock, logger, metrics, settings }),
+        [
+          FleetTokens.ControllerCluster,
+          FleetTokens.LeaseStore,
+          FleetTokens.Clock,
+          FleetTokens.Logger,
+          FleetTokens.ControllerMetrics,
+          FleetTokens.ControllerSettings,
+        ],
+      );
+    }),
+  );
+  return container.get(FleetTokens.RolloutController);
+}

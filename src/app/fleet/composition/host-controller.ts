@@ -1,0 +1,70 @@
+import { connectController } from '../../../adapters/fleet/kubernetes/connect-controller.js';
+import { PrometheusMetrics } from '../../../adapters/fleet/metrics/prometheus-metrics.js';
+import { startMetricsServer, type MetricsServer } from '../../../adapters/fleet/metrics/metrics-server.js';
+import { SystemClock } from '../../../adapters/common/runtime/system-clock.js';
+import { fail, ok, type Result } from '../../../domain/common/failure.js';
+import type { Logger } from '../../../ports/common/logger.js';
+import type { ControllerProcessSettings } from '../controller/controller-options.js';
+import type { RolloutController } from '../controller/rollout-controller.js';
+import { translatePortError } from '../../common/translate-port-error.js';
+import { createController } from './create-controller.js';
+
+export interface HostController {
+  readonly controller: RolloutController;
+  /** Where `/metrics`, `/healthz` and `/readyz` are served; `null` with `--metrics-address off`. */
+  readonly metricsAddress: { readonly host: string; readonly port: number } | null;
+  close(): Promise<void>;
+}
+
+/**
+ * The real controller process: the system clock, Prometheus metrics and their listener, and the
+ * cluster connection, composed by createController. A kubeconfig that cannot be used, credentials
+ * that cannot be obtained, or a metrics port that cannot be bound are failures with a code, and
+ * nothing is left running.
+ */
+export async function openHostController(
+  settings: ControllerProcessSettings,
+  logger: Logger,
+): Promise<Result<HostController>> {
+  const clock = new SystemClock();
+  const metrics = new PrometheusMetrics({
+    onError: (error, method) => logger.warn({ method }, `A metric was not recorded: ${(error as Error).message}`),
+  });
+  let connection: Awaited<ReturnType<typeof connectController>>;
+  try {
+    connection = await connectController({
+      kubeconfig: settings.kubeconfig,
+      ...(settings.context === null ? {} : { connect: { context: settings.context } }),
+      leaseNamespace: settings.namespace,
+      leaseName: settings.leaseName,
+      eventsNamespace: settings.eventsNamespace,
+      identity: settings.leader.identity,
+      pacing: settings.writePacing,
+      clock,
+      logger: logger.child({ component: 'cluster' }),
+      metrics,
+    });
+  } catch (error) {
+    const failure = translatePortError(error);
+    if (failure !== null) return { ok: false, failure };
+    return fail('E_CONFIG', `the cluster connection cannot be set up: ${(error as Error).message}`);
+  }
+  const controller = createController({ settings, logger, ports: { ...connection, metrics, clock } });
+  let server: MetricsServer | null = null;
+  if (settings.metrics !== null) {
+    try {
+      server = await startMetricsServer({ ...settings.metrics, metrics, ready: () => controller.ready });
+    } catch (error) {
+      connection.cluster.close();
+      return fail('E_CONFIG', `the metrics listener cannot be started: ${(error as Error).message}`);
+    }
+  }
+  return ok({
+    controller,
+    metricsAddress: server?.address ?? null,
+    close: async () => {
+      await server?.close();
+      connection.cluster.close();
+    },
+  });
+}

@@ -1,0 +1,173 @@
+import type { RolloutAction } from '../../../domain/fleet/decide/actions.js';
+import type { ForeignOperation, RolloutSnapshot } from '../../../domain/fleet/order/snapshot.js';
+import { jsonEqual } from '../../../domain/fleet/status/json-equal.js';
+import { planReleaseStatus } from '../../../domain/fleet/status/release-status.js';
+import { planRollout } from '../../../domain/fleet/decide/plan-rollout.js';
+import { PlannerMemo } from '../../../domain/fleet/order/planner-memo.js';
+import { readPreviousStatus } from '../../../domain/fleet/status/read-rollout-status.js';
+import type { Clock } from '../../../ports/common/clock.js';
+import type { ControllerCluster } from '../../../ports/fleet/controller-cluster.js';
+import type { ControllerMetrics } from '../../../ports/fleet/controller-metrics.js';
+import type { Logger } from '../../../ports/common/logger.js';
+import type { ClusterCache, WorkKey } from './cluster-cache.js';
+import { OWN_WRITE_MEMORY_MS, OwnWrites } from './own-writes.js';
+import { claimsElsewhere } from './claims-elsewhere.js';
+import { CREATE_BATCH_MAX, reconcileSteps, type ReconcileStep } from './reconcile-steps.js';
+import { rolloutSnapshot } from './rollout-snapshot.js';
+
+/** Plan again this soon after a 409 that no watch event may follow (someone else's write, a fault). */
+export const CONFLICT_RETRY_MS = 1_000;
+
+export interface ReconcileResult {
+  /** `applied`: every action ran; `conflict`: the status update was refused and the rest dropped. */
+  readonly outcome: 'applied' | 'conflict' | 'waiting' | 'gone';
+  readonly requeueAfterMs: number | null;
+}
+
+export interface ReconcilerDeps {
+  readonly cluster: ControllerCluster;
+  readonly cache: ClusterCache;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: ControllerMetrics;
+  /** The largest slow-start batch of creates (reconcile-steps.ts); default CREATE_BATCH_MAX. */
+  readonly createBatchMax?: number;
+}
+
+/**
+ * One reconcile: a snapshot from the caches, the planner's actions, executed in order one step at
+ * a time, each a durable effect of its own — but a plan's creates, which go out in slow-start
+ * batches of 1, 2, 4, … sent together (reconcile-steps.ts). The first refused write ends it (the
+ * rest of the plan was computed from what the refusal proves stale; a refused create ends its
+ * batch, whose other creates still land); an AlreadyExists create is success, since child names
+ * are derived and a create may have landed before a crash. A ClusterError propagates: the loop
+ * backs off and plans again. Events are best-effort: a lost Event changes no state.
+ */
+export class Reconciler {
+  private readonly own: OwnWrites;
+  /** What the planner keeps between plans (planner-memo.ts): it makes a plan cheaper, never different. */
+  private readonly memo = new PlannerMemo();
+
+  constructor(private readonly d: ReconcilerDeps) {
+    this.own = new OwnWrites(d.cache);
+  }
+
+  async reconcile(key: WorkKey): Promise<ReconcileResult> {
+    const slash = key.indexOf('/');
+    const name = key.slice(slash + 1);
+    return key.startsWith('release/') ? this.reconcileRelease(name) : this.reconcileRollout(name);
+  }
+
+  private async reconcileRollout(name: string): Promise<ReconcileResult> {
+    const { cache, clock, metrics } = this.d;
+    const found = rolloutSnapshot(cache, name);
+    const snapshot =
+      found === null
+        ? null
+        : { ...found, foreignOperations: [...found.foreignOperations, ...this.claimsOf(name, found.nodes)] };
+    if (snapshot === null) {
+      this.own.forget(name);
+      this.memo.forget(name);
+      metrics.rolloutForgotten(name);
+      return { outcome: 'gone', requeueAfterMs: null };
+    }
+    // The plan reads the wall clock (windows, timeouts: times the API server stamped); what this
+    // process remembers of its own writes ages on the monotonic one.
+    const nowMs = clock.nowMs();
+    const seenMs = clock.monotonicMs();
+    if (this.own.pending(snapshot.rollout, seenMs)) return { outcome: 'waiting', requeueAfterMs: OWN_WRITE_MEMORY_MS };
+    const plan = planRollout(snapshot, nowMs, this.memo);
+    const previousHalt = readPreviousStatus(snapshot.rollout.status).halt;
+    let onlyStatus = true;
+    for (const step of reconcileSteps(plan.actions, this.d.createBatchMax ?? CREATE_BATCH_MAX)) {
+      if (step.kind === 'UpdateRolloutStatus') {
+        const outcome = await this.d.cluster.updateRolloutStatus(step.name, step.resourceVersion, step.status);
+        if (outcome !== 'updated') return { outcome: 'conflict', requeueAfterMs: CONFLICT_RETRY_MS };
+        // A status equal to the stored one is no write on the API server: the resourceVersion stays
+        // and no watch event follows, so there is nothing to wait for.
+        if (!jsonEqual(step.status, snapshot.rollout.status))
+          this.own.statusReplaced(name, step.resourceVersion, step.status, seenMs);
+        metrics.rolloutObserved(name, step.status);
+        const halt = step.status.halt;
+        if (halt !== undefined && halt.id !== previousHalt?.id) metrics.halted(name, halt.reason);
+      } else if (step.kind === 'CreateBatch') {
+        onlyStatus = false;
+        await this.createBatch(name, step, seenMs);
+      } else {
+        if (step.kind === 'QuarantineRelease') onlyStatus = false;
+        await this.execute(step, nowMs);
+      }
+    }
+    if (onlyStatus) this.own.settledWith(snapshot.rollout, plan.status, seenMs, plan.requeueAfterMs);
+    else this.own.unsettled(name);
+    return { outcome: 'applied', requeueAfterMs: plan.requeueAfterMs };
+  }
+
+  /**
+   * Sends a batch's creates together and waits for every answer. The first refusal ends the
+   * reconcile once the batch is answered (the creates sent with it land or fail on their own);
+   * "exists" is success.
+   */
+  private async createBatch(
+    name: string,
+    batch: Extract<ReconcileStep, { kind: 'CreateBatch' }>,
+    seenMs: number,
+  ): Promise<void> {
+    const answers = await Promise.allSettled(
+      batch.operations.map(async (operation) => {
+        if ((await this.d.cluster.createOperation(operation)) === 'created')
+          this.own.created(name, operation.metadata.name, operation.spec.machineRef, seenMs);
+      }),
+    );
+    const refused = answers.find((answer) => answer.status === 'rejected');
+    if (refused !== undefined) throw refused.reason;
+  }
+
+  /** What other rollouts hold that the caches do not show as operations yet (claims-elsewhere.ts). */
+  private claimsOf(name: string, nodes: RolloutSnapshot['nodes']): ForeignOperation[] {
+    const others = [...this.d.cache.all('rollouts')].map((object) => ({
+      object,
+      status: this.own.latestStatus(object),
+    }));
+    return claimsElsewhere(name, others, nodes, this.own.unseenCreates());
+  }
+
+  private async execute(
+    action: Exclude<RolloutAction, { kind: 'UpdateRolloutStatus' | 'CreateOperation' }>,
+    nowMs: number,
+  ): Promise<void> {
+    const { cluster, logger } = this.d;
+    switch (action.kind) {
+      case 'QuarantineRelease':
+        if (!(await cluster.quarantineRelease(action.name, action.quarantine)))
+          logger.warn({ release: action.name }, 'The release to quarantine is gone; nothing to mark.');
+        return;
+      case 'RecordEvent': {
+        const { event } = action;
+        const log = event.type === 'Warning' ? logger.warn.bind(logger) : logger.info.bind(logger);
+        log(
+          {
+            [event.regarding.kind === 'AgentRollout' ? 'rollout' : 'release']: event.regarding.name,
+            reason: event.reason,
+          },
+          event.message,
+        );
+        await cluster.recordEvent(event, nowMs).catch((error: unknown) => {
+          logger.warn({ reason: event.reason }, `The Event could not be recorded: ${(error as Error).message}`);
+        });
+        return;
+      }
+    }
+  }
+
+  private async reconcileRelease(name: string): Promise<ReconcileResult> {
+    const release = this.d.cache.get('releases', name);
+    if (release === undefined) return { outcome: 'gone', requeueAfterMs: null };
+    const update = planReleaseStatus(release, this.d.clock.nowMs());
+    if (update === null) return { outcome: 'applied', requeueAfterMs: null };
+    const outcome = await this.d.cluster.updateReleaseStatus(update.name, update.resourceVersion, update.status);
+    return outcome === 'updated'
+      ? { outcome: 'applied', requeueAfterMs: null }
+      : { outcome: 'conflict', requeueAfterMs: CONFLICT_RETRY_MS };
+  }
+}

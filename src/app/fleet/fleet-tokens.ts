@@ -1,0 +1,15 @@
+import type { ServiceIdentifier } from 'inversify';
+import type { ControllerCluster, LeaseStore } from '../../ports/fleet/controller-cluster.js';
+import type { ControllerMetrics } from '../../ports/fleet/controller-metrics.js';
+import { CommonTokens } from '../common/common-tokens.js';
+import type { ControllerSettings, RolloutController } from './controller/rollout-controller.js';
+
+/** The rollout controller's process (createController): its ports and use case, with the shared Logger and Clock. */
+export const FleetTokens = Object.freeze({
+  ...CommonTokens,
+  ControllerSettings: Symbol('ControllerSettings') as ServiceIdentifier<ControllerSettings>,
+  ControllerCluster: Symbol('ControllerCluster') as ServiceIdentifier<ControllerCluster>,
+  LeaseStore: Symbol('LeaseStore') as ServiceIdentifier<LeaseStore>,
+  ControllerMetrics: Symbol('ControllerMetrics') as ServiceIdentifier<ControllerMetrics>,
+  RolloutController: Symbol('RolloutController') as ServiceIdentifier<RolloutController>,
+});

@@ -1,0 +1,52 @@
+import { readPreviousStatus } from '../../../domain/fleet/status/read-rollout-status.js';
+import { ROLLOUT_STATES, type RolloutState } from '../../../domain/fleet/spec/rollout-spec.js';
+import type { RolloutPhase } from '../../../domain/fleet/status/rollout-status.js';
+import type { RolloutObject } from '../../../ports/fleet/rollout-store.js';
+
+/** What `rollout status` reports: the status exactly as read, with the few spec fields that frame it. */
+export interface RolloutView {
+  readonly name: string;
+  readonly resourceVersion: string;
+  readonly generation: number | null;
+  /** `spec.releaseRef.name`. */
+  readonly release: string | null;
+  /** `spec.state`: what the operator asked for. */
+  readonly state: RolloutState | null;
+  readonly resumeFromHalt: string;
+  /** `status.phase`: what the controller last reported; `null` before it wrote a status. */
+  readonly phase: RolloutPhase | null;
+  /** The status as read (untrusted JSON, `null` when there is none). */
+  readonly status: unknown;
+}
+
+export function viewOf(rollout: RolloutObject): RolloutView {
+  const { spec } = rollout;
+  const releaseRef = spec['releaseRef'];
+  const release =
+    typeof releaseRef === 'object' && releaseRef !== null ? (releaseRef as Record<string, unknown>)['name'] : null;
+  return {
+    name: rollout.name,
+    resourceVersion: rollout.resourceVersion,
+    generation: rollout.generation,
+    release: typeof release === 'string' ? release : null,
+    state: stateOf(rollout),
+    resumeFromHalt: typeof spec['resumeFromHalt'] === 'string' ? spec['resumeFromHalt'] : '',
+    phase: readPreviousStatus(rollout.status).phase,
+    status: rollout.status,
+  };
+}
+
+/** `spec.state`, `Preview` when unset (the CRD's default); `null` when it holds no known state. */
+export function stateOf(rollout: RolloutObject): RolloutState | null {
+  const state = rollout.spec['state'] ?? 'Preview';
+  return ROLLOUT_STATES.includes(state as RolloutState) ? (state as RolloutState) : null;
+}
+
+/** The rollback release `spec.rollback.releaseRef.name`, or `null` when the spec names none. */
+export function rollbackReleaseOf(rollout: RolloutObject): string | null {
+  const rollback = rollout.spec['rollback'];
+  if (typeof rollback !== 'object' || rollback === null) return null;
+  const ref = (rollback as Record<string, unknown>)['releaseRef'];
+  const name = typeof ref === 'object' && ref !== null ? (ref as Record<string, unknown>)['name'] : undefined;
+  return typeof name === 'string' && name !== '' ? name : null;
+}

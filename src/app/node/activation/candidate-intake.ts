@@ -1,0 +1,89 @@
+import type { HostArchitecture } from '../../../domain/node/artifact/archive-rules.js';
+import type { Sha256 } from '../../../domain/common/digest.js';
+import { failure } from '../../../domain/common/failure.js';
+import { linkedSlot, type LayoutFacts } from '../../../domain/node/layout/host-facts.js';
+import type { UpgradeState } from '../../../domain/node/record/upgrade-state.js';
+import type { Clock } from '../../../ports/common/clock.js';
+import type { FileSystem } from '../../../ports/node/file-system.js';
+import type { ProcessRunner } from '../../../ports/common/process-runner.js';
+import { checkCandidate, type CheckedCandidate } from '../artifact/check-candidate.js';
+import { activeVersion } from '../artifact/running-version.js';
+import type { UpgraderConfig } from '../config/upgrader-config.js';
+import { raise, unwrap } from '../../common/failure-signal.js';
+import type { LayoutEngine } from '../layout/layout-engine.js';
+import { activeBinary, parseRequestedVersion } from './activation-support.js';
+
+export interface ActivateRequest {
+  readonly candidatePath: string;
+  /**
+   * The candidate is already a private copy in the slot directory (a verified download): no
+   * snapshot is taken, and the migration keeps it.
+   */
+  readonly candidateIsPrivate?: boolean;
+  readonly requestedVersion?: string | undefined;
+  readonly allowDowngrade?: boolean | undefined;
+  /** Accept a candidate whose digest is quarantined. */
+  readonly force?: boolean | undefined;
+  /** Aborted by SIGINT/SIGTERM/SIGHUP: after the switch the activation rolls back, then ends. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface IntakeDependencies {
+  readonly fs: FileSystem;
+  readonly runner: ProcessRunner;
+  readonly clock: Clock;
+  readonly engine: LayoutEngine;
+  readonly config: UpgraderConfig;
+  readonly arch: HostArchitecture;
+}
+
+/** Every check that can refuse a direct candidate, run before the first change to the host. */
+export async function checkDirectCandidate(
+  deps: IntakeDependencies,
+  request: ActivateRequest,
+  state: UpgradeState,
+  facts: LayoutFacts,
+): Promise<CheckedCandidate> {
+  const { config } = deps;
+  const active = await activeBinary(deps, facts);
+  return checkCandidate(deps, {
+    path: request.candidatePath,
+    arch: deps.arch,
+    allowScripts: config.agent.allowScripts,
+    maxBinaryBytes: config.artifact.maxBinaryBytes,
+    requestedVersion:
+      request.requestedVersion === undefined ? null : unwrap(parseRequestedVersion(request.requestedVersion)),
+    currentVersion: await activeVersion(deps, {
+      state,
+      slot: linkedSlot(facts, 'current'),
+      path: active?.path ?? null,
+      maxBinaryBytes: config.artifact.maxBinaryBytes,
+    }),
+    allowDowngrade: request.allowDowngrade === true,
+    requestedBy: 'command',
+    state,
+    force: request.force === true,
+  });
+}
+
+/**
+ * A private copy inside the slot directory (the layout's `candidateSnapshot`, a temp of the
+ * blue slot, so a crash leaves nothing a sweep would miss). It must hold exactly the bytes
+ * that were checked: a candidate replaced since then is refused.
+ */
+export async function snapshotCandidate(
+  deps: IntakeDependencies,
+  candidatePath: string,
+  checkedDigest: Sha256,
+): Promise<string> {
+  const path = deps.engine.layout.candidateSnapshot;
+  const copied = await deps.fs.copyFileAtomic(candidatePath, path, {
+    mode: 0o700,
+    maxBytes: deps.config.artifact.maxBinaryBytes,
+  });
+  if (copied.sha256 !== checkedDigest) {
+    await deps.fs.remove(path);
+    raise(failure('E_CANDIDATE_INVALID', `the candidate ${candidatePath} changed while it was being checked`));
+  }
+  return path;
+}

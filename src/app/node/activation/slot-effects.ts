@@ -1,0 +1,85 @@
+import { failure } from '../../../domain/common/failure.js';
+import { linkedSlot, type LayoutFacts } from '../../../domain/node/layout/host-facts.js';
+import { slotPath } from '../../../domain/node/layout/slot-layout.js';
+import type { SlotName } from '../../../domain/node/layout/slot.js';
+import type { ContainerRootfs } from '../../../ports/node/container-rootfs.js';
+import type { ServiceActivity, ServiceManager } from '../../../ports/node/service-manager.js';
+import type { UpgraderConfig } from '../config/upgrader-config.js';
+import { raise } from '../../common/failure-signal.js';
+import type { LayoutEngine } from '../layout/layout-engine.js';
+
+export interface SlotEffectDependencies {
+  readonly services: ServiceManager;
+  readonly container: ContainerRootfs;
+  readonly engine: LayoutEngine;
+  readonly config: UpgraderConfig;
+}
+
+/** Where a node stands after a failure that could not be fully undone: what to tell an operator. */
+export interface NodeCondition {
+  readonly current: SlotName | null;
+  readonly service: ServiceActivity;
+}
+
+/**
+ * The direct path's effects on a slot beyond the layout: point current at it, restart the
+ * agent into it and judge its health, copy it into the active container. Each is idempotent.
+ */
+export class SlotEffects {
+  constructor(private readonly deps: SlotEffectDependencies) {}
+
+  /** Current first (the host link), then the service, then the container copy. */
+  async switchBackTo(slot: SlotName, facts: LayoutFacts, restart: boolean): Promise<void> {
+    await this.deps.engine.pointCurrentAt(slot);
+    if (restart) {
+      await this.deps.services.restart({ resetFailed: true });
+      await this.expectHealthy(realSlotPath(facts, slot));
+    }
+    if ((await this.deps.container.activeMachine()) !== null)
+      await this.syncContainer(slotPath(this.deps.engine.layout, slot));
+  }
+
+  async expectHealthy(expectedPath: string, signal?: AbortSignal): Promise<void> {
+    // The adapter ends its wait at its next poll once the signal aborts.
+    const verdict = await this.deps.services.waitHealthy(
+      expectedPath,
+      this.deps.config.health,
+      signal === undefined ? {} : { signal },
+    );
+    if (verdict.kind !== 'healthy' && signal?.aborted === true) {
+      raise(failure('E_INTERRUPTED', 'interrupted by a signal while waiting for the agent to become healthy'));
+    }
+    if (verdict.kind === 'healthy') return;
+    raise(
+      failure(
+        'E_UNHEALTHY',
+        verdict.kind === 'unhealthy'
+          ? `the agent did not become healthy: ${verdict.reason}`
+          : 'the agent is not running',
+      ),
+    );
+  }
+
+  async syncContainer(sourcePath: string): Promise<void> {
+    const machine = await this.deps.container.activeMachine();
+    if (machine === null) return;
+    const written = await this.deps.container.install(machine, sourcePath);
+    const copy = await this.deps.container.digest(machine);
+    if (copy === null || copy.sha256 !== written.sha256)
+      raise(failure('E_DIGEST_MISMATCH', `the copy in machine ${machine} does not match the host binary`));
+  }
+
+  /** Observed, never remembered: what current names and what the service manager says. */
+  async condition(): Promise<NodeCondition> {
+    const current = await this.deps.engine
+      .inspect()
+      .then((facts) => linkedSlot(facts, 'current'))
+      .catch(() => null);
+    const service = await this.deps.services.activity().catch((): ServiceActivity => 'unknown');
+    return { current, service };
+  }
+}
+
+export function realSlotPath(facts: LayoutFacts, slot: SlotName): string {
+  return slot === 'blue' ? facts.canonical.blue : facts.canonical.green;
+}

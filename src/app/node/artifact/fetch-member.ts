@@ -1,0 +1,82 @@
+import type { ArchiveLimits } from '../../../domain/node/artifact/archive-rules.js';
+import type { Sha256 } from '../../../domain/common/digest.js';
+import { failure } from '../../../domain/common/failure.js';
+import type { RedactedUrl } from '../../../domain/common/redacted-url.js';
+import type { ArchiveExtractor } from '../../../ports/node/archive-extractor.js';
+import type { ArtifactSource } from '../../../ports/node/artifact-source.js';
+import type { FileDigest, FileSystem } from '../../../ports/node/file-system.js';
+import { raise } from '../../common/failure-signal.js';
+
+export interface FetchDependencies {
+  readonly source: ArtifactSource;
+  readonly extractor: ArchiveExtractor;
+  readonly fs: FileSystem;
+}
+
+export interface FetchMemberRequest {
+  readonly url: RedactedUrl;
+  readonly expectedDigest: Sha256 | null;
+  readonly member: string;
+  readonly target: string;
+  readonly mode: number;
+  readonly limits: ArchiveLimits;
+  readonly timeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly onProgress?: (archiveBytes: number, totalBytes: number | null) => void;
+  readonly signal?: AbortSignal;
+  /** Runs after the archive was verified and just before the member replaces `target`; may refuse. */
+  readonly beforeCommit?: () => Promise<void>;
+}
+
+export interface FetchedMember {
+  readonly archive: FileDigest;
+  readonly binaryBytes: number;
+}
+
+/**
+ * The one artifact pipeline (docs/operations.md#fetch): stream the archive, hash it as it arrives,
+ * extract its one member into a temp file next to `target`, and rename it into place only after
+ * the whole archive was read and its digest matched. On any failure the temp is removed and
+ * `target` is untouched; so too when `signal` aborts (E_INTERRUPTED), which also ends the
+ * download. Nothing is re-read from a path after it was verified.
+ */
+export async function fetchMember(deps: FetchDependencies, request: FetchMemberRequest): Promise<FetchedMember> {
+  const stream = await deps.source.open({
+    url: request.url,
+    maxBytes: request.limits.maxArchiveBytes,
+    timeoutMs: request.timeoutMs,
+    idleTimeoutMs: request.idleTimeoutMs,
+    ...(request.signal === undefined ? {} : { signal: request.signal }),
+  });
+  const staged = await deps.fs.stageFile(request.target, {
+    mode: request.mode,
+    maxBytes: request.limits.maxBinaryBytes,
+  });
+  try {
+    const extracted = await deps.extractor.extract({
+      body: stream.body,
+      expectedMember: request.member,
+      limits: request.limits,
+      sink: (chunk) => staged.write(chunk),
+      onProgress: (bytes) => request.onProgress?.(bytes, stream.contentLength),
+    });
+    if (request.expectedDigest !== null && extracted.archive.sha256 !== request.expectedDigest) {
+      raise(
+        failure(
+          'E_DIGEST_MISMATCH',
+          `the archive's SHA-256 is ${extracted.archive.sha256}, but ${request.expectedDigest} was expected`,
+        ),
+      );
+    }
+    const { bytes } = await staged.seal();
+    await request.beforeCommit?.();
+    // An interrupt that arrived after the last byte still means "stop": nothing new appears.
+    if (request.signal?.aborted === true)
+      raise(failure('E_INTERRUPTED', 'interrupted by a signal before the file was put in place'));
+    await staged.commit();
+    return { archive: extracted.archive, binaryBytes: bytes };
+  } catch (error) {
+    await staged.discard();
+    throw error;
+  }
+}

@@ -1,0 +1,39 @@
+import { hostname } from 'node:os';
+import { ContainerModule } from 'inversify';
+import { KubeClient } from '../../../adapters/common/kubernetes/kube-client.js';
+import { KubernetesOperationStore } from '../../../adapters/node/kubernetes/kubernetes-operation-store.js';
+import { NoOperationStore } from '../../../adapters/node/none/no-operation-store.js';
+import type { Clock } from '../../../ports/common/clock.js';
+import type { Logger } from '../../../ports/common/logger.js';
+import type { ProcessRunner } from '../../../ports/common/process-runner.js';
+import type { UpgraderConfig } from '../config/upgrader-config.js';
+import type { OperationStoreFactory } from '../managed/session-options.js';
+import { Tokens } from '../tokens.js';
+
+/** `cluster.manager: "none"`: no operations are delivered (the daemon runs its gate, then idles). */
+export const noClusterModule = new ContainerModule(({ bind }) => {
+  bind(Tokens.OperationStoreFactory).toConstantValue(async () => new NoOperationStore());
+});
+
+/**
+ * `cluster.manager: "kubernetes"`: connects with `cluster.kubeconfig` (or the default chain) on
+ * first use and watches for `cluster.machineName` (default: this host's name, lower-cased as the
+ * kubelet names its Node). Exec credential plugins run through the process runner, bounded like
+ * every program the upgrader runs.
+ */
+export const kubernetesClusterModule = new ContainerModule(({ bind }) => {
+  bind(Tokens.OperationStoreFactory).toResolvedValue(
+    (config: UpgraderConfig, clock: Clock, logger: Logger, runner: ProcessRunner): OperationStoreFactory =>
+      async () => {
+        const client = await KubeClient.connect(config.cluster.kubeconfig, { runner, clock });
+        const machineName = config.cluster.machineName ?? hostname().toLowerCase();
+        return new KubernetesOperationStore({
+          client,
+          machineName,
+          clock,
+          logger: logger.child({ component: 'machine-operations' }),
+        });
+      },
+    [Tokens.Config, Tokens.Clock, Tokens.Logger, Tokens.ProcessRunner],
+  );
+});

@@ -1,0 +1,66 @@
+import { ContainerModule, type ServiceIdentifier } from 'inversify';
+import type { ArchiveExtractor } from '../../../ports/node/archive-extractor.js';
+import type { ArtifactSource } from '../../../ports/node/artifact-source.js';
+import type { Clock } from '../../../ports/common/clock.js';
+import type { ContainerRootfs } from '../../../ports/node/container-rootfs.js';
+import type { FileSystem } from '../../../ports/node/file-system.js';
+import type { HostLock } from '../../../ports/node/host-lock.js';
+import type { OperationStore } from '../../../ports/node/operation-store.js';
+import type { ProcessRunner } from '../../../ports/common/process-runner.js';
+import type { ServiceManager } from '../../../ports/node/service-manager.js';
+import { Tokens } from '../tokens.js';
+
+/** Ports an embedder (or a test) supplies instead of the ones its platform binds. */
+export interface PortOverrides {
+  readonly artifactSource?: ArtifactSource;
+  readonly archiveExtractor?: ArchiveExtractor;
+  readonly processRunner?: ProcessRunner;
+  readonly containerRootfs?: ContainerRootfs;
+  readonly fileSystem?: FileSystem;
+  readonly clock?: Clock;
+  readonly hostLock?: HostLock;
+  readonly serviceManager?: ServiceManager;
+  readonly operationStore?: OperationStore;
+}
+
+/** Ports given as the instance but bound as a factory that opens them (the cluster is reached on first use). */
+const OPENED_PORTS: ReadonlySet<keyof PortOverrides> = new Set(['operationStore']);
+
+/** Every port of a process, as a platform binds them (the memory platform takes them all). */
+export type PlatformPorts = Required<PortOverrides>;
+
+/** Which token each overridable port is bound to. */
+export const PORT_TOKENS: { readonly [K in keyof PortOverrides]-?: ServiceIdentifier<unknown> } = {
+  artifactSource: Tokens.ArtifactSource,
+  archiveExtractor: Tokens.ArchiveExtractor,
+  processRunner: Tokens.ProcessRunner,
+  containerRootfs: Tokens.ContainerRootfs,
+  fileSystem: Tokens.FileSystem,
+  clock: Tokens.Clock,
+  hostLock: Tokens.HostLock,
+  serviceManager: Tokens.ServiceManager,
+  operationStore: Tokens.OperationStoreFactory,
+};
+
+/** Loaded last: each given port replaces (`rebind`) what the platform bound for it. */
+export function overridesModule(overrides: PortOverrides): ContainerModule {
+  return new ContainerModule(({ rebind }) => {
+    for (const [key, value] of Object.entries(overrides) as [keyof PortOverrides, unknown][]) {
+      if (value === undefined) continue;
+      rebind(PORT_TOKENS[key]).toConstantValue(OPENED_PORTS.has(key) ? async () => value : value);
+    }
+  });
+}
+
+/**
+ * A platform of given port instances: the simulator's processes (the memory adapters) and an
+ * embedder's fully custom host. The use cases on top are the production ones.
+ */
+export function portsModule(ports: PlatformPorts): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    for (const [key, value] of Object.entries(ports) as [keyof PortOverrides, unknown][]) {
+      if (value === undefined) continue;
+      bind(PORT_TOKENS[key]).toConstantValue(OPENED_PORTS.has(key) ? async () => value : value);
+    }
+  });
+}

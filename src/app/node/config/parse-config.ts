@@ -1,0 +1,196 @@
+import * as t from 'typanion';
+import { MIB } from '../../../domain/node/artifact/byte-units.js';
+import { fail, ok, type Result } from '../../../domain/common/failure.js';
+import { isCleanAbsolutePath } from '../../../domain/node/layout/posix-path.js';
+import { findRuleProblem, systemdPathProblem, type ConfigProblem } from './config-rules.js';
+import { CONFIG_NESTING_MAX, isPlainText, nestsDeeperThan } from './config-text.js';
+import { FLEX_PROFILE, type UpgraderConfig } from './upgrader-config.js';
+
+/** Error texts quote the offending value; a long one would bury the key it names. */
+const CONFIG_MESSAGE_MAX_CHARS = 400;
+
+/**
+ * A string check that reports its failure under the key being validated. A bare predicate in a
+ * cascade fails silently, and the refusal then names no key at all.
+ */
+const refine = (test: (value: string) => boolean, problem: string) =>
+  t.makeValidator<string, string>({
+    test: (value, state): value is string => {
+      if (test(value)) return true;
+      state?.errors?.push(`${state.p ?? '.'}: ${problem}`);
+      return false;
+    },
+  });
+
+const hasPlainText = refine(isPlainText, 'must not contain control characters (C0, DEL, C1) or unpaired surrogates');
+const isText = t.cascade(t.isString(), [hasPlainText]);
+const isAbsolutePathText = t.cascade(t.isString(), [
+  hasPlainText,
+  refine(isCleanAbsolutePath, 'must be an absolute, clean path (no ".", "..", "//" or trailing "/")'),
+]);
+/** An absolute path naming a file or a dedicated directory (never the root directory). */
+const isFilePathText = t.cascade(isAbsolutePathText, [
+  refine((value) => value !== '/', 'must not be the root directory'),
+]);
+const isName = t.cascade(t.isString(), [t.matchesRegExp(/^[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}$/)]);
+/** The agent's name becomes slot, link and script names: the layout's own rule. */
+const isAgentName = t.cascade(t.isString(), [t.matchesRegExp(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/)]);
+const isUnitName = t.cascade(t.isString(), [t.matchesRegExp(/^[A-Za-z0-9][A-Za-z0-9_.@-]{0,120}\.service$/)]);
+const integerIn = (low: number, high: number) =>
+  t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(low, high)]);
+const optional = <T>(validator: t.StrictValidator<unknown, T>) => t.isOptional(validator);
+
+/** Every key optional; unknown keys and wrong types are refused, naming the key. */
+const isConfigFile = t.isObject({
+  profile: optional(t.isEnum(['flex'] as const)),
+  root: optional(isAbsolutePathText),
+  agent: optional(
+    t.isObject({
+      name: optional(isAgentName),
+      mode: optional(t.isEnum(['self-hosted', 'sidecar'] as const)),
+      args: optional(t.cascade(t.isArray(t.cascade(isText, [t.hasMaxLength(4096)])), [t.hasMaxLength(64)])),
+      member: optional(t.cascade(t.isString(), [t.matchesRegExp(/^[A-Za-z0-9][A-Za-z0-9_.{}-]{0,127}$/)])),
+      allowScripts: optional(t.isBoolean()),
+    }),
+  ),
+  paths: optional(
+    t.isObject({
+      entry: optional(isFilePathText),
+      slotDir: optional(isFilePathText),
+      record: optional(isFilePathText),
+      state: optional(isFilePathText),
+      lock: optional(isFilePathText),
+      daemonState: optional(isFilePathText),
+      unitDir: optional(isFilePathText),
+    }),
+  ),
+  service: optional(
+    t.isObject({
+      manager: optional(t.isEnum(['systemd', 'supervisor', 'none'] as const)),
+      unit: optional(isUnitName),
+      recoveryUnit: optional(isUnitName),
+      restartSec: optional(integerIn(0, 3600)),
+      startLimitBurst: optional(integerIn(1, 100)),
+      startLimitIntervalSec: optional(integerIn(1, 86_400)),
+      supervisorSocket: optional(isFilePathText),
+    }),
+  ),
+  health: optional(
+    t.isObject({
+      timeoutMs: optional(integerIn(100, 3_600_000)),
+      stableMs: optional(integerIn(0, 600_000)),
+      pollMs: optional(integerIn(10, 60_000)),
+    }),
+  ),
+  artifact: optional(
+    t.isObject({
+      maxArchiveBytes: optional(integerIn(1, 1024 * MIB)),
+      maxBinaryBytes: optional(integerIn(1, 1024 * MIB)),
+      requireDigest: optional(t.isBoolean()),
+      allowHttp: optional(t.isBoolean()),
+      timeoutMs: optional(integerIn(1_000, 24 * 3_600_000)),
+      idleTimeoutMs: optional(integerIn(100, 3_600_000)),
+    }),
+  ),
+  container: optional(
+    t.isObject({
+      manager: optional(t.isEnum(['nspawn', 'none'] as const)),
+      machinesDir: optional(isAbsolutePathText),
+      machines: optional(t.isArray(t.cascade(t.isString(), [t.matchesRegExp(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/)]))),
+      binaryPath: optional(isFilePathText),
+    }),
+  ),
+  cluster: optional(
+    t.isObject({
+      manager: optional(t.isEnum(['kubernetes', 'none'] as const)),
+      machineName: optional(t.isNullable(isName)),
+      kubeconfig: optional(t.isNullable(isFilePathText)),
+      operationMode: optional(t.isEnum(['auto', 'disable'] as const)),
+    }),
+  ),
+});
+
+export type ConfigCheck =
+  { readonly ok: true; readonly config: UpgraderConfig } | { readonly ok: false; readonly problem: ConfigProblem };
+
+/**
+ * Parses configuration text strictly and fills every omitted key from the profile. Errors are
+ * `E_CONFIG` and name the offending keys.
+ */
+export function parseConfigText(text: string, source: string): Result<UpgraderConfig> {
+  return asResult(checkConfigText(text), source);
+}
+
+export function parseConfigValue(value: unknown, source: string): Result<UpgraderConfig> {
+  return asResult(checkConfigValue(value), source);
+}
+
+/** The structured form of `parseConfigText`: on refusal, the keys to change and why. */
+export function checkConfigText(text: string): ConfigCheck {
+  if (nestsDeeperThan(text, CONFIG_NESTING_MAX))
+    return refused([], `arrays or objects nest deeper than ${CONFIG_NESTING_MAX} levels`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return refused([], 'not valid JSON');
+  }
+  return checkConfigValue(value);
+}
+
+export function checkConfigValue(value: unknown): ConfigCheck {
+  const errors: string[] = [];
+  if (!isConfigFile(value, { errors })) return schemaRefusal(errors[0] ?? '.: invalid configuration');
+  const base = FLEX_PROFILE;
+  const config: UpgraderConfig = {
+    profile: 'flex',
+    root: value.root ?? base.root,
+    agent: { ...base.agent, ...definedOnly(value.agent) },
+    paths: { ...base.paths, ...definedOnly(value.paths) },
+    service: { ...base.service, ...definedOnly(value.service) },
+    health: { ...base.health, ...definedOnly(value.health) },
+    artifact: { ...base.artifact, ...definedOnly(value.artifact) },
+    container: { ...base.container, ...definedOnly(value.container) },
+    cluster: { ...base.cluster, ...definedOnly(value.cluster) },
+  };
+  const problem = findRuleProblem(config);
+  return problem === null ? { ok: true, config } : { ok: false, problem };
+}
+
+/** typanion reports `.agent.args[2]: why`; the key is the part before the first ": ". */
+function schemaRefusal(error: string): ConfigCheck {
+  const split = error.indexOf(': ');
+  const key = (split < 0 ? '.' : error.slice(0, split)).replace(/^\./, '');
+  const why = split < 0 ? error : error.slice(split + 2);
+  return refused(
+    [key === '' ? '(the whole file)' : key],
+    why.length > CONFIG_MESSAGE_MAX_CHARS ? `${why.slice(0, CONFIG_MESSAGE_MAX_CHARS)}…` : why,
+  );
+}
+
+function refused(keys: readonly string[], problem: string): ConfigCheck {
+  return { ok: false, problem: { keys, problem } };
+}
+
+function asResult(check: ConfigCheck, source: string): Result<UpgraderConfig> {
+  if (check.ok) return ok(check.config);
+  const { keys, problem } = check.problem;
+  return fail('E_CONFIG', keys.length === 0 ? `${source}: ${problem}` : `${source}: ${keys.join(', ')}: ${problem}`);
+}
+
+/** Applies command-line overrides (currently only `--root`). */
+export function withRoot(config: UpgraderConfig, root: string | undefined): Result<UpgraderConfig> {
+  if (root === undefined) return ok(config);
+  if (!isCleanAbsolutePath(root) || !isPlainText(root))
+    return fail('E_USAGE', '--root must be an absolute, clean path without control characters');
+  const rerooted = { ...config, root };
+  // The file's paths were checked under its own root; under this one they must still be usable.
+  const problem = systemdPathProblem(rerooted);
+  if (problem !== null) return fail('E_USAGE', `--root: ${problem.problem}`);
+  return ok(rerooted);
+}
+
+function definedOnly<T extends object>(value: T | undefined): Partial<T> {
+  if (value === undefined) return {};
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,246 @@
+import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { failure } from '../../../domain/common/failure.js';
+import type { Clock } from '../../../ports/common/clock.js';
+import type { Logger } from '../../../ports/common/logger.js';
+import { parseConfigValue } from '../config/parse-config.js';
+import { raise, unwrap } from '../../common/failure-signal.js';
+import type { HostIdentity } from '../host-identity.js';
+import type { Upgrader } from '../upgrader.js';
+import { createUpgrader } from '../composition/create-upgrader.js';
+import { demoAgentElf } from './demo-agent-elf.js';
+import { supervisorPlatform, systemdPlatform, type DemoPlatform } from './demo-platforms.js';
+import { DemoReleaseServer, sha256, type DemoRelease } from './demo-releases.js';
+import { quietRecoveryIdentity } from './quiet-recovery.js';
+
+export interface DemoOptions {
+  /** Leave the sandbox directory for inspection (nothing keeps running either way). */
+  readonly keep: boolean;
+  /** Run the agent under the host's systemd instead of the built-in supervisor. */
+  readonly systemd: boolean;
+  readonly identity: HostIdentity;
+  readonly logger: Logger;
+  /** Times the timeline and paces the wait for the agent to start. */
+  readonly clock: Clock;
+  readonly print: (line: string) => void;
+  /** Aborted by an interrupt: the demo stops at its next step, cleaning up as at its end. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface DemoReport {
+  readonly sandbox: string;
+  readonly kept: boolean;
+  readonly steps: readonly DemoStep[];
+}
+
+export interface DemoStep {
+  readonly atMs: number;
+  readonly phase: string;
+  readonly current: string | null;
+  readonly lastGood: string | null;
+  readonly running: string | null;
+  readonly note: string;
+}
+
+const SLOTS = '/usr/local/lib/aks-flex-node';
+const VERSIONS = [
+  { version: '1.0.0', crashes: false },
+  { version: '2.0.0', crashes: false },
+  { version: '3.0.0', crashes: true },
+] as const;
+
+/** The demo's sandbox host (the platform adds root, paths and service); health settles in 1.5 s. */
+const DEMO_CONFIG = {
+  agent: { mode: 'sidecar', args: ['agent'] },
+  health: { timeoutMs: 10_000, stableMs: 1_500, pollMs: 250 },
+  container: { manager: 'none' },
+  cluster: { manager: 'none' },
+};
+
+/**
+ * `agent-upgrade demo`: a legacy v1 install in a throw-away sandbox is migrated, run under the
+ * built-in supervisor (or the host's systemd with `--systemd`), upgraded to v2 from a loopback
+ * release server, then offered a v3 that crashes on start — which is rolled back automatically.
+ * Without `--systemd` it needs no root and no systemd; it prints a timeline and leaves nothing
+ * running.
+ */
+export async function runDemo(options: DemoOptions): Promise<DemoReport> {
+  if (options.identity.arch !== 'amd64')
+    raise(failure('E_WRONG_ARCH', 'the demo agent is an x86-64 program; run the demo on an amd64 host'));
+  // Chosen first: a platform this host lacks is refused before anything is created.
+  const platform = options.systemd ? systemdPlatform(options.identity.euid) : supervisorPlatform();
+  const sandbox = mkdtempSync(join(tmpdir(), 'agent-upgrade-demo-'));
+  const startedMs = options.clock.monotonicMs();
+  const steps: DemoStep[] = [];
+  let releases: DemoReleaseServer | null = null;
+  // Whatever ends the story — its end, a failure, an interrupt — stops the agent and removes
+  // the sandbox before the demo returns.
+  try {
+    releases = await DemoReleaseServer.start();
+    await tellStory({ options, platform, sandbox, releases, startedMs, steps });
+  } finally {
+    await platform.stop();
+    await releases?.close();
+    if (!options.keep) rmSync(sandbox, { recursive: true, force: true });
+  }
+  options.print('');
+  options.print(
+    `Done in ${((options.clock.monotonicMs() - startedMs) / 1000).toFixed(1)} s: the agent is stopped, ${options.keep ? `the sandbox is kept at ${sandbox}` : 'the sandbox is removed'}.`,
+  );
+  return { sandbox, kept: options.keep, steps };
+}
+
+interface Story {
+  readonly options: DemoOptions;
+  readonly platform: DemoPlatform;
+  readonly sandbox: string;
+  readonly releases: DemoReleaseServer;
+  readonly startedMs: number;
+  readonly steps: DemoStep[];
+}
+
+/** The demo's phases, each recorded as a step; an interrupt ends it at the next step. */
+async function tellStory(story: Story): Promise<void> {
+  const { options, platform, sandbox, releases } = story;
+  const { signal } = options;
+  const { upgrader, published, label } = await setUpStory(story);
+  const services = serviceProbe(upgrader, options.clock, signal);
+  const step = stepRecorder(story, label, services);
+
+  options.print(`Sandbox ${sandbox} (nothing outside it is touched).`);
+  options.print(
+    `Release server ${releases.origin}: ${published.map((release) => `v${release.version}${release.crashes ? ' (crashes on start)' : ''}`).join(', ')}.`,
+  );
+  options.print('');
+  mkdirSync(join(sandbox, 'usr/local/bin'), { recursive: true });
+  writeFileSync(join(sandbox, 'usr/local/bin/aks-flex-node'), demoAgentElf('1.0.0', 'healthy'), { mode: 0o755 });
+  await step('legacy install', 'v1.0.0 as a plain file at /usr/local/bin/aks-flex-node');
+
+  const migrated = unwrap(await upgrader.migrate());
+  await step('migrate', `${migrated.actions.length} actions: the legacy file copied into a slot, links created`);
+
+  await platform.start(upgrader);
+  await services.waitRunning();
+  await step('start', `${platform.name} runs the agent through the current link`);
+
+  // The signal reaches the activations too: an interrupted one rolls back before it returns.
+  const v2 = published[1] as DemoRelease;
+  const upgraded = unwrap(await upgrader.install({ url: v2.url, sha256: v2.sha256, signal }));
+  await step(
+    `install v${v2.version}`,
+    `${upgraded.outcome}: ${upgraded.from} -> ${upgraded.to}, restarted and healthy for 1.5 s`,
+  );
+
+  const v3 = published[2] as DemoRelease;
+  const broken = await upgrader.install({ url: v3.url, sha256: v3.sha256, signal });
+  const brokenNote = broken.ok
+    ? `${broken.value.outcome}${broken.value.failure === null ? '' : ` (${broken.value.failure.code}: ${broken.value.failure.message})`}`
+    : `refused: ${broken.failure.code}`;
+  await step(
+    `install v${v3.version}`,
+    `${brokenNote}; the previous binary runs again and v${v3.version}'s digest is quarantined`,
+  );
+}
+
+/** The sandbox's configuration file, the three releases on the server, and the use cases over them. */
+async function setUpStory({ options, platform, sandbox, releases }: Story): Promise<{
+  readonly upgrader: Upgrader;
+  readonly published: readonly DemoRelease[];
+  readonly label: (path: string | null) => string;
+}> {
+  const configValue = { ...DEMO_CONFIG, ...platform.configFor(sandbox) };
+  const config = unwrap(parseConfigValue(configValue, 'the demo configuration'));
+  // Where `--root SANDBOX` finds it: the on-failure hook's `recover --root SANDBOX` then runs on
+  // the demo's configuration too, not on the built-in profile.
+  mkdirSync(join(sandbox, 'etc/aks-flex-node'), { recursive: true });
+  writeFileSync(join(sandbox, 'etc/aks-flex-node/agent-upgrade.json'), `${JSON.stringify(configValue, null, 2)}\n`, {
+    mode: 0o600,
+  });
+  const member = config.agent.member.replace('{arch}', 'amd64');
+  const published: DemoRelease[] = [];
+  for (const { version, crashes } of VERSIONS)
+    published.push(
+      await releases.publish(member, version, demoAgentElf(version, crashes ? 'crash-on-start' : 'healthy'), crashes),
+    );
+  const upgrader = unwrap(
+    createUpgrader({ config, identity: quietRecoveryIdentity(options.identity, sandbox), logger: options.logger }),
+  );
+  return { upgrader, published, label: labeller(published) };
+}
+
+/** Records and prints one step of the timeline; an interrupt stops the demo before and after it. */
+function stepRecorder(
+  { options, sandbox, startedMs, steps }: Story,
+  label: (path: string | null) => string,
+  services: ReturnType<typeof serviceProbe>,
+): (phase: string, note: string) => Promise<void> {
+  const stopIfInterrupted = (): void => {
+    if (options.signal?.aborted === true)
+      raise(failure('E_INTERRUPTED', 'the demo was interrupted; its agent is stopped and its sandbox removed'));
+  };
+  return async (phase, note) => {
+    stopIfInterrupted();
+    const entry: DemoStep = {
+      atMs: options.clock.monotonicMs() - startedMs,
+      phase,
+      current: linkTarget(sandbox, 'current'),
+      lastGood: linkTarget(sandbox, 'last-good'),
+      running: await services.running(label),
+      note,
+    };
+    steps.push(entry);
+    options.print(render(entry, label, sandbox));
+    stopIfInterrupted();
+  };
+}
+
+function serviceProbe(upgrader: Upgrader, clock: Clock, signal: AbortSignal | undefined) {
+  return {
+    async running(label: (path: string | null) => string): Promise<string | null> {
+      const status = await upgrader.status();
+      const executable = status.ok ? status.value.service.mainExecutable : null;
+      return executable === null ? null : label(executable);
+    },
+    async waitRunning(): Promise<void> {
+      for (let attempt = 0; attempt < 50 && signal?.aborted !== true; attempt += 1) {
+        const status = await upgrader.status();
+        if (status.ok && status.value.service.mainExecutable !== null) return;
+        await clock.sleep(100);
+      }
+      if (signal?.aborted !== true) raise(failure('E_SERVICE', 'the supervisor did not start the agent within 5 s'));
+    },
+  };
+}
+
+/** Names a slot path by the release it holds, e.g. `green (v2.0.0)`. */
+function labeller(releases: readonly DemoRelease[]): (path: string | null) => string {
+  return (path) => {
+    if (path === null) return 'nothing';
+    const slot = /aks-flex-node-(blue|green)$/.exec(path)?.[1] ?? path;
+    let digest: string | null = null;
+    try {
+      digest = sha256(readFileSync(path));
+    } catch {
+      digest = null;
+    }
+    const release = releases.find((candidate) => candidate.binarySha256 === digest);
+    return release === undefined ? slot : `${slot} (v${release.version})`;
+  };
+}
+
+function linkTarget(sandbox: string, link: 'current' | 'last-good'): string | null {
+  try {
+    return join(sandbox, SLOTS, readlinkSync(join(sandbox, SLOTS, `aks-flex-node-${link}`)));
+  } catch {
+    return null;
+  }
+}
+
+function render(step: DemoStep, label: (path: string | null) => string, sandbox: string): string {
+  const at = `[${(step.atMs / 1000).toFixed(1).padStart(5)} s]`;
+  const links =
+    step.current === null ? 'no links yet' : `current -> ${label(step.current)}, last-good -> ${label(step.lastGood)}`;
+  const running = step.running === null ? 'agent not running' : `agent runs ${step.running}`;
+  return `${at} ${step.phase.padEnd(16)} ${links}; ${running}\n${' '.repeat(26)}${step.note.replaceAll(sandbox, '<sandbox>')}`;
+}

@@ -1,0 +1,60 @@
+/**
+ * The service manager that runs the agent (systemd, the built-in supervisor, or none). Every
+ * method is idempotent. Failures are thrown as `ServiceError` (src/domain/common/port-errors.ts).
+ */
+export type ServiceActivity = 'active' | 'inactive' | 'failed' | 'absent' | 'unknown';
+
+export type HealthVerdict =
+  | { readonly kind: 'healthy' }
+  | { readonly kind: 'unhealthy'; readonly reason: string }
+  | { readonly kind: 'not-running' };
+
+export interface HealthLimits {
+  readonly timeoutMs: number;
+  readonly stableMs: number;
+  readonly pollMs: number;
+}
+
+export interface ServiceManager {
+  /** Which platform this is, for status output. */
+  readonly name: 'systemd' | 'supervisor' | 'none' | 'memory';
+
+  /**
+   * Writes the agent unit, the recovery unit and the recovery script when they differ from what
+   * is installed, then reloads the manager if anything changed. Returns whether it changed.
+   */
+  convergeAssets(): Promise<{ readonly changed: boolean }>;
+
+  /** Whether the installed assets already match; never changes anything (preflight). */
+  assetsCurrent(): Promise<boolean>;
+
+  activity(): Promise<ServiceActivity>;
+
+  /**
+   * Restarts the agent and returns once the manager accepted the restart (the direct path's
+   * synchronous restart). `resetFailed` first clears a failed state and its start counter (every
+   * planned restart: into a candidate, or back to last-good). An inactive or absent service stays stopped: `restarted` is false then.
+   */
+  restart(options?: { readonly resetFailed?: boolean }): Promise<{ readonly restarted: boolean }>;
+
+  /**
+   * Asks the manager to restart the agent a moment from now, from outside the agent's own
+   * process tree (a transient unit), and returns at once: the managed path's hand-over, so the
+   * calling process — possibly the agent itself — can return cleanly first.
+   */
+  scheduleRestart(): Promise<void>;
+
+  /** The real path of the executable the agent's main process runs, or `null` when none runs. */
+  mainExecutable(): Promise<string | null>;
+
+  /**
+   * Waits until the main process runs `expectedPath` (a real path) continuously for
+   * `stableMs`, polling every `pollMs`, for at most `timeoutMs`. An aborted `signal` ends the
+   * wait at the next poll (the verdict is then not healthy).
+   */
+  waitHealthy(
+    expectedPath: string,
+    limits: HealthLimits,
+    options?: { readonly signal?: AbortSignal },
+  ): Promise<HealthVerdict>;
+}
