@@ -28,5 +28,5 @@ export {
   ServiceError,
 } from './domain/common/port-errors.js';
 export { RedactedUrl } from './domain/common/redacted-url.js';
-export type * from './ports/index.js';
+export type * from './ports/ports.js';
 export { AGENT_UPGRADE_VERSION } from './package-version.js';

@@ -7,6 +7,7 @@
  * refuses the same change.
  */
 import { readFile } from 'node:fs/promises';
+import { load } from 'js-yaml';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -89,8 +90,7 @@ beforeAll(async () => {
   );
   await cluster.apply(RELEASES, ROLLOUT);
   const kubeconfig = cluster.server.admin.kubeconfigPath;
-  // The test server writes its kubeconfigs as JSON (which is YAML).
-  const context = (JSON.parse(await readFile(kubeconfig, 'utf8')) as { 'current-context'?: string })['current-context'];
+  const context = (load(await readFile(kubeconfig, 'utf8')) as { 'current-context'?: string })['current-context'];
   if (context === undefined) throw new Error(`${kubeconfig} names no current context`);
   clusterFlags = ['--kubeconfig', kubeconfig, '--context', context];
 }, 240_000);
