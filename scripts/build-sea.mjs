@@ -49,7 +49,7 @@ await build({
           {
             name: 'version-override',
             setup(context) {
-              context.onLoad({ filter: /dist[\\/]version\.js$/ }, () => ({
+              context.onLoad({ filter: /dist[\\/]package-version\.js$/ }, () => ({
                 contents: `export const AGENT_UPGRADE_VERSION = ${JSON.stringify(version)};\n`,
                 loader: 'js',
               }));
