@@ -27,6 +27,8 @@ export default defineConfig({
     environment: 'node',
     pool: 'forks',
     testTimeout: 30_000,
+    // The default output, and each file's time (printed as a table with FILE_TIMES_TABLE=N).
+    reporters: ['default', './scripts/file-times-reporter.mjs'],
     // clipanion 3.2.1 imports a directory from its ESM entry; inlining lets vite resolve it.
     server: { deps: { inline: ['clipanion'] } },
     // Two groups, one after the other (vitest gives each group its own worker count): the files

@@ -1,7 +1,10 @@
-// A vitest reporter for scripts/test-times.mjs and scripts/steady-suite.mjs: one JSON line per
-// test file, its whole duration (collection, hooks and tests, as the default reporter prints it),
-// its test count and its state, written to the file FILE_TIMES_OUTPUT names.
+// A vitest reporter (vitest.config.ts registers it for every run): each test file's whole
+// duration (collection, hooks and tests, as the default reporter prints it), its test count and
+// its state. With FILE_TIMES_OUTPUT it writes them as JSON to that file (scripts/test-times.mjs,
+// scripts/steady-suite.mjs); with FILE_TIMES_TABLE=N it prints the N slowest files as a Markdown
+// table at the end of the run (.ci/run does, so every CI log shows where the time went).
 import { writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
 
 export default class FileTimesReporter {
   files = [];
@@ -19,5 +22,25 @@ export default class FileTimesReporter {
   onTestRunEnd() {
     const output = process.env['FILE_TIMES_OUTPUT'];
     if (output !== undefined) writeFileSync(output, JSON.stringify(this.files));
+    const top = Number(process.env['FILE_TIMES_TABLE'] ?? 0);
+    if (Number.isInteger(top) && top > 0) console.log(slowestTable(this.files, top));
   }
+}
+
+/** The slowest `top` files as Markdown, after the sum of every file's time. */
+function slowestTable(files, top) {
+  const sorted = [...files].sort((a, b) => b.seconds - a.seconds);
+  const sumS = sorted.reduce((sum, file) => sum + file.seconds, 0);
+  const rows = sorted
+    .slice(0, top)
+    .map(
+      (file) =>
+        `| ${relative(process.cwd(), file.name)} | ${file.tests} | ${file.seconds.toFixed(1)} s${file.status === 'passed' ? '' : ` (${file.status})`} |`,
+    );
+  return [
+    `\n${files.length} files, sum of file times ${sumS.toFixed(0)} s; the slowest:\n`,
+    '| file | tests | time |',
+    '|---|---:|---:|',
+    ...rows,
+  ].join('\n');
 }
