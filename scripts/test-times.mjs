@@ -22,7 +22,7 @@ const run = spawnSync(
   { stdio: 'inherit', env: { ...process.env, FILE_TIMES_OUTPUT: report } },
 );
 const wallS = (performance.now() - startedMs) / 1000;
-let files = [];
+let files;
 try {
   files = JSON.parse(readFileSync(report, 'utf8')).map((file) => ({
     ...file,

@@ -43,11 +43,7 @@ function outcome(run: RunResult): unknown {
 
 describe(`${CRASHES} controller crashes during a fleet rollback on ${PROPERTY_SIZE} simulated machines (seed ${SEED})`, () => {
   it('every planned crash happened', () => {
-    console.log(JSON.stringify(outcome(runs.uninterrupted)), JSON.stringify(outcome(runs.crashed)), runs.effects);
-    console.log(
-      JSON.stringify((runs.uninterrupted.statuses.get('fleet') as any).halt),
-      JSON.stringify((runs.crashed.statuses.get('fleet') as any).halt),
-    );
+    expect(runs.effects).toBeGreaterThan(CRASHES);
     expect(runs.crashed.world.restarts).toBe(CRASHES);
   });
 

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
+import { ClusterError } from '../../../domain/common/port-errors.js';
 import { stat } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import { CredentialError } from './credential-error.js';
 import type { ExecCredentialSource } from './exec-credential.js';
 import { readBounded } from './kubeconfig-files.js';
 import type { UserConfig } from './kubeconfig-user.js';
+import { messageOf } from '../../../domain/common/message-of.js';
 
 /** A token file is read again when what was read is older than this (client-go's period), and at once after a 401. */
 export const TOKEN_FILE_MAX_AGE_MS = 60_000;
@@ -124,7 +126,7 @@ class TokenFile {
       // Mid-rotation or briefly unreadable: what worked last is still the best guess (kubectl does the same).
       const kept = this.token ?? this.fallback;
       if (kept !== undefined) return kept;
-      throw error instanceof CredentialError ? error : new CredentialError((error as Error).message);
+      throw error instanceof CredentialError ? error : new CredentialError(messageOf(error));
     }
   }
 
@@ -154,8 +156,8 @@ class CertFiles {
     } catch (error) {
       if (this.pair === null)
         throw new CredentialError(
-          error instanceof CredentialError || (error as Error).name === 'ClusterError'
-            ? (error as Error).message
+          error instanceof CredentialError || error instanceof ClusterError
+            ? error.message
             : `the client certificate ${this.certPath} and key ${this.keyPath} do not make a usable pair`,
         );
     }

@@ -105,7 +105,7 @@ export class KubeHttp {
               : { 'content-type': contentType ?? 'application/json', 'content-length': String(payload.length) }),
           },
         },
-        (incoming) => readJson(incoming).then(resolve, reject),
+        (incoming) => void readJson(incoming).then(resolve, reject),
       );
       request.on('timeout', () => request.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
       request.on('error', (error) =>

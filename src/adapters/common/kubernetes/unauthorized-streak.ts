@@ -1,6 +1,7 @@
 import { ClusterError } from '../../../domain/common/port-errors.js';
 import type { Clock } from '../../../ports/common/clock.js';
 import { isAuthenticationFailure } from './credential-error.js';
+import { messageOf } from '../../../domain/common/message-of.js';
 
 export interface UnauthorizedLimit {
   /** Authentication failures with no success in between… */
@@ -47,7 +48,7 @@ export class UnauthorizedStreak {
     throw new ClusterError(
       401,
       `the API server refused this machine's credentials ${this.failures} times over ${Math.round(spanMs / 1000)} s, ` +
-        `re-read before every attempt (last: ${(last as Error).message}); fix the credentials and restart the daemon`,
+        `re-read before every attempt (last: ${messageOf(last)}); fix the credentials and restart the daemon`,
       'unauthorized',
     );
   }

@@ -11,6 +11,7 @@ import {
 } from '../../common/kubernetes/kube-watch.js';
 import type { UnauthorizedLimit, UnauthorizedStreak } from '../../common/kubernetes/unauthorized-streak.js';
 import { nameOf } from './read-objects.js';
+import { messageOf } from '../../../domain/common/message-of.js';
 
 export interface InformerSettings {
   readonly pageSize: number;
@@ -87,7 +88,7 @@ export async function runInformer<T>(
         failures = 0;
         parts.streak.succeeded();
       } catch (error) {
-        await backOff(`list failed (${(error as Error).message})`, error);
+        await backOff(`list failed (${messageOf(error)})`, error);
         continue;
       }
     }
@@ -159,7 +160,7 @@ async function watchFrom<T>(
   try {
     handle = await startWatch(parts, resource, from, queue);
   } catch (error) {
-    const why = `watch failed to start (${(error as Error).message})`;
+    const why = `watch failed to start (${messageOf(error)})`;
     return { kind: 'failed', why, error, resourceVersion: null, delivered: false };
   }
   let resourceVersion = from;

@@ -2,6 +2,7 @@ import { parseTimestamp } from '../../../domain/fleet/spec/time-text.js';
 import type { NodeFacts, OperationPhase, ReleaseObject, RolloutObject } from '../../../domain/fleet/order/snapshot.js';
 import type { OperationFacts } from '../../../ports/fleet/controller-cluster.js';
 import { AGENT_UPGRADE } from '../../common/kubernetes/machine-operation-resource.js';
+import { isOneOf } from '../../../domain/common/one-of.js';
 
 /**
  * The API server's JSON, read into the planner's plain shapes. Anything unreadable (no name, no
@@ -11,7 +12,7 @@ import { AGENT_UPGRADE } from '../../common/kubernetes/machine-operation-resourc
  */
 
 const AGENT_VERSION_ANNOTATION = 'agent-upgrade.dev/agent-version';
-const PHASES: readonly string[] = ['Pending', 'InProgress', 'Complete', 'Failed'];
+const PHASES: readonly OperationPhase[] = ['Pending', 'InProgress', 'Complete', 'Failed'];
 
 interface Metadata {
   readonly name: string;
@@ -79,7 +80,7 @@ export function readOperation(raw: unknown): OperationFacts | null {
     machineRef: spec['machineRef'],
     labels: metadata.labels,
     ownerUid: controllerUid(metadata.raw['ownerReferences']),
-    phase: typeof phase === 'string' && PHASES.includes(phase) ? (phase as OperationPhase) : null,
+    phase: isOneOf(PHASES, phase) ? phase : null,
     reason: typeof completed?.['reason'] === 'string' ? completed['reason'] : null,
     message: typeof status['message'] === 'string' ? status['message'] : null,
     createdMs: parseTimestamp(metadata.raw['creationTimestamp']) ?? 0,

@@ -1,5 +1,6 @@
 import { machineTargetOf, type MachineTarget } from '../../../domain/common/machine-selector.js';
 import type { OperationPhase } from '../../../ports/node/operation-store.js';
+import { isOneOf } from '../../../domain/common/one-of.js';
 
 /** The fields of a MachineOperation the daemon reads, from untrusted JSON. */
 export interface MachineOperationView {
@@ -18,7 +19,7 @@ export interface MachineOperationView {
   readonly conditions: readonly Readonly<Record<string, unknown>>[];
 }
 
-const PHASES: readonly string[] = ['Pending', 'InProgress', 'Complete', 'Failed'];
+const PHASES: readonly OperationPhase[] = ['Pending', 'InProgress', 'Complete', 'Failed'];
 
 /** `null` for anything that is not a readable MachineOperation (it is then ignored, never guessed at). */
 export function readMachineOperation(object: unknown): MachineOperationView | null {
@@ -46,7 +47,7 @@ export function readMachineOperation(object: unknown): MachineOperationView | nu
     operationKind: typeof spec['operationKind'] === 'string' ? spec['operationKind'] : '',
     target: machineTargetOf(spec),
     parameters,
-    phase: typeof phase === 'string' && PHASES.includes(phase) ? (phase as OperationPhase) : null,
+    phase: isOneOf(PHASES, phase) ? phase : null,
     reason: isRecord(completed) && typeof completed['reason'] === 'string' ? completed['reason'] : null,
     message: typeof status['message'] === 'string' ? status['message'] : null,
     startedAt: typeof status['startedAt'] === 'string' ? status['startedAt'] : null,

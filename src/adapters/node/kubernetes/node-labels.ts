@@ -1,6 +1,7 @@
 import type { Clock } from '../../../ports/common/clock.js';
 import type { Logger } from '../../../ports/common/logger.js';
 import type { KubeClient } from '../../common/kubernetes/kube-client.js';
+import { messageOf } from '../../../domain/common/message-of.js';
 
 /** The local Node's labels for machineSelector operations, read at most once per TTL. */
 export class NodeLabels {
@@ -24,7 +25,7 @@ export class NodeLabels {
     } catch (error) {
       this.logger.warn(
         {},
-        `The Node ${this.machineName} cannot be read (${(error as Error).message}); machineSelector operations are not matched.`,
+        `The Node ${this.machineName} cannot be read (${messageOf(error)}); machineSelector operations are not matched.`,
       );
     }
     this.cached = { labels, atMs: nowMs };

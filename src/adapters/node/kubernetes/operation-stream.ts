@@ -17,6 +17,7 @@ import {
   type StreamSettings,
 } from './stream-support.js';
 import type { UnauthorizedStreak } from '../../common/kubernetes/unauthorized-streak.js';
+import { messageOf } from '../../../domain/common/message-of.js';
 
 export type { StreamSettings } from './stream-support.js';
 
@@ -95,7 +96,7 @@ async function* relist(cursor: Cursor): AsyncGenerator<AgentUpgradeRequest, stri
     listed = await listAll(client, selector, settings.listPageSize);
   } catch (error) {
     if (!abandonFieldSelector(cursor, error, selector !== undefined))
-      await backOff(cursor, `list failed (${(error as Error).message})`, error);
+      await backOff(cursor, `list failed (${messageOf(error)})`, error);
     return null;
   }
   shared.streak.succeeded();

@@ -10,6 +10,7 @@ import {
   watchTimeoutSeconds,
   type Cursor,
 } from './stream-support.js';
+import { messageOf } from '../../../domain/common/message-of.js';
 
 type StreamItem =
   | { readonly kind: 'event'; readonly type: WatchEventType; readonly object: unknown }
@@ -95,7 +96,7 @@ async function startWatch(
     );
   } catch (error) {
     if (!abandonFieldSelector(cursor, error, selector !== undefined))
-      await backOff(cursor, `watch failed to start (${(error as Error).message})`, error);
+      await backOff(cursor, `watch failed to start (${messageOf(error)})`, error);
     return null;
   }
 }

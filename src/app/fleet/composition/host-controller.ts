@@ -8,6 +8,7 @@ import type { ControllerProcessSettings } from '../controller/controller-options
 import type { RolloutController } from '../controller/rollout-controller.js';
 import { translatePortError } from '../../common/translate-port-error.js';
 import { createController } from './create-controller.js';
+import { messageOf } from '../../../domain/common/message-of.js';
 
 export interface HostController {
   readonly controller: RolloutController;
@@ -28,7 +29,7 @@ export async function openHostController(
 ): Promise<Result<HostController>> {
   const clock = new SystemClock();
   const metrics = new PrometheusMetrics({
-    onError: (error, method) => logger.warn({ method }, `A metric was not recorded: ${(error as Error).message}`),
+    onError: (error, method) => logger.warn({ method }, `A metric was not recorded: ${messageOf(error)}`),
   });
   let connection: Awaited<ReturnType<typeof connectController>>;
   try {
@@ -47,7 +48,7 @@ export async function openHostController(
   } catch (error) {
     const failure = translatePortError(error);
     if (failure !== null) return { ok: false, failure };
-    return fail('E_CONFIG', `the cluster connection cannot be set up: ${(error as Error).message}`);
+    return fail('E_CONFIG', `the cluster connection cannot be set up: ${messageOf(error)}`);
   }
   const controller = createController({ settings, logger, ports: { ...connection, metrics, clock } });
   let server: MetricsServer | null = null;
@@ -56,7 +57,7 @@ export async function openHostController(
       server = await startMetricsServer({ ...settings.metrics, metrics, ready: () => controller.ready });
     } catch (error) {
       connection.cluster.close();
-      return fail('E_CONFIG', `the metrics listener cannot be started: ${(error as Error).message}`);
+      return fail('E_CONFIG', `the metrics listener cannot be started: ${messageOf(error)}`);
     }
   }
   return ok({

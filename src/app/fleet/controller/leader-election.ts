@@ -2,6 +2,7 @@ import { ClusterError } from '../../../domain/common/port-errors.js';
 import type { Clock } from '../../../ports/common/clock.js';
 import type { LeaseRecord, LeaseStore, StoredLease } from '../../../ports/fleet/controller-cluster.js';
 import type { Logger } from '../../../ports/common/logger.js';
+import { messageOf } from '../../../domain/common/message-of.js';
 
 export interface LeaderSettings {
   /** This replica's name in the Lease (the pod name). */
@@ -135,10 +136,7 @@ export class LeaderElection {
     } catch (error) {
       // Refused credentials do not get better by waiting: the controller stops (E_CLUSTER_AUTH).
       if (error instanceof ClusterError && error.code === 'unauthorized') throw error;
-      this.logger.warn(
-        { identity },
-        `Leader election: the Lease could not be read or written (${(error as Error).message}).`,
-      );
+      this.logger.warn({ identity }, `Leader election: the Lease could not be read or written (${messageOf(error)}).`);
       return false;
     }
   }

@@ -14,6 +14,7 @@ import { OWN_WRITE_MEMORY_MS, OwnWrites } from './own-writes.js';
 import { claimsElsewhere } from './claims-elsewhere.js';
 import { CREATE_BATCH_MAX, reconcileSteps, type ReconcileStep } from './reconcile-steps.js';
 import { rolloutSnapshot } from './rollout-snapshot.js';
+import { messageOf } from '../../../domain/common/message-of.js';
 
 /** Plan again this soon after a 409 that no watch event may follow (someone else's write, a fault). */
 export const CONFLICT_RETRY_MS = 1_000;
@@ -153,7 +154,7 @@ export class Reconciler {
           event.message,
         );
         await cluster.recordEvent(event, nowMs).catch((error: unknown) => {
-          logger.warn({ reason: event.reason }, `The Event could not be recorded: ${(error as Error).message}`);
+          logger.warn({ reason: event.reason }, `The Event could not be recorded: ${messageOf(error)}`);
         });
         return;
       }

@@ -2,6 +2,7 @@ import { readPreviousStatus } from '../../../domain/fleet/status/read-rollout-st
 import { ROLLOUT_STATES, type RolloutState } from '../../../domain/fleet/spec/rollout-spec.js';
 import type { RolloutPhase } from '../../../domain/fleet/status/rollout-status.js';
 import type { RolloutObject } from '../../../ports/fleet/rollout-store.js';
+import { isOneOf } from '../../../domain/common/one-of.js';
 
 /** What `rollout status` reports: the status exactly as read, with the few spec fields that frame it. */
 export interface RolloutView {
@@ -39,7 +40,7 @@ export function viewOf(rollout: RolloutObject): RolloutView {
 /** `spec.state`, `Preview` when unset (the CRD's default); `null` when it holds no known state. */
 export function stateOf(rollout: RolloutObject): RolloutState | null {
   const state = rollout.spec['state'] ?? 'Preview';
-  return ROLLOUT_STATES.includes(state as RolloutState) ? (state as RolloutState) : null;
+  return isOneOf(ROLLOUT_STATES, state) ? state : null;
 }
 
 /** The rollback release `spec.rollback.releaseRef.name`, or `null` when the spec names none. */

@@ -14,6 +14,7 @@ import type { ManagedSession } from '../managed/managed-session.js';
 import { raise, runUseCase } from '../../common/failure-signal.js';
 import { VersionReportRetry } from './version-retry.js';
 import { WorkQueue, workKey } from './work-queue.js';
+import { messageOf } from '../../../domain/common/message-of.js';
 
 export type DaemonExit =
   /** Asked to stop (SIGTERM). */
@@ -198,7 +199,7 @@ async function feed(
     for await (const request of store.watch(signal)) pending.push(request);
   } catch (error) {
     // The store retries by itself; an error escaping it is a defect worth stopping for.
-    logger.error({}, `The MachineOperation watch stopped: ${(error as Error).message}`);
+    logger.error({}, `The MachineOperation watch stopped: ${messageOf(error)}`);
     pending.close(error);
   }
 }

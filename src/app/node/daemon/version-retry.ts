@@ -3,6 +3,7 @@ import { retryDelayMs } from '../../../domain/node/daemon/retry-policy.js';
 import type { Clock } from '../../../ports/common/clock.js';
 import type { Logger } from '../../../ports/common/logger.js';
 import type { ManagedSession } from '../managed/managed-session.js';
+import { messageOf } from '../../../domain/common/message-of.js';
 
 /** How a failed version report is classified for its backoff (5 s doubling to 5 min). */
 const RETRYABLE = { kind: 'retryable-failure', failure: failure('E_CLUSTER', 'the version report failed') } as const;
@@ -27,7 +28,7 @@ export class VersionReportRetry {
     if (this.running !== null || this.stop.signal.aborted || !this.session.versionReportPending) return;
     this.running = this.loop()
       .catch((error: unknown) => {
-        this.logger.error({}, `Retrying the agent version report stopped: ${(error as Error).message}`);
+        this.logger.error({}, `Retrying the agent version report stopped: ${messageOf(error)}`);
       })
       .finally(() => {
         this.running = null;

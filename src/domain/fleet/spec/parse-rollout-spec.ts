@@ -19,6 +19,7 @@ import {
   type Json,
   type Parsed,
 } from './spec-problems.js';
+import { isOneOf } from '../../common/one-of.js';
 
 const TOP_LEVEL_FIELDS = ['releaseRef', 'targets', 'state', 'resumeFromHalt', 'strategy', 'rollback', 'schedule'];
 
@@ -35,7 +36,7 @@ export function parseRolloutSpec(raw: unknown): Parsed<AgentRolloutSpec> {
   if (targets !== null) checkKnownFields(targets, ['selector'], 'spec.targets', problems);
   const selector = parseTargetSelector(targets?.['selector'], 'spec.targets.selector', problems);
   const state = raw['state'] ?? 'Preview';
-  if (!ROLLOUT_STATES.includes(state as RolloutState)) {
+  if (!isOneOf(ROLLOUT_STATES, state)) {
     problems.add('E_ROLLOUT_STATE', 'spec.state', `must be one of ${ROLLOUT_STATES.join(', ')}`);
   }
   const resumeFromHalt = stringField(raw, 'resumeFromHalt', 'spec', problems, 'E_FIELD_SHAPE') ?? '';

@@ -2,6 +2,7 @@ import { MAX_WINDOWS, WEEKDAYS, type ScheduleWindow, type Weekday } from './roll
 import { checkKnownFields, isRecord, objectField, ProblemList, type Json } from './spec-problems.js';
 import { parseDuration } from './time-text.js';
 import { isTimeZone } from './schedule-window.js';
+import { isOneOf } from '../../common/one-of.js';
 
 const WEEK_MS = 7 * 86_400_000;
 
@@ -28,7 +29,7 @@ function parseWindow(raw: unknown, path: string, problems: ProblemList): Schedul
   checkKnownFields(raw, ['days', 'start', 'duration', 'timeZone'], path, problems);
   const before = problems.size;
   const days = raw['days'] ?? [];
-  if (!Array.isArray(days) || !days.every((day) => WEEKDAYS.includes(day as Weekday))) {
+  if (!Array.isArray(days) || !days.every((day) => isOneOf(WEEKDAYS, day))) {
     problems.add('E_ROLLOUT_WINDOW', `${path}.days`, `must list days among ${WEEKDAYS.join(', ')}`);
   }
   const start = typeof raw['start'] === 'string' ? /^([01]\d|2[0-3]):([0-5]\d)$/.exec(raw['start']) : null;

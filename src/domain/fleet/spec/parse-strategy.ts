@@ -4,7 +4,6 @@ import {
   DEFAULT_OPERATION_TIMEOUT_MS,
   MAX_WAVES,
   ON_FAILURE,
-  type OnFailure,
   type RolloutStrategy,
   type WaveSpec,
 } from './rollout-spec.js';
@@ -20,6 +19,7 @@ import {
 } from './spec-problems.js';
 import { parseDuration } from './time-text.js';
 import { ROLLBACK_WAVE } from './rollout-vocabulary.js';
+import { isOneOf } from '../../common/one-of.js';
 
 const WAVE_FIELDS = ['name', 'count', 'percent', 'maxInFlight', 'failureBudget', 'bake', 'gate'];
 
@@ -41,14 +41,14 @@ export function parseStrategy(spec: Json, problems: ProblemList): RolloutStrateg
   const timeout = durationField(strategy, 'operationTimeout', path, problems) ?? DEFAULT_OPERATION_TIMEOUT_MS;
   if (timeout === 0) problems.add('E_ROLLOUT_DURATION', `${path}.operationTimeout`, 'must be longer than 0');
   const onFailure = strategy['onFailure'] ?? 'Halt';
-  if (!ON_FAILURE.includes(onFailure as OnFailure)) {
+  if (!isOneOf(ON_FAILURE, onFailure)) {
     problems.add('E_ROLLOUT_ON_FAILURE', `${path}.onFailure`, `must be one of ${ON_FAILURE.join(', ')}`);
   }
   return {
     waves,
     maxUnavailable,
     operationTimeoutMs: timeout,
-    onFailure: ON_FAILURE.includes(onFailure as OnFailure) ? (onFailure as OnFailure) : 'Halt',
+    onFailure: isOneOf(ON_FAILURE, onFailure) ? onFailure : 'Halt',
     quarantineOnHalt: booleanField(strategy, 'quarantineOnHalt', path, problems) ?? true,
   };
 }

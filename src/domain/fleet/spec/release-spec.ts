@@ -10,6 +10,7 @@ import {
   stringField,
   type Parsed,
 } from './spec-problems.js';
+import { isOneOf } from '../../common/one-of.js';
 
 /** An AgentRelease's spec: a version and one artifact per architecture. Immutable but for quarantine. */
 
@@ -70,7 +71,7 @@ function parseArtifacts(raw: unknown, problems: ProblemList): Artifact[] {
     }
     checkKnownFields(entry, ['arch', 'downloadURL', 'sha256'], path, problems);
     const arch = entry['arch'];
-    if (!ARCHITECTURES.includes(arch as Architecture)) {
+    if (!isOneOf(ARCHITECTURES, arch)) {
       problems.add('E_RELEASE_ARTIFACT', `${path}.arch`, `must be one of ${ARCHITECTURES.join(', ')}`);
     } else if (artifacts.some((artifact) => artifact.arch === arch)) {
       problems.add('E_RELEASE_ARTIFACT', `${path}.arch`, `${String(arch)} is listed twice`);
@@ -86,7 +87,7 @@ function parseArtifacts(raw: unknown, problems: ProblemList): Artifact[] {
     const digest = entry['sha256'];
     if (!isSha256(digest))
       problems.add('E_RELEASE_DIGEST', `${path}.sha256`, 'must be 64 lowercase hexadecimal digits');
-    if (urlOk && isSha256(digest) && ARCHITECTURES.includes(arch as Architecture)) {
+    if (urlOk && isSha256(digest) && isOneOf(ARCHITECTURES, arch)) {
       artifacts.push({ arch: arch as Architecture, downloadURL: url as string, sha256: digest });
     }
   });

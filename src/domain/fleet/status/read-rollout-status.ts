@@ -12,6 +12,7 @@ import {
   type WaveStatus,
 } from './rollout-status.js';
 import { isRecord, type Json } from '../spec/spec-problems.js';
+import { isOneOf } from '../../common/one-of.js';
 
 /**
  * Reads back the status the planner wrote, from untrusted JSON. It is the planner's only memory,
@@ -46,7 +47,7 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 const names = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : [];
 const oneOf = <T extends string>(value: unknown, options: readonly T[]): T | null =>
-  options.includes(value as T) ? (value as T) : null;
+  isOneOf(options, value) ? value : null;
 
 export function readPreviousStatus(raw: unknown): PreviousStatus {
   const status: Json = isRecord(raw) ? raw : {};
