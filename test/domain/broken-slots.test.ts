@@ -7,20 +7,8 @@ import {
   planRollback,
   type ActivationInput,
 } from '../../src/domain/node/activation/upgrade-plan.js';
-import {
-  buildHost,
-  DIGEST_A,
-  DIGEST_B,
-  dir,
-  file,
-  flexLayout,
-  link,
-  observe,
-  special,
-  TEXT,
-  type HostNode,
-  type HostSpec,
-} from './layout-fixtures.js';
+import { DIGEST_A, DIGEST_B, flexLayout, TEXT } from './layout-fixtures.js';
+import { buildHost, dir, file, link, observe, special, type HostNode, type HostSpec } from './layout-host-model.js';
 
 /**
  * A slot that is not a regular file blocks only what would use it: current is still repaired

@@ -13,7 +13,8 @@ import {
   planManagedStaging,
   planManagedSwitch,
 } from '../../src/domain/node/activation/upgrade-plan.js';
-import { DIGEST_A, DIGEST_B, factsOf, file, flexLayout, link, TEXT, unwrap, type HostSpec } from './layout-fixtures.js';
+import { DIGEST_A, DIGEST_B, flexLayout, TEXT, unwrap } from './layout-fixtures.js';
+import { factsOf, file, link, type HostSpec } from './layout-host-model.js';
 
 const V: ActivationStep = { kind: 'verify-candidate' };
 const mark: ActivationStep = { kind: 'mark-activation', previous: 'blue', candidate: 'green' };

@@ -14,7 +14,8 @@ import {
   type ManagedPlan,
   type ManagedSwitchInput,
 } from '../../src/domain/node/activation/upgrade-plan.js';
-import { DIGEST_A, DIGEST_B, factsOf, file, flexLayout, link, TEXT, unwrap, type HostSpec } from './layout-fixtures.js';
+import { DIGEST_A, DIGEST_B, flexLayout, TEXT, unwrap } from './layout-fixtures.js';
+import { factsOf, file, link, type HostSpec } from './layout-host-model.js';
 
 const ROOTS = ['/', '/sb'] as const;
 
