@@ -1,4 +1,5 @@
 import type { Clock } from '../../../ports/common/clock.js';
+import { ReadyList } from '../../common/ready-list.js';
 
 /**
  * Reconciles due, by key, each queued at most once: a key added again while it waits is the same
@@ -7,7 +8,7 @@ import type { Clock } from '../../../ports/common/clock.js';
  * on the Clock, so a simulation drives the queue on virtual time.
  */
 export class ReconcileQueue<K extends string> {
-  private readonly ready: K[] = [];
+  private readonly ready = new ReadyList<K>();
   private readonly queued = new Set<K>();
   private readonly active = new Set<K>();
   private readonly again = new Set<K>();
@@ -15,7 +16,6 @@ export class ReconcileQueue<K extends string> {
   /** Keys waiting out `settleMs` before they are queued. */
   private readonly settling = new Set<K>();
   private readonly closing = new AbortController();
-  private wake: (() => void) | null = null;
   private closed = false;
 
   /**
@@ -51,7 +51,6 @@ export class ReconcileQueue<K extends string> {
     if (this.queued.has(key)) return;
     this.queued.add(key);
     this.ready.push(key);
-    this.wake?.();
   }
 
   /** Adds `key` after `delayMs`, unless a timer for it fires sooner already. */
@@ -82,15 +81,7 @@ export class ReconcileQueue<K extends string> {
         this.active.add(key);
         return key;
       }
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          signal.removeEventListener('abort', done);
-          this.wake = null;
-          resolve();
-        };
-        this.wake = done;
-        signal.addEventListener('abort', done, { once: true });
-      });
+      await this.ready.changed(signal);
     }
   }
 
@@ -109,6 +100,6 @@ export class ReconcileQueue<K extends string> {
     this.closing.abort();
     for (const timer of this.timers.values()) timer.cancel.abort();
     this.timers.clear();
-    this.wake?.();
+    this.ready.notify();
   }
 }

@@ -1,5 +1,6 @@
 import type { Clock } from '../../../ports/common/clock.js';
 import type { OperationRef } from '../../../ports/node/operation-store.js';
+import { ReadyList } from '../../common/ready-list.js';
 
 /** The identity of an operation: a name re-created under a new uid is other work. */
 export function workKey(operation: OperationRef): string {
@@ -12,10 +13,9 @@ export function workKey(operation: OperationRef): string {
  * the clock, so a simulation drives the same queue on virtual time.
  */
 export class WorkQueue<T> {
-  private readonly ready: { readonly key: string; readonly item: T }[] = [];
+  private readonly ready = new ReadyList<T>();
   private readonly known = new Set<string>();
   private readonly stopping = new AbortController();
-  private wake: (() => void) | null = null;
   private failure: unknown = null;
   private closed = false;
 
@@ -29,8 +29,7 @@ export class WorkQueue<T> {
     const key = this.keyOf(item);
     if (this.closed || this.known.has(key)) return;
     this.known.add(key);
-    this.ready.push({ key, item });
-    this.wake?.();
+    this.ready.push(item);
   }
 
   /** The work is done with: the next delivery of it is new work. */
@@ -44,9 +43,7 @@ export class WorkQueue<T> {
     this.known.add(key);
     void this.clock.sleep(delayMs, this.stopping.signal).then(
       () => {
-        if (this.closed) return;
-        this.ready.push({ key, item });
-        this.wake?.();
+        if (!this.closed) this.ready.push(item);
       },
       () => undefined,
     );
@@ -56,25 +53,17 @@ export class WorkQueue<T> {
     this.closed = true;
     this.failure ??= failure;
     this.stopping.abort();
-    this.wake?.();
+    this.ready.notify();
   }
 
   /** The next item; `null` once stopped. Rethrows the feeder's failure. */
   async take(signal: AbortSignal): Promise<T | null> {
     for (;;) {
       if (this.failure !== null) throw this.failure;
-      const next = this.ready.shift();
-      if (next !== undefined) return next.item;
+      // Checked by length, not by the value: an item may itself be undefined.
+      if (this.ready.length > 0) return this.ready.shift() as T;
       if (this.closed || signal.aborted) return null;
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          signal.removeEventListener('abort', done);
-          this.wake = null;
-          resolve();
-        };
-        this.wake = done;
-        signal.addEventListener('abort', done, { once: true });
-      });
+      await this.ready.changed(signal);
     }
   }
 }
