@@ -71,6 +71,32 @@ export interface BenchWorldOptions {
   readonly releases: readonly (readonly [name: string, version: string])[];
 }
 
+/** The fake API server for `size` machines, its tokens and the controller's Lease namespace. */
+function startBenchFake(size: number): Promise<FakeApiServer> {
+  return startFakeApiServer({
+    tokens: Object.values(TOKENS),
+    recordRequestBodies: false,
+    // Enough for every write of a run; a watch that resumes never finds its resourceVersion compacted.
+    historyLimit: Math.max(20_000, size * 8),
+    namespaces: [LEASE_NAMESPACE],
+    // About what a real server sends on a quiet watch.
+    bookmarkIntervalMs: 60_000,
+  });
+}
+
+/** What an informer (the daemons' or the observer's) needs besides its client, seeded for its jitter. */
+function informerDeps(WatchClient: Awaited<ReturnType<typeof loadWatchClient>>, clock: SystemClock, seed: number) {
+  return {
+    WatchClient,
+    clock,
+    logger: new WarningLog(),
+    streak: new UnauthorizedStreak({ attempts: 5, windowMs: 180_000 }, clock),
+    settings: informerSettings(new Prng(seed)),
+  };
+}
+
+type InformerDeps = ReturnType<typeof informerDeps>;
+
 export class BenchWorld {
   readonly rollouts = new Map<string, RolloutSeen>();
   private readonly stop = new AbortController();
@@ -88,16 +114,7 @@ export class BenchWorld {
   ) {}
 
   static async start(options: BenchWorldOptions): Promise<BenchWorld> {
-    const size = options.machines.length;
-    const fake = await startFakeApiServer({
-      tokens: Object.values(TOKENS),
-      recordRequestBodies: false,
-      // Enough for every write of a run; a watch that resumes never finds its resourceVersion compacted.
-      historyLimit: Math.max(20_000, size * 8),
-      namespaces: [LEASE_NAMESPACE],
-      // About what a real server sends on a quiet watch.
-      bookmarkIntervalMs: 60_000,
-    });
+    const fake = await startBenchFake(options.machines.length);
     const dir = mkdtempSync(join(tmpdir(), 'bench-controller-'));
     let world: BenchWorld | null = null;
     try {
@@ -114,13 +131,7 @@ export class BenchWorld {
       const clock = new SystemClock();
       const machines = new Map(options.machines.map((machine) => [machine.name, machine]));
       const WatchClient = await loadWatchClient();
-      const informer = (seed: number) => ({
-        WatchClient,
-        clock,
-        logger: new WarningLog(),
-        streak: new UnauthorizedStreak({ attempts: 5, windowMs: 180_000 }, clock),
-        settings: informerSettings(new Prng(seed)),
-      });
+      const informer = (seed: number): InformerDeps => informerDeps(WatchClient, clock, seed);
       const daemons = new FleetDaemons({
         http: daemonHttp,
         informer: { http: plain, ...informer(options.seed + 1) },
@@ -144,18 +155,7 @@ export class BenchWorld {
       );
       world = built;
       void daemons.run(built.stop.signal).catch(() => undefined);
-      void runInformer(
-        { http: admin, ...informer(options.seed + 2), count: () => undefined },
-        { resource: 'agentrollouts', path: ROLLOUTS_PATH, read: readRollout },
-        (event) => {
-          const now = performance.now();
-          if (event.type === 'replace')
-            for (const rollout of event.objects) built.seen(rollout.name, rollout.status, now);
-          else if (event.type === 'upsert') built.seen(event.object.name, event.object.status, now);
-          else built.rollouts.delete(event.name);
-        },
-        built.stop.signal,
-      ).catch(() => undefined);
+      built.observeRollouts(informer(options.seed + 2));
       for (const [name, version] of options.releases) await built.create(RELEASES_PATH, releaseManifest(name, version));
       return built;
     } catch (error) {
@@ -166,6 +166,21 @@ export class BenchWorld {
       }
       throw error;
     }
+  }
+
+  /** Watches every AgentRollout as the admin, noting what it sees (seen) until close. */
+  private observeRollouts(informer: InformerDeps): void {
+    void runInformer(
+      { http: this.admin, ...informer, count: () => undefined },
+      { resource: 'agentrollouts', path: ROLLOUTS_PATH, read: readRollout },
+      (event) => {
+        const now = performance.now();
+        if (event.type === 'replace') for (const rollout of event.objects) this.seen(rollout.name, rollout.status, now);
+        else if (event.type === 'upsert') this.seen(event.object.name, event.object.status, now);
+        else this.rollouts.delete(event.name);
+      },
+      this.stop.signal,
+    ).catch(() => undefined);
   }
 
   private seen(name: string, status: unknown, now: number): void {

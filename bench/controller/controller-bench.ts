@@ -8,10 +8,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DaemonOutcome, FleetMachine } from '../../test/sim/fleet/fleet-daemons.js';
 import { fleetOf, NEW_RELEASE, NEW_VERSION, OLD_RELEASE, OLD_VERSION } from '../../test/sim/fleet/fleet-scenarios.js';
-import { completeRolloutSpec, HALT_RELEASE, HALT_VERSION, haltRolloutSpec } from './bench-specs.js';
+import { completeRolloutSpec, HALT_RELEASE, HALT_VERSION } from './bench-specs.js';
 import { BenchWorld, TOKENS, waitUntil } from './bench-world.js';
+import { Behaviour, type HaltRound, runHaltRounds } from './halt-rounds.js';
 import { CLI, ControllerProcess, REPO, type Memory } from './controller-process.js';
 import {
   mib,
@@ -47,12 +47,7 @@ export interface Baseline {
   readonly emptyCluster: Memory;
 }
 
-export interface HaltRound {
-  readonly ms: number;
-  /** How long the controller had been quiet about this rollout before the failure was written. */
-  readonly quietBeforeMs: number;
-  readonly reason: string;
-}
+export type { HaltRound } from './halt-rounds.js';
 
 export interface SizeResult {
   readonly machines: number;
@@ -141,36 +136,10 @@ async function measureBaseline(options: BenchOptions): Promise<Baseline> {
   }
 }
 
-/** Daemon outcomes: the fleet's release always succeeds; in each halt round the first canary fails and the others hang. */
-class Behaviour {
-  private haltCalls = 0;
-
-  nextRound(): void {
-    this.haltCalls = 0;
-  }
-
-  outcome = (_machine: FleetMachine, target: string): DaemonOutcome => {
-    if (target !== HALT_VERSION) return 'Succeeded';
-    this.haltCalls += 1;
-    return this.haltCalls === 1 ? 'DaemonFailed' : 'hang';
-  };
-}
-
 async function measureSize(size: number, options: BenchOptions): Promise<SizeResult> {
   const { log } = options;
-  const machines = fleetOf(size, options.seed);
   const behaviour = new Behaviour();
-  const world = await BenchWorld.start({
-    machines,
-    seed: options.seed,
-    timings: TIMINGS,
-    behaviour: behaviour.outcome,
-    releases: [
-      [NEW_RELEASE, NEW_VERSION],
-      [OLD_RELEASE, OLD_VERSION],
-      [HALT_RELEASE, HALT_VERSION],
-    ],
-  });
+  const world = await startSizeWorld(size, options.seed, behaviour);
   let controller: ControllerProcess | null = null;
   try {
     const startedMs = performance.now();
@@ -182,63 +151,20 @@ async function measureSize(size: number, options: BenchOptions): Promise<SizeRes
     const idle = running.memory();
     log(`${size} machines: ready in ${(readyMs / 1000).toFixed(1)} s, idle RSS ${mib(idle.rssKiB)} MiB`);
 
-    // A complete successful rollout over every machine.
-    let maxSampledRssKiB = idle.rssKiB;
-    let allCreated: Memory | null = null;
-    const sampler = setInterval(() => {
-      const memory = running.memory();
-      maxSampledRssKiB = Math.max(maxSampledRssKiB, memory.rssKiB);
-      const counts = world.rollouts.get('fleet')?.status?.['counts'] as { pending?: unknown } | undefined;
-      if (allCreated === null && counts?.pending === 0) allCreated = memory;
-    }, 100);
-    const rolloutStartMs = performance.now();
-    await world.createRollout('fleet', completeRolloutSpec());
-    try {
-      await waitUntil(
-        () =>
-          world.phaseOf('fleet') === 'Succeeded' &&
-          [...world.machines.values()].every((machine) => machine.version === NEW_VERSION) &&
-          world.daemons.writesInFlight === 0,
-        60_000 + size * 40,
-        `the rollout over ${size} machines to succeed (phase ${world.phaseOf('fleet')})`,
-        100,
-      );
-    } finally {
-      clearInterval(sampler);
-    }
-    const rolloutMs = (world.rollouts.get('fleet')?.phases.get('Succeeded') ?? performance.now()) - rolloutStartMs;
-    const steadyRangeKiB = { min: Number.POSITIVE_INFINITY, max: 0 };
-    for (let waited = 0; waited < STEADY_MS; waited += 500) {
-      await sleep(500);
-      const { rssKiB } = running.memory();
-      steadyRangeKiB.min = Math.min(steadyRangeKiB.min, rssKiB);
-      steadyRangeKiB.max = Math.max(steadyRangeKiB.max, rssKiB);
-    }
-    const steady = running.memory();
+    const { rolloutMs, allCreated, maxSampledRssKiB } = await measureRollout(world, running, size, idle.rssKiB);
+    const { steady, steadyRangeKiB } = await measureSteady(running);
     const controllerCpuMs = running.cpuMs();
-    const afterRollout = parseHistogram(await running.metrics(), RECONCILE_HISTOGRAM);
-    const reconcile = summarize(afterRollout);
-    const controllerTally = tally(world.fake.requests, TOKENS.controller);
-    const daemonTally = tally(world.fake.requests, TOKENS.daemons);
-    const operations = world.fake.operations.list().length;
+    const reconcile = summarize(parseHistogram(await running.metrics(), RECONCILE_HISTOGRAM));
+    const requests = requestsOf(world);
     log(
-      `${size} machines: rollout Succeeded in ${(rolloutMs / 1000).toFixed(1)} s, ${operations} operations, ` +
+      `${size} machines: rollout Succeeded in ${(rolloutMs / 1000).toFixed(1)} s, ${requests.operations} operations, ` +
         `steady RSS ${mib(steady.rssKiB)} MiB, peak ${mib(steady.peakKiB)} MiB, ${reconcile.count} reconciles, mean ${reconcile.meanMs.toFixed(1)} ms`,
     );
-    const trips = await world.getRoundTrips(options.getSamples);
-    const getRoundTripMs = {
-      median: median(trips),
-      p95: [...trips].sort((a, b) => a - b)[Math.floor(trips.length * 0.95)] ?? 0,
-    };
+    const getRoundTripMs = roundTripsOf(await world.getRoundTrips(options.getSamples));
 
     world.deleteRollout('fleet');
     await sleep(1_000);
-    const halts: HaltRound[] = [];
-    const beforeHalts = parseHistogram(await running.metrics(), RECONCILE_HISTOGRAM);
-    for (let round = 0; round < options.haltRounds; round += 1) halts.push(await haltRound(world, behaviour, round));
-    const reconcileHaltRounds = summarize(
-      since(parseHistogram(await running.metrics(), RECONCILE_HISTOGRAM), beforeHalts),
-    );
+    const { halts, reconcileHaltRounds } = await measureHalts(world, behaviour, running, options.haltRounds);
     log(
       `${size} machines: failure to Halted ${halts.map((halt) => halt.ms.toFixed(0)).join(', ')} ms; GET round trip median ${getRoundTripMs.median.toFixed(2)} ms`,
     );
@@ -255,9 +181,7 @@ async function measureSize(size: number, options: BenchOptions): Promise<SizeRes
       controllerCpuMs,
       reconcile,
       reconcileHaltRounds,
-      operations,
-      controller: controllerTally,
-      daemons: daemonTally,
+      ...requests,
       getRoundTripMs,
       halts,
       haltMedianMs: median(halts.map((halt) => halt.ms)),
@@ -272,25 +196,99 @@ async function measureSize(size: number, options: BenchOptions): Promise<SizeRes
   }
 }
 
+/** The cluster of `size` machines, with the fleet's, the old and the halt rounds' releases. */
+function startSizeWorld(size: number, seed: number, behaviour: Behaviour): Promise<BenchWorld> {
+  return BenchWorld.start({
+    machines: fleetOf(size, seed),
+    seed,
+    timings: TIMINGS,
+    behaviour: behaviour.outcome,
+    releases: [
+      [NEW_RELEASE, NEW_VERSION],
+      [OLD_RELEASE, OLD_VERSION],
+      [HALT_RELEASE, HALT_VERSION],
+    ],
+  });
+}
+
 /**
- * One rollout whose first canary fails (DaemonFailed, budget 0): from the answer to the daemon's
- * status write of Failed to the watch event showing the rollout Halted.
+ * A complete successful rollout over every machine: how long it took, and the controller's memory
+ * sampled on the way (its highest RSS, and when no machine was left to create an operation for).
  */
-async function haltRound(world: BenchWorld, behaviour: Behaviour, round: number): Promise<HaltRound> {
-  const name = `halt-${round}`;
-  behaviour.nextRound();
-  const failedBefore = world.daemonHttp.failedAnswers.length;
-  await world.createRollout(name, haltRolloutSpec());
-  await waitUntil(() => world.daemonHttp.failedAnswers.length > failedBefore, 30_000, `a canary of ${name} to fail`, 5);
-  const failed = world.daemonHttp.failedAnswers[failedBefore] as { atMs: number };
-  const before = (world.rollouts.get(name)?.eventsMs ?? []).filter((atMs) => atMs < failed.atMs);
-  const quietBeforeMs = failed.atMs - (before.at(-1) ?? failed.atMs);
-  await waitUntil(() => world.phaseOf(name) === 'Halted', 30_000, `${name} to halt`, 5);
-  const seen = world.rollouts.get(name);
-  const haltedMs = seen?.phases.get('Halted') ?? Number.NaN;
-  if (!(haltedMs >= failed.atMs)) throw new Error(`${name} was Halted before its canary failed`);
-  const reason = String((seen?.status?.['halt'] as { reason?: unknown } | undefined)?.reason ?? '');
-  world.deleteRollout(name);
-  await sleep(500);
-  return { ms: haltedMs - failed.atMs, quietBeforeMs, reason };
+async function measureRollout(
+  world: BenchWorld,
+  running: ControllerProcess,
+  size: number,
+  idleRssKiB: number,
+): Promise<{ rolloutMs: number; allCreated: Memory | null; maxSampledRssKiB: number }> {
+  let maxSampledRssKiB = idleRssKiB;
+  let allCreated: Memory | null = null;
+  const sampler = setInterval(() => {
+    const memory = running.memory();
+    maxSampledRssKiB = Math.max(maxSampledRssKiB, memory.rssKiB);
+    const counts = world.rollouts.get('fleet')?.status?.['counts'] as { pending?: unknown } | undefined;
+    if (allCreated === null && counts?.pending === 0) allCreated = memory;
+  }, 100);
+  const rolloutStartMs = performance.now();
+  await world.createRollout('fleet', completeRolloutSpec());
+  try {
+    await waitUntil(
+      () =>
+        world.phaseOf('fleet') === 'Succeeded' &&
+        [...world.machines.values()].every((machine) => machine.version === NEW_VERSION) &&
+        world.daemons.writesInFlight === 0,
+      60_000 + size * 40,
+      `the rollout over ${size} machines to succeed (phase ${world.phaseOf('fleet')})`,
+      100,
+    );
+  } finally {
+    clearInterval(sampler);
+  }
+  const rolloutMs = (world.rollouts.get('fleet')?.phases.get('Succeeded') ?? performance.now()) - rolloutStartMs;
+  return { rolloutMs, allCreated, maxSampledRssKiB };
+}
+
+/** The controller's memory after STEADY_MS left alone, with the lowest and highest RSS read in it. */
+async function measureSteady(
+  running: ControllerProcess,
+): Promise<{ steady: Memory; steadyRangeKiB: { min: number; max: number } }> {
+  const steadyRangeKiB = { min: Number.POSITIVE_INFINITY, max: 0 };
+  for (let waited = 0; waited < STEADY_MS; waited += 500) {
+    await sleep(500);
+    const { rssKiB } = running.memory();
+    steadyRangeKiB.min = Math.min(steadyRangeKiB.min, rssKiB);
+    steadyRangeKiB.max = Math.max(steadyRangeKiB.max, rssKiB);
+  }
+  return { steady: running.memory(), steadyRangeKiB };
+}
+
+/** The requests of the controller and of the daemons so far, and the operations created. */
+function requestsOf(world: BenchWorld): Pick<SizeResult, 'controller' | 'daemons' | 'operations'> {
+  return {
+    controller: tally(world.fake.requests, TOKENS.controller),
+    daemons: tally(world.fake.requests, TOKENS.daemons),
+    operations: world.fake.operations.list().length,
+  };
+}
+
+function roundTripsOf(trips: readonly number[]): SizeResult['getRoundTripMs'] {
+  return {
+    median: median(trips),
+    p95: [...trips].sort((a, b) => a - b)[Math.floor(trips.length * 0.95)] ?? 0,
+  };
+}
+
+/** The halt rounds, and the controller's reconciles during them. */
+async function measureHalts(
+  world: BenchWorld,
+  behaviour: Behaviour,
+  running: ControllerProcess,
+  rounds: number,
+): Promise<Pick<SizeResult, 'halts' | 'reconcileHaltRounds'>> {
+  const beforeHalts = parseHistogram(await running.metrics(), RECONCILE_HISTOGRAM);
+  const halts = await runHaltRounds(world, behaviour, rounds);
+  const reconcileHaltRounds = summarize(
+    since(parseHistogram(await running.metrics(), RECONCILE_HISTOGRAM), beforeHalts),
+  );
+  return { halts, reconcileHaltRounds };
 }

@@ -29,6 +29,19 @@ export function allWritesPerMachine(size: SizeResult): number {
 }
 
 export function renderReport(result: BenchResult): string {
+  const { sizes } = result;
+  return [
+    ...memoryTable(result),
+    ...timingTable(sizes),
+    ...haltTable(sizes),
+    ...requestTable(sizes),
+    ...requestsByResource(sizes),
+    ...scaling(sizes),
+  ].join('\n');
+}
+
+/** The header line (the baseline) and the memory table. */
+function memoryTable(result: BenchResult): string[] {
   const { baseline, sizes } = result;
   const base = baseline.emptyCluster;
   const lines: string[] = [];
@@ -49,6 +62,12 @@ export function renderReport(result: BenchResult): string {
         `${mib(memory.steady.peakKiB)} MiB | ${ratio(memory.steady.peakKiB, base.peakKiB)} | ${ratio(memory.steady.rssKiB, base.rssKiB)} |`,
     );
   }
+  return lines;
+}
+
+/** Rollout time, CPU and reconcile durations. */
+function timingTable(sizes: readonly SizeResult[]): string[] {
+  const lines: string[] = [];
   lines.push(
     '',
     '| machines | rollout to Succeeded | controller CPU | reconciles | mean | p50 (buckets) | p95 (buckets) | halt rounds: reconciles | mean | p50 | p95 |',
@@ -62,6 +81,12 @@ export function renderReport(result: BenchResult): string {
         `${halts.count} | ${fixed(halts.meanMs, 1)} ms | ${fixed(halts.p50Ms, 1)} ms | ${fixed(halts.p95Ms, 1)} ms |`,
     );
   }
+  return lines;
+}
+
+/** From a failure to Halted, against the settle window and a plain GET. */
+function haltTable(sizes: readonly SizeResult[]): string[] {
+  const lines: string[] = [];
   lines.push(
     '',
     `| machines | failure → Halted (median) | rounds, min–max | beyond the ${RECONCILE_SETTLE_MS} ms settle window | plain GET round trip (median) | ratio to the GET | quiet before the failure (min) |`,
@@ -75,6 +100,12 @@ export function renderReport(result: BenchResult): string {
         `${fixed(size.haltMedianMs / size.getRoundTripMs.median, 0)}× | ${fixed(Math.min(...size.halts.map((halt) => halt.quietBeforeMs)), 0)} ms |`,
     );
   }
+  return lines;
+}
+
+/** Requests and writes per machine. */
+function requestTable(sizes: readonly SizeResult[]): string[] {
+  const lines: string[] = [];
   lines.push(
     '',
     `| machines | controller ${PER_MACHINE_VERBS.join(' / ')} per machine | controller watches | controller Lease requests | daemon writes per machine | writes per machine (create + daemon) | all writes per machine |`,
@@ -90,11 +121,22 @@ export function renderReport(result: BenchResult): string {
       `| ${thousands(size.machines)} | ${verbs.join(' / ')} | ${size.controller.byVerb.watch} | ${lease} | ${per(writes(size.daemons.byVerb))} | ${fixed(writesPerMachine(size), 3)} | ${fixed(allWritesPerMachine(size), 3)} |`,
     );
   }
+  return lines;
+}
+
+function requestsByResource(sizes: readonly SizeResult[]): string[] {
+  const lines: string[] = [];
   lines.push('', 'controller requests by verb and resource:');
   for (const size of sizes) {
     const entries = Object.entries(size.controller.byVerbAndResource).sort(([a], [b]) => a.localeCompare(b));
     lines.push(`  ${thousands(size.machines)}: ${entries.map(([key, count]) => `${key} ${count}`).join(', ')}`);
   }
+  return lines;
+}
+
+/** The largest size against the smallest, and the largest against the targets. */
+function scaling(sizes: readonly SizeResult[]): string[] {
+  const lines: string[] = [];
   const smallest = sizes[0];
   const largest = sizes.at(-1);
   if (smallest !== undefined && largest !== undefined && largest !== smallest) {
@@ -118,5 +160,5 @@ export function renderReport(result: BenchResult): string {
         `writes per machine ${fixed(writesPerMachine(largest), 2)} ≤ 4 ${writesPerMachine(largest) <= 4 ? 'met' : 'NOT met'}`,
     );
   }
-  return lines.join('\n');
+  return lines;
 }

@@ -6,11 +6,6 @@
  * read from the server's audit log (status codes and query parameters only).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { KubeClient } from '../../src/adapters/common/kubernetes/kube-client.js';
-import { KubernetesOperationStore } from '../../src/adapters/node/kubernetes/kubernetes-operation-store.js';
-import { SystemClock } from '../../src/adapters/common/runtime/system-clock.js';
-import type { AgentUpgradeRequest } from '../../src/ports/node/operation-store.js';
-import { RecordingLogger } from '../support/recording-logger.js';
 import { waitFor } from '../support/wait-for.js';
 import {
   CRD,
@@ -21,47 +16,14 @@ import {
   RBAC,
   queryOf,
   RealCluster,
-  Taker,
   upgrade,
 } from '../support/kube/real-cluster.js';
+import { DELIVERY_MS, names, stopStreams, storeFor, streamOf } from './operation-store-harness.js';
 
-/** Short watches, so re-watches (and the bookmark each one ends with) happen within a case. */
-const STREAM = {
-  watchTimeoutMinSeconds: 3,
-  watchTimeoutMaxSeconds: 4,
-  idleTimeoutMs: 30_000,
-  retryDelayMs: 200,
-  retryDelayMaxMs: 1_000,
-  listPageSize: 2,
-};
-const DELIVERY_MS = 20_000;
-
-/** The server the running case talks to (each describe starts its own). */
+/** The server the running case talks to. */
 let cluster: RealCluster;
-const stops: AbortController[] = [];
-afterEach(() => {
-  for (const stop of stops.splice(0)) stop.abort();
-});
+afterEach(stopStreams);
 
-async function storeFor(cluster: RealCluster, machine: string): Promise<KubernetesOperationStore> {
-  const identity = await cluster.node(machine);
-  const client = await KubeClient.connect(identity.kubeconfigPath);
-  return new KubernetesOperationStore({
-    client,
-    machineName: machine,
-    clock: new SystemClock(),
-    logger: new RecordingLogger(),
-    stream: STREAM,
-  });
-}
-
-function streamOf(store: KubernetesOperationStore): Taker<AgentUpgradeRequest> {
-  const stop = new AbortController();
-  stops.push(stop);
-  return new Taker(store.watch(stop.signal)[Symbol.asyncIterator]());
-}
-
-const names = (requests: readonly AgentUpgradeRequest[]): string[] => requests.map((r) => r.operation.name).sort();
 async function deliversOnce(): Promise<void> {
   const machine = 'deliver-node';
   await cluster.create('deliver-listed', upgrade(machine));
@@ -242,25 +204,6 @@ async function fallsBackWithoutSelectableField(): Promise<void> {
   expect(await waitFor(async () => (await selected()) === 200, 30_000, 200)).toBe(true);
 }
 
-async function relistsAfterExpiry(): Promise<void> {
-  const machine = 'relist-node';
-  const stream = streamOf(await storeFor(cluster, machine));
-  await cluster.create('relist-before', upgrade(machine));
-  expect(names(await stream.take(1, DELIVERY_MS))).toEqual(['relist-before']);
-  // Two writes the selector hides: etcd keeps the revision it compacts at, so the cursor's next
-  // revision must lie below it for the watch from the cursor to be refused.
-  await cluster.create('relist-hidden-1', upgrade('elsewhere'));
-  await cluster.create('relist-hidden-2', upgrade('elsewhere'));
-  await cluster.compactEtcd();
-  const listsBefore = (await cluster.requestsOf(machine, 'list')).length;
-  // The next watch starts from the cursor, which compaction just expired: 410, then a relist.
-  const relisted = async (): Promise<boolean> => (await cluster.requestsOf(machine, 'list')).length > listsBefore;
-  expect(await waitFor(relisted, 20_000, 250)).toBe(true);
-  await cluster.create('relist-after', upgrade(machine));
-  expect(names(await stream.take(1, DELIVERY_MS))).toEqual(['relist-after']);
-  expect(await stream.take(1, 1_500)).toEqual([]);
-}
-
 describe('KubernetesOperationStore on a real kube-apiserver (watch cache on)', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     cluster = await RealCluster.start([CRD, RBAC, POLICY]);
@@ -285,18 +228,3 @@ describe('KubernetesOperationStore on a real kube-apiserver (watch cache on)', {
     fallsBackWithoutSelectableField,
   );
 });
-
-describe(
-  'KubernetesOperationStore on a real kube-apiserver (watch cache off, etcd compacted)',
-  { timeout: 120_000 },
-  () => {
-    beforeAll(async () => {
-      // Without the watch cache a watch is served by etcd, so compacting etcd expires resourceVersions.
-      cluster = await RealCluster.start([CRD, RBAC, POLICY], ['--watch-cache=false']);
-    }, 240_000);
-    afterAll(async () => {
-      await cluster?.stop();
-    }, 30_000);
-    it('relists after its watch is told 410 Expired, without losing or repeating an operation', relistsAfterExpiry);
-  },
-);

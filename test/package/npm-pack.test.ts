@@ -2,19 +2,11 @@
 // tarball holds, and the tarball installed globally (without the optional memfs) and into a
 // project (with it), where the CLI, the embedding example and `agent-upgrade/testing` run from
 // the installed files only.
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectDemo, expectExample, expectVersion, RUN_TIMEOUT_MS } from './installed-package-checks.js';
 import { copyWorkingTree, filesUnder, importedPackages, REPO, run, runOk, runOkAsync } from './package-harness.js';
 
 interface Manifest {
@@ -29,15 +21,7 @@ interface Manifest {
   readonly devDependencies: Readonly<Record<string, string>>;
 }
 
-interface DemoStep {
-  readonly phase: string;
-  readonly current: string | null;
-  readonly lastGood: string | null;
-  readonly running: string | null;
-}
-
 const NPM_TIMEOUT_MS = 120_000;
-const RUN_TIMEOUT_MS = 60_000;
 const INSTALL_FLAGS = ['--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
 
 const work = mkdtempSync(join(tmpdir(), 'agent-upgrade-pack-'));
@@ -143,9 +127,9 @@ describe('installed globally into a prefix (no memfs)', () => {
   const bin = join(prefix, 'bin', 'agent-upgrade');
   const packageDir = join(prefix, 'lib', 'node_modules', 'agent-upgrade');
 
-  it('runs `version`', () => expectVersion(bin));
+  it('runs `version`', () => expectVersion(bin, work, manifest.version));
 
-  it('runs `demo`: migrate, upgrade, automatic rollback, nothing left behind', () => expectDemo(bin), 90_000);
+  it('runs `demo`: migrate, upgrade, automatic rollback, nothing left behind', () => expectDemo(bin, work), 90_000);
 
   it(
     'runs the embedding example, while agent-upgrade/testing needs the optional memfs',
@@ -191,9 +175,9 @@ describe('installed globally into a prefix (no memfs)', () => {
 describe('installed into a project with memfs', () => {
   const bin = join(project, 'node_modules', '.bin', 'agent-upgrade');
 
-  it('runs `version`', () => expectVersion(bin));
+  it('runs `version`', () => expectVersion(bin, work, manifest.version));
 
-  it('runs `demo`', () => expectDemo(bin), 90_000);
+  it('runs `demo`', () => expectDemo(bin, work), 90_000);
 
   it(
     "runs the embedding example and agent-upgrade/testing's memory file system",
@@ -258,50 +242,3 @@ describe('installed into a project with memfs', () => {
     RUN_TIMEOUT_MS + 10_000,
   );
 });
-
-function expectVersion(bin: string): void {
-  const json = run(bin, ['version', '--json'], { cwd: work, timeoutMs: RUN_TIMEOUT_MS });
-  expect({ status: json.status, document: JSON.parse(json.stdout) as unknown }).toEqual({
-    status: 0,
-    document: { ok: true, version: manifest.version },
-  });
-  const plain = run(bin, ['version'], { cwd: work, timeoutMs: RUN_TIMEOUT_MS });
-  // The line the candidate check of an upgrade reads.
-  expect({ status: plain.status, lines: plain.stdout.trim().split('\n') }).toEqual({
-    status: 0,
-    lines: [`agent-upgrade ${manifest.version}`],
-  });
-}
-
-function expectDemo(bin: string): void {
-  const demo = run(bin, ['demo', '--json'], { cwd: work, timeoutMs: RUN_TIMEOUT_MS });
-  expect(demo.status).toBe(0);
-  const { ok, demo: report } = JSON.parse(demo.stdout) as {
-    ok: boolean;
-    demo: { sandbox: string; kept: boolean; steps: DemoStep[] };
-  };
-  const slot = (path: string | null) => path?.replace(/^.*aks-flex-node-/, '') ?? null;
-  expect({
-    ok,
-    kept: report.kept,
-    steps: report.steps.map((step) => [slot(step.current), slot(step.lastGood)]),
-  }).toEqual({
-    ok: true,
-    kept: false,
-    steps: [
-      [null, null],
-      ['blue', 'blue'],
-      ['blue', 'blue'],
-      ['green', 'blue'],
-      ['green', 'green'],
-    ],
-  });
-  expect(existsSync(report.sandbox)).toBe(false);
-}
-
-/** Runs examples/embedding.mjs from `directory`, where `agent-upgrade` resolves to the installed package. */
-function expectExample(directory: string): void {
-  copyFileSync(join(REPO, 'examples', 'embedding.mjs'), join(directory, 'embedding.mjs'));
-  const example = run(process.execPath, ['embedding.mjs'], { cwd: directory, timeoutMs: RUN_TIMEOUT_MS });
-  expect({ status: example.status, stderr: example.stderr }).toEqual({ status: 0, stderr: '' });
-}

@@ -1,4 +1,11 @@
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
@@ -38,67 +45,13 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
   };
   const server = createServer();
   server.on('connection', track);
-
   server.on('request', (req, res) => {
-    const target = req.url ?? '';
-    requests.push({ method: req.method ?? '', target, headers: req.headers });
-    let url: URL;
-    try {
-      url = new URL(target);
-    } catch {
-      res.writeHead(400).end('proxy expects an absolute URI');
-      return;
-    }
-    if (url.protocol !== 'http:' || !LOOPBACK.has(url.hostname)) {
-      res.writeHead(403).end('test proxy forwards to loopback http only');
-      return;
-    }
-    const headers: OutgoingHttpHeaders = { ...req.headers };
-    for (const h of HOP_BY_HOP) delete headers[h];
-    const upstream = httpRequest(
-      {
-        host: url.hostname.replace(/^\[|\]$/g, ''),
-        port: url.port || 80,
-        method: req.method,
-        path: url.pathname + url.search,
-        headers,
-        agent: false,
-      },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.rawHeaders);
-        up.pipe(res);
-        // Upstream truncation must reach the client as truncation, not as a clean end.
-        up.on('aborted', () => res.destroy());
-        up.on('error', () => res.destroy());
-      },
-    );
-    upstream.on('socket', track);
-    upstream.on('error', () => {
-      if (!res.headersSent) res.writeHead(502).end();
-      else res.destroy();
-    });
-    req.pipe(upstream);
+    requests.push({ method: req.method ?? '', target: req.url ?? '', headers: req.headers });
+    forward(req, res, track);
   });
-
   server.on('connect', (req, client: Socket, head: Buffer) => {
-    const target = req.url ?? '';
-    requests.push({ method: 'CONNECT', target, headers: req.headers });
-    const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(target);
-    const host = match?.[1]?.replace(/^\[|\]$/g, '');
-    if (!match || host === undefined || !LOOPBACK.has(host)) {
-      client.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
-      return;
-    }
-    const upstream = connect(Number(match[2]), host, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length > 0) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    track(upstream);
-    upstream.on('error', () => client.destroy());
-    upstream.on('close', () => client.destroy());
-    client.on('close', () => upstream.destroy());
+    requests.push({ method: 'CONNECT', target: req.url ?? '', headers: req.headers });
+    tunnel(req, client, head, track);
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -121,4 +74,66 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
       return closing;
     },
   };
+}
+
+/** Forwards an absolute-URI request to a loopback http:// target. */
+function forward(req: IncomingMessage, res: ServerResponse, track: (s: Duplex) => void): void {
+  const target = req.url ?? '';
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    res.writeHead(400).end('proxy expects an absolute URI');
+    return;
+  }
+  if (url.protocol !== 'http:' || !LOOPBACK.has(url.hostname)) {
+    res.writeHead(403).end('test proxy forwards to loopback http only');
+    return;
+  }
+  const headers: OutgoingHttpHeaders = { ...req.headers };
+  for (const h of HOP_BY_HOP) delete headers[h];
+  const upstream = httpRequest(
+    {
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port || 80,
+      method: req.method,
+      path: url.pathname + url.search,
+      headers,
+      agent: false,
+    },
+    (up) => {
+      res.writeHead(up.statusCode ?? 502, up.rawHeaders);
+      up.pipe(res);
+      // Upstream truncation must reach the client as truncation, not as a clean end.
+      up.on('aborted', () => res.destroy());
+      up.on('error', () => res.destroy());
+    },
+  );
+  upstream.on('socket', track);
+  upstream.on('error', () => {
+    if (!res.headersSent) res.writeHead(502).end();
+    else res.destroy();
+  });
+  req.pipe(upstream);
+}
+
+/** Opens a CONNECT tunnel to a loopback `host:port`. */
+function tunnel(req: IncomingMessage, client: Socket, head: Buffer, track: (s: Duplex) => void): void {
+  const target = req.url ?? '';
+  const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(target);
+  const host = match?.[1]?.replace(/^\[|\]$/g, '');
+  if (!match || host === undefined || !LOOPBACK.has(host)) {
+    client.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
+    return;
+  }
+  const upstream = connect(Number(match[2]), host, () => {
+    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (head.length > 0) upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
+  });
+  track(upstream);
+  upstream.on('error', () => client.destroy());
+  upstream.on('close', () => client.destroy());
+  client.on('close', () => upstream.destroy());
 }

@@ -46,77 +46,92 @@ async function openssl(dir: string, args: readonly string[]): Promise<void> {
 async function generateAll(): Promise<AllMaterial> {
   const dir = await mkdtemp(join(tmpdir(), 'hostile-tls-'));
   try {
-    await openssl(dir, [
-      'req',
-      '-x509',
-      ...EC,
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.pem',
-      '-days',
-      '7',
-      '-subj',
-      '/CN=agent-upgrade hostile test CA',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-addext',
-      'keyUsage=critical,keyCertSign,cRLSign',
-    ]);
-    await writeFile(join(dir, 'index.txt'), '');
-    await writeFile(join(dir, 'serial'), '1000\n');
-    await writeFile(join(dir, 'ca.cnf'), caConfig(dir));
-
-    // OpenSSL 3.0 (installed: 3.0.x) has no `-not_before/-not_after` on req/x509 (added in 3.4)
-    // and `-days` cannot be negative, but `openssl ca -startdate/-enddate` can back-date a cert,
-    // so every CA-issued leaf goes through `openssl ca` for one code path.
-    const issue = async (name: string, cn: string, ext: string, dates: readonly string[]): Promise<TlsMaterial> => {
-      await openssl(dir, ['req', '-new', ...EC, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`]);
-      await openssl(dir, [
-        'ca',
-        '-batch',
-        '-notext',
-        '-config',
-        'ca.cnf',
-        '-extensions',
-        ext,
-        '-in',
-        `${name}.csr`,
-        '-out',
-        `${name}.pem`,
-        ...dates,
-      ]);
-      return read(dir, name);
-    };
-    const valid = await issue('valid', 'localhost', 'loopback', ['-days', '7']);
-    const wrongHost = await issue('wrong', 'wrong-host.invalid', 'wrong_host', ['-days', '7']);
-    const expired = await issue('expired', 'localhost', 'loopback', [
+    await createCa(dir);
+    const valid = await issue(dir, 'valid', 'localhost', 'loopback', ['-days', '7']);
+    const wrongHost = await issue(dir, 'wrong', 'wrong-host.invalid', 'wrong_host', ['-days', '7']);
+    const expired = await issue(dir, 'expired', 'localhost', 'loopback', [
       '-startdate',
       '20200101000000Z',
       '-enddate',
       '20200102000000Z',
     ]);
-
-    await openssl(dir, [
-      'req',
-      '-x509',
-      ...EC,
-      '-keyout',
-      'self.key',
-      '-out',
-      'self.pem',
-      '-days',
-      '7',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      LOOPBACK_SAN,
-    ]);
-    const selfSigned = await read(dir, 'self');
+    const selfSigned = await selfSign(dir);
     return { valid, 'wrong-host': wrongHost, expired, 'self-signed': selfSigned };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The test CA in `dir` (ca.pem, ca.key) and the `openssl ca` database and config it issues with. */
+async function createCa(dir: string): Promise<void> {
+  await openssl(dir, [
+    'req',
+    '-x509',
+    ...EC,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '7',
+    '-subj',
+    '/CN=agent-upgrade hostile test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
+  await writeFile(join(dir, 'index.txt'), '');
+  await writeFile(join(dir, 'serial'), '1000\n');
+  await writeFile(join(dir, 'ca.cnf'), caConfig(dir));
+}
+
+// OpenSSL 3.0 (installed: 3.0.x) has no `-not_before/-not_after` on req/x509 (added in 3.4)
+// and `-days` cannot be negative, but `openssl ca -startdate/-enddate` can back-date a cert,
+// so every CA-issued leaf goes through `openssl ca` for one code path.
+async function issue(
+  dir: string,
+  name: string,
+  cn: string,
+  ext: string,
+  dates: readonly string[],
+): Promise<TlsMaterial> {
+  await openssl(dir, ['req', '-new', ...EC, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`]);
+  await openssl(dir, [
+    'ca',
+    '-batch',
+    '-notext',
+    '-config',
+    'ca.cnf',
+    '-extensions',
+    ext,
+    '-in',
+    `${name}.csr`,
+    '-out',
+    `${name}.pem`,
+    ...dates,
+  ]);
+  return read(dir, name);
+}
+
+/** A loopback leaf that signed itself, not the CA. */
+async function selfSign(dir: string): Promise<TlsMaterial> {
+  await openssl(dir, [
+    'req',
+    '-x509',
+    ...EC,
+    '-keyout',
+    'self.key',
+    '-out',
+    'self.pem',
+    '-days',
+    '7',
+    '-subj',
+    '/CN=localhost',
+    '-addext',
+    LOOPBACK_SAN,
+  ]);
+  return read(dir, 'self');
 }
 
 async function read(dir: string, name: string): Promise<TlsMaterial> {

@@ -4,10 +4,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildTestAgent, withVersion } from '../agent/build-agent.js';
 import { releaseArchive } from '../archive/index.js';
-import { serve, startHostileServer } from '../http/hostile-server.js';
+import { type HostileServer, serve, startHostileServer } from '../http/hostile-server.js';
 import { makeScratch } from '../real-tree.js';
 import { CLI, TEST_IDENTITY } from '../systemd/systemd-host.js';
-import { startFakeApiServer } from './fake-apiserver.js';
+import { type FakeApiServer, startFakeApiServer } from './fake-apiserver.js';
 import { machineOperation, writeKubeconfig } from './machine-operations.js';
 import { waitFor } from '../wait-for.js';
 
@@ -46,24 +46,7 @@ export async function runDaemonLoad(options: {
   const releases = await startHostileServer();
   const children: ChildProcess[] = [];
   try {
-    const root = join(scratch.root, 'host');
-    const path = (hostPath: string) => join(root, hostPath);
-    mkdirSync(path('/etc/aks-flex-node'), { recursive: true });
-    writeFileSync(
-      path('/etc/aks-flex-node/agent-upgrade.json'),
-      JSON.stringify({
-        agent: { mode: 'sidecar', args: ['agent'] },
-        service: { manager: 'supervisor', restartSec: 0, startLimitBurst: 100, startLimitIntervalSec: 1 },
-        health: { timeoutMs: 10_000, stableMs: 200, pollMs: 50 },
-        container: { manager: 'none' },
-        cluster: { manager: 'kubernetes', kubeconfig: writeKubeconfig(scratch.root, api.origin), machineName: MACHINE },
-      }),
-    );
-    const built = readFileSync(buildTestAgent(join(scratch.root, 'agents'), { version: BASE_VERSION }));
-    mkdirSync(path('/usr/local/bin'), { recursive: true });
-    writeFileSync(path('/usr/local/bin/aks-flex-node'), built, { mode: 0o755 });
-    const migrated = spawnSync(process.execPath, [CLI, 'migrate', '--root', root], { encoding: 'utf8' });
-    if (migrated.status !== 0) throw new Error(`migrate failed: ${migrated.stderr}`);
+    const { root, built } = prepareHost(scratch.root, api.origin);
     for (let index = 0; index < options.others; index += 1) {
       api.create(
         machineOperation(`other-${index}`, `node-${1000 + index}`, {
@@ -71,93 +54,161 @@ export async function runDaemonLoad(options: {
         }),
       );
     }
-    // Run as installed (through the bin's shebang and its V8 flags), not as `node <script>`.
-    children.push(spawn(CLI, ['supervise', '--root', root], { stdio: 'ignore' }));
-    const daemon = spawn(CLI, ['daemon', '--root', root, '--log-level', 'warn'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    children.push(daemon);
-    let stderr = '';
-    daemon.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-20_000)));
-    if (!(await waitFor(() => api.openWatches().length > 0, 30_000)))
-      throw new Error(`the daemon did not start watching: ${stderr}`);
-    const pid = daemon.pid ?? 0;
+    const daemon = await startDaemon(root, api, children);
+    const pid = daemon.child.pid ?? 0;
     const idle = memoryKiB(pid).rss;
     const before = api.requests.length;
     const startedMs = Date.now();
-    let completed = 0;
-    for (let index = 0; index < options.ours; index += 1) {
-      const version = `2.1.${101 + index}`;
-      const archive = releaseArchive(
-        `aks-flex-node-linux-${TEST_IDENTITY.arch}`,
-        withVersion(built, BASE_VERSION, version),
-      );
-      releases.route(`/agent-${version}.tar.gz`, serve(archive));
-      const name = `upgrade-${index}`;
-      api.create(
-        machineOperation(name, MACHINE, {
-          parameters: {
-            downloadURL: releases.url(`/agent-${version}.tar.gz`),
-            sha256: createHash('sha256').update(archive).digest('hex'),
-          },
-        }),
-      );
-      // Interleaved traffic for other machines while ours runs.
-      api.create(machineOperation(`other-late-${index}`, `node-${5000 + index}`));
-      const phase = () => (api.get(name)?.status as { phase?: string } | undefined)?.phase;
-      if (!(await waitFor(() => phase() === 'Complete' || phase() === 'Failed', 30_000)))
-        throw new Error(`${name} did not finish: ${stderr}`);
-      if (phase() === 'Complete') completed += 1;
-    }
+    const completed = await requestUpgrades(api, releases, built, options.ours, daemon.stderr);
     const elapsedMs = Date.now() - startedMs;
     // Idle again: what the daemon keeps between upgrades, once a quiet moment let V8 shrink.
     await new Promise((done) => setTimeout(done, 3_000));
     const memory = memoryKiB(pid);
-    const during = api.requests.slice(before);
-    const byMethod: Record<string, number> = {};
-    let watchRequests = 0;
-    for (const request of during) {
-      if (request.query['watch'] === 'true' || request.query['watch'] === '1') watchRequests += 1;
-      else byMethod[request.method] = (byMethod[request.method] ?? 0) + 1;
-    }
-    const shutdown = await terminate(daemon, 15_000);
-    const ours = Array.from({ length: options.ours }, (_, index) => `upgrade-${index}`);
-    const terminalWrites = (name: string) =>
-      api.statusWrites(name).filter((status) => ['Complete', 'Failed'].includes(String(status['phase']))).length;
-    const others = [
-      ...Array.from({ length: options.others }, (_, index) => `other-${index}`),
-      ...Array.from({ length: options.ours }, (_, index) => `other-late-${index}`),
-    ];
+    const requests = countRequests(api.requests.slice(before), options.ours);
+    const shutdown = await terminate(daemon.child, 15_000);
     return {
       upgrades: options.ours,
       completed,
-      notExactlyOnce: ours.filter((name) => terminalWrites(name) !== 1),
-      othersTouched: others.filter((name) => api.statusWrites(name).length > 0 || api.get(name)?.status !== undefined)
-        .length,
-      requestsPerUpgrade: Object.fromEntries(
-        Object.entries(byMethod).map(([method, count]) => [method, count / options.ours]),
-      ),
-      watchRequests,
+      ...statusWritesOf(api, options),
+      ...requests,
       rssKiB: { idle, end: memory.rss, peak: memory.peak },
       elapsedMs,
       shutdown,
     };
   } finally {
-    for (const child of children) child.kill('SIGTERM');
-    await Promise.all(
-      children.map((child) =>
-        child.exitCode !== null
-          ? undefined
-          : new Promise((done) => {
-              child.once('exit', done);
-              setTimeout(done, 10_000).unref();
-            }),
-      ),
-    );
+    await stopChildren(children);
     await releases.close();
     await api.close();
     scratch.cleanup();
   }
+}
+
+/** A host under `scratchRoot`/host: its configuration, the test agent as the installed binary, migrated. */
+function prepareHost(scratchRoot: string, apiOrigin: string): { root: string; built: Buffer } {
+  const root = join(scratchRoot, 'host');
+  const path = (hostPath: string) => join(root, hostPath);
+  mkdirSync(path('/etc/aks-flex-node'), { recursive: true });
+  writeFileSync(
+    path('/etc/aks-flex-node/agent-upgrade.json'),
+    JSON.stringify({
+      agent: { mode: 'sidecar', args: ['agent'] },
+      service: { manager: 'supervisor', restartSec: 0, startLimitBurst: 100, startLimitIntervalSec: 1 },
+      health: { timeoutMs: 10_000, stableMs: 200, pollMs: 50 },
+      container: { manager: 'none' },
+      cluster: { manager: 'kubernetes', kubeconfig: writeKubeconfig(scratchRoot, apiOrigin), machineName: MACHINE },
+    }),
+  );
+  const built = readFileSync(buildTestAgent(join(scratchRoot, 'agents'), { version: BASE_VERSION }));
+  mkdirSync(path('/usr/local/bin'), { recursive: true });
+  writeFileSync(path('/usr/local/bin/aks-flex-node'), built, { mode: 0o755 });
+  const migrated = spawnSync(process.execPath, [CLI, 'migrate', '--root', root], { encoding: 'utf8' });
+  if (migrated.status !== 0) throw new Error(`migrate failed: ${migrated.stderr}`);
+  return { root, built };
+}
+
+/** Starts `supervise` and `daemon` (added to `children`) and waits for the daemon's watch. */
+async function startDaemon(
+  root: string,
+  api: FakeApiServer,
+  children: ChildProcess[],
+): Promise<{ child: ChildProcess; stderr: () => string }> {
+  // Run as installed (through the bin's shebang and its V8 flags), not as `node <script>`.
+  children.push(spawn(CLI, ['supervise', '--root', root], { stdio: 'ignore' }));
+  const daemon = spawn(CLI, ['daemon', '--root', root, '--log-level', 'warn'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.push(daemon);
+  let stderr = '';
+  daemon.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-20_000)));
+  if (!(await waitFor(() => api.openWatches().length > 0, 30_000)))
+    throw new Error(`the daemon did not start watching: ${stderr}`);
+  return { child: daemon, stderr: () => stderr };
+}
+
+/** Requests `ours` upgrades one after another, each to the next version; how many completed. */
+async function requestUpgrades(
+  api: FakeApiServer,
+  releases: HostileServer,
+  built: Buffer,
+  ours: number,
+  stderr: () => string,
+): Promise<number> {
+  let completed = 0;
+  for (let index = 0; index < ours; index += 1) {
+    const version = `2.1.${101 + index}`;
+    const archive = releaseArchive(
+      `aks-flex-node-linux-${TEST_IDENTITY.arch}`,
+      withVersion(built, BASE_VERSION, version),
+    );
+    releases.route(`/agent-${version}.tar.gz`, serve(archive));
+    const name = `upgrade-${index}`;
+    api.create(
+      machineOperation(name, MACHINE, {
+        parameters: {
+          downloadURL: releases.url(`/agent-${version}.tar.gz`),
+          sha256: createHash('sha256').update(archive).digest('hex'),
+        },
+      }),
+    );
+    // Interleaved traffic for other machines while ours runs.
+    api.create(machineOperation(`other-late-${index}`, `node-${5000 + index}`));
+    const phase = () => (api.get(name)?.status as { phase?: string } | undefined)?.phase;
+    if (!(await waitFor(() => phase() === 'Complete' || phase() === 'Failed', 30_000)))
+      throw new Error(`${name} did not finish: ${stderr()}`);
+    if (phase() === 'Complete') completed += 1;
+  }
+  return completed;
+}
+
+/** The requests made during the upgrades: watch requests, and the others per upgrade by method. */
+function countRequests(
+  during: FakeApiServer['requests'],
+  ours: number,
+): Pick<LoadResult, 'requestsPerUpgrade' | 'watchRequests'> {
+  const byMethod: Record<string, number> = {};
+  let watchRequests = 0;
+  for (const request of during) {
+    if (request.query['watch'] === 'true' || request.query['watch'] === '1') watchRequests += 1;
+    else byMethod[request.method] = (byMethod[request.method] ?? 0) + 1;
+  }
+  return {
+    requestsPerUpgrade: Object.fromEntries(Object.entries(byMethod).map(([method, count]) => [method, count / ours])),
+    watchRequests,
+  };
+}
+
+/** Our operations without exactly one terminal status write, and how many of the others were written. */
+function statusWritesOf(
+  api: FakeApiServer,
+  options: { readonly others: number; readonly ours: number },
+): Pick<LoadResult, 'notExactlyOnce' | 'othersTouched'> {
+  const ours = Array.from({ length: options.ours }, (_, index) => `upgrade-${index}`);
+  const terminalWrites = (name: string) =>
+    api.statusWrites(name).filter((status) => ['Complete', 'Failed'].includes(String(status['phase']))).length;
+  const others = [
+    ...Array.from({ length: options.others }, (_, index) => `other-${index}`),
+    ...Array.from({ length: options.ours }, (_, index) => `other-late-${index}`),
+  ];
+  return {
+    notExactlyOnce: ours.filter((name) => terminalWrites(name) !== 1),
+    othersTouched: others.filter((name) => api.statusWrites(name).length > 0 || api.get(name)?.status !== undefined)
+      .length,
+  };
+}
+
+/** SIGTERM to every child, then up to 10 s for each to exit. */
+async function stopChildren(children: readonly ChildProcess[]): Promise<void> {
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(
+    children.map((child) =>
+      child.exitCode !== null
+        ? undefined
+        : new Promise((done) => {
+            child.once('exit', done);
+            setTimeout(done, 10_000).unref();
+          }),
+    ),
+  );
 }
 
 /** SIGTERM, then the exit code and the time it took; SIGKILL (code null) after `timeoutMs`. */
