@@ -202,7 +202,7 @@ async function stopChildren(children: readonly ChildProcess[]): Promise<void> {
   await Promise.all(
     children.map((child) =>
       child.exitCode !== null
-        ? undefined
+        ? Promise.resolve()
         : new Promise((done) => {
             child.once('exit', done);
             setTimeout(done, 10_000).unref();
