@@ -6,7 +6,8 @@
  * This file holds the MachineOperation write paths; kube-apiserver.watch.contract.ts the reads and
  * watches; kube-apiserver.release.contract.ts and kube-apiserver.rollout.contract.ts the rollout
  * controller's custom resources (whose CRDs the setup installs on a server that lacks them);
- * kube-apiserver.builtin.contract.ts Nodes, Leases and Events.
+ * kube-apiserver.builtin.contract.ts Nodes, Leases and Events (whose cases are in
+ * kube-apiserver.events.contract.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

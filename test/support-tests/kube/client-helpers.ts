@@ -1,6 +1,13 @@
 // Helpers for driving the fake with the real @kubernetes/client-node 1.4.0 client.
 
-import { ApiException, CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node';
+import {
+  ApiException,
+  CustomObjectsApi,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+  Watch,
+} from '@kubernetes/client-node';
 
 export const GROUP = 'unbounded-cloud.io';
 export const VERSION = 'v1alpha3';
@@ -21,6 +28,15 @@ export function kubeConfig(origin: string): KubeConfig {
 }
 
 export const customObjects = (origin: string): CustomObjectsApi => kubeConfig(origin).makeApiClient(CustomObjectsApi);
+
+/** The options that make a client patch a JSON merge patch (the client's default is JSON Patch). */
+export const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+/** An AgentUpgrade MachineOperation for `machineRef`, as the tests create it. */
+export const upgrade = (name: string, machineRef: string) => ({
+  metadata: { name },
+  spec: { machineRef, operationKind: 'AgentUpgrade', parameters: { downloadURL: 'https://example.test/agent.tar.gz' } },
+});
 
 export interface Failure {
   readonly code: number;

@@ -13,7 +13,8 @@ import type { ProgramContext } from '../../../src/app/main/program-context.js';
 import { createCli } from '../../../src/app/main/create-cli.js';
 
 const DEPLOY = join(import.meta.dirname, '../../../deploy');
-type Doc = { [key: string]: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** A YAML document, untyped on purpose (`any`): each test reads the fields it checks. */
+type Doc = { [key: string]: any };
 const load = (name: string): Doc[] => loadAll(readFileSync(join(DEPLOY, name), 'utf8')) as Doc[];
 const [deployment] = load('agent-upgrade-controller.yaml') as [Doc];
 const account = load('agent-upgrade-controller-rbac.yaml').find((doc) => doc['kind'] === 'ServiceAccount') as Doc;
