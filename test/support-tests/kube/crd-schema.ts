@@ -12,6 +12,7 @@
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type Schema = { readonly [key: string]: Json };
 /** A CEL rule's hand-written twin; `self` and `oldSelf` are untyped on purpose (`any`), as CEL reads them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Rule = (self: any, oldSelf?: any) => boolean;
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;

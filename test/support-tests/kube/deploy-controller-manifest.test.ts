@@ -14,6 +14,7 @@ import { createCli } from '../../../src/app/main/create-cli.js';
 
 const DEPLOY = join(import.meta.dirname, '../../../deploy');
 /** A YAML document, untyped on purpose (`any`): each test reads the fields it checks. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = { [key: string]: any };
 const load = (name: string): Doc[] => loadAll(readFileSync(join(DEPLOY, name), 'utf8')) as Doc[];
 const [deployment] = load('agent-upgrade-controller.yaml') as [Doc];

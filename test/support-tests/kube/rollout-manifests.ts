@@ -12,6 +12,7 @@ export const DEPLOY = join(import.meta.dirname, '../../../deploy');
 export const EXAMPLES = join(DEPLOY, 'examples');
 
 /** A YAML document, untyped on purpose (`any`): each test reads the fields it checks. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Doc = { [key: string]: any };
 const load = (path: string): Doc[] => loadAll(readFileSync(path, 'utf8')) as Doc[];
 export const [releaseCrd] = load(join(DEPLOY, 'agentrelease-crd.yaml')) as [Doc];
