@@ -168,7 +168,7 @@ function sharedCases<C extends E2eCluster>(get: () => Running<C>): void {
     const release = publish({ version: '3.1.0' });
     await cluster.create(machineOperation('upgrade-retry', MACHINE, { parameters: release.parameters }));
     const status = await terminal('upgrade-retry');
-    expect({ phase: status.phase, condition: status.conditions?.[0] }).toMatchObject({ phase: 'Complete' });
+    expect(status.phase, JSON.stringify(status.conditions)).toBe('Complete');
     expect(host.link('current')).toBe('blue');
     expect(sha256(readFileSync(host.slotPath('blue')))).toBe(release.digest);
     expect(host.mainExecutable()).toBe(host.slotPath('blue'));
