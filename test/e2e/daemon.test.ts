@@ -31,6 +31,8 @@ interface Running<C extends E2eCluster> {
   publish(build: TestAgentBuild): { readonly parameters: Record<string, string>; readonly digest: string };
   terminal(name: string, timeoutMs?: number): Promise<OperationStatus>;
   terminalWrites(name: string): Promise<number>;
+  /** The status and the daemon's last log lines, for a failed expectation's message. */
+  explain(status: OperationStatus): string;
 }
 
 /**
@@ -57,7 +59,7 @@ function daemonEndToEnd<C extends E2eCluster>(
         agent: { mode: 'sidecar' },
         cluster: { manager: 'kubernetes', kubeconfig: cluster.kubeconfigPath, machineName: MACHINE },
       });
-      running = runningOn(cluster, host, releases);
+      running = runningOn(cluster, host, releases, logPath());
       const started = host.systemd.run('systemd-run', [
         `--unit=${unit}`,
         `--property=StandardOutput=append:${logPath()}`,
@@ -100,7 +102,12 @@ function daemonEndToEnd<C extends E2eCluster>(
   });
 }
 
-function runningOn<C extends E2eCluster>(cluster: C, host: SandboxHost, releases: HostileServer): Running<C> {
+function runningOn<C extends E2eCluster>(
+  cluster: C,
+  host: SandboxHost,
+  releases: HostileServer,
+  logPath: string,
+): Running<C> {
   return {
     cluster,
     host,
@@ -125,6 +132,10 @@ function runningOn<C extends E2eCluster>(cluster: C, host: SandboxHost, releases
       const writes = await cluster.statusWrites(name);
       return writes.filter((status) => ['Complete', 'Failed'].includes(String(status['phase']))).length;
     },
+    explain(status) {
+      const log = existsSync(logPath) ? readFileSync(logPath, 'utf8').trimEnd().split('\n').slice(-40) : [];
+      return JSON.stringify({ status, log }, undefined, 1);
+    },
   };
 }
 
@@ -133,11 +144,11 @@ function sharedCases<C extends E2eCluster>(get: () => Running<C>): void {
     sha256(readFileSync(host.path('/var/lib/machines/kube1/usr/local/bin/aks-flex-node')));
 
   it('upgrades: Complete/Succeeded, the agent runs the candidate, host and nspawn digests equal', async () => {
-    const { cluster, host, publish, terminal, terminalWrites } = get();
+    const { cluster, host, publish, terminal, terminalWrites, explain } = get();
     const release = publish({ version: '2.0.0' });
     await cluster.create(machineOperation('upgrade-1', MACHINE, { parameters: release.parameters }));
     const status = await terminal('upgrade-1');
-    expect({ phase: status.phase, reason: status.conditions?.[0]?.reason }).toEqual({
+    expect({ phase: status.phase, reason: status.conditions?.[0]?.reason }, explain(status)).toEqual({
       phase: 'Complete',
       reason: 'Succeeded',
     });
@@ -164,11 +175,11 @@ function sharedCases<C extends E2eCluster>(get: () => Running<C>): void {
   });
 
   it('a new operation after the failure installs into the inactive slot and completes', async () => {
-    const { cluster, host, publish, terminal } = get();
+    const { cluster, host, publish, terminal, explain } = get();
     const release = publish({ version: '3.1.0' });
     await cluster.create(machineOperation('upgrade-retry', MACHINE, { parameters: release.parameters }));
     const status = await terminal('upgrade-retry');
-    expect(status.phase, JSON.stringify(status.conditions)).toBe('Complete');
+    expect(status.phase, explain(status)).toBe('Complete');
     expect(host.link('current')).toBe('blue');
     expect(sha256(readFileSync(host.slotPath('blue')))).toBe(release.digest);
     expect(host.mainExecutable()).toBe(host.slotPath('blue'));
@@ -200,7 +211,7 @@ daemonEndToEnd(
   () => fakeCluster(world.base),
   (get: () => Running<FakeCluster>) => {
     it('a dropped watch and a storm of 409s during an upgrade still end in exactly one terminal status', async () => {
-      const { cluster, publish, terminal, terminalWrites } = get();
+      const { cluster, publish, terminal, terminalWrites, explain } = get();
       const release = publish({ version: '4.0.0' });
       await cluster.create(machineOperation('upgrade-storm', MACHINE, { parameters: release.parameters }));
       expect(await waitFor(async () => (await cluster.status('upgrade-storm'))?.phase === 'InProgress', 30_000)).toBe(
@@ -209,7 +220,7 @@ daemonEndToEnd(
       cluster.api.dropWatches();
       cluster.api.conflictNext(5);
       const status = await terminal('upgrade-storm');
-      expect(status.phase).toBe('Complete');
+      expect(status.phase, explain(status)).toBe('Complete');
       expect(await terminalWrites('upgrade-storm')).toBe(1);
       // The re-opened watch still delivers new work.
       await cluster.create(
