@@ -8,23 +8,48 @@ import { relative } from 'node:path';
 
 export default class FileTimesReporter {
   files = [];
+  /** Per group (vitest project): when its first file started and its last one ended, in ms. */
+  groups = new Map();
+
+  onTestModuleStart(testModule) {
+    const group = this.groupOf(testModule);
+    group.startMs = Math.min(group.startMs, Date.now());
+  }
 
   onTestModuleEnd(testModule) {
     const tests = [...testModule.children.allTests()].length;
     this.files.push({
       name: testModule.moduleId,
+      group: testModule.project.name,
       seconds: testModule.diagnostic().duration / 1000,
       tests,
       status: testModule.state(),
     });
+    const group = this.groupOf(testModule);
+    group.endMs = Math.max(group.endMs, Date.now());
+    group.files += 1;
+  }
+
+  groupOf(testModule) {
+    const name = testModule.project.name || 'default';
+    if (!this.groups.has(name)) this.groups.set(name, { startMs: Infinity, endMs: -Infinity, files: 0 });
+    return this.groups.get(name);
   }
 
   onTestRunEnd() {
     const output = process.env['FILE_TIMES_OUTPUT'];
     if (output !== undefined) writeFileSync(output, JSON.stringify(this.files));
     const top = Number(process.env['FILE_TIMES_TABLE'] ?? 0);
-    if (Number.isInteger(top) && top > 0) console.log(slowestTable(this.files, top));
+    if (Number.isInteger(top) && top > 0) console.log(`${groupTable(this.groups)}\n${slowestTable(this.files, top)}`);
   }
+}
+
+/** Each group's wall time, first file's start to last file's end (the groups run one after another). */
+function groupTable(groups) {
+  const rows = [...groups].map(
+    ([name, group]) => `| ${name} | ${group.files} | ${((group.endMs - group.startMs) / 1000).toFixed(0)} s |`,
+  );
+  return ['\n| group | files | wall |', '|---|---:|---:|', ...rows].join('\n');
 }
 
 /** The slowest `top` files as Markdown, after the sum of every file's time. */

@@ -119,7 +119,10 @@ describe('composition root', () => {
     });
     if (!created.ok) throw new Error(created.failure.message);
     expect(await created.value.migrate()).toMatchObject({ ok: false, failure: { code: 'E_LOCK_BUSY' } });
-    expect(await created.value.recover('crash')).toMatchObject({ ok: true, value: { recovered: false } });
+    expect(await created.value.recover({ message: 'crash', failedRun: null })).toMatchObject({
+      ok: true,
+      value: { recovered: false },
+    });
   });
 
   it('an unsupported architecture refuses the arch-bound use cases with E_WRONG_ARCH, not the others', async () => {

@@ -20,6 +20,7 @@ function reportingService(activity: ServiceActivity): ServiceManager {
     convergeAssets: acted,
     assetsCurrent: async () => true,
     activity: async () => activity,
+    currentRun: async () => null,
     restart: acted,
     scheduleRestart: acted,
     mainExecutable: async () => null,

@@ -32,6 +32,7 @@ const healthyOnGreenOnly: ServiceManager = {
   convergeAssets: async () => ({ changed: false }),
   assetsCurrent: async () => true,
   activity: async () => 'active',
+  currentRun: async () => null,
   restart: async () => ({ restarted: true }),
   scheduleRestart: async () => undefined,
   mainExecutable: async () => null,

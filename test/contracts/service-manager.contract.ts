@@ -120,6 +120,15 @@ export function serviceManagerContract(name: string, make: () => Promise<Service
       const services = await context.running(context.builds.green);
       expect(await services.mainExecutable()).toBe(context.builds.green);
     });
+    it('currentRun: each restart is a new run, or the manager keeps no runs at all', async () => {
+      const services = await context.running(context.builds.green);
+      const runs = [await services.currentRun()];
+      expect(await services.restart({ resetFailed: true })).toEqual({ restarted: true });
+      runs.push(await services.currentRun());
+      const keepsNone = runs.every((run) => run === null);
+      const newRun = runs.every((run) => run !== null) && runs[0] !== runs[1];
+      expect(keepsNone || newRun, JSON.stringify(runs)).toBe(true);
+    });
     healthCases(context);
     wallStepCases(context);
     abortCases(context);

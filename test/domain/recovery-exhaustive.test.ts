@@ -211,6 +211,7 @@ describe('decideRecoverCommand: exhaustive', () => {
                 for (const message of ['', 'crash loop https://x.test/a?sig=SECRET']) {
                   const input: RecoverInput = {
                     record,
+                    recordAtStart: record,
                     message,
                     observed: { current, lastGood, container },
                     progress: { containerCopiedFrom, agentRestarted },
@@ -237,5 +238,24 @@ describe('decideRecoverCommand: exhaustive', () => {
       }
     }
     expect(count).toBeGreaterThan(10_000);
+  });
+
+  it('changes nothing when the open record was opened, or switched, after recover started (R1)', () => {
+    let count = 0;
+    for (const record of allRecords()) {
+      if (record === null) continue;
+      const unswitched = { ...record, switchCommitted: false };
+      const starts = [null, { ...record, instanceId: 'a'.repeat(32) }, ...(record.switchCommitted ? [unswitched] : [])];
+      for (const recordAtStart of starts) {
+        for (const current of SLOTS_OR_NULL) {
+          const observed = { current, lastGood: current, container: 'unknown' as const };
+          const progress = { containerCopiedFrom: null, agentRestarted: false };
+          const input: RecoverInput = { record, recordAtStart, message: '', observed, progress };
+          expect(decideRecoverCommand(input)).toEqual({ kind: 'done', rule: 'R1', exitCode: 0 });
+          count += 1;
+        }
+      }
+    }
+    expect(count).toBeGreaterThan(100);
   });
 });

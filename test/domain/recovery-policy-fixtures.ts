@@ -86,6 +86,7 @@ export function recoverIn(
 ): RecoverInput {
   return {
     record,
+    recordAtStart: record,
     message,
     observed: { current: 'blue', lastGood: 'blue', container: 'unknown', ...observed },
     progress: { containerCopiedFrom: null, agentRestarted: false, ...progress },

@@ -25,6 +25,16 @@ describe('decideRecoverCommand: docs/protocol.md#recovery-command-r1r3', () => {
       { kind: 'done', rule: 'R1', exitCode: 0 },
     ],
     [
+      'another record opened while recover waited for the lock: exit 0, nothing changes',
+      { ...recoverIn(switched, { current: 'green' }), recordAtStart: { ...switched, instanceId: 'f'.repeat(32) } },
+      { kind: 'done', rule: 'R1', exitCode: 0 },
+    ],
+    [
+      'the switch committed while recover waited for the lock: exit 0, nothing changes',
+      { ...recoverIn(switched, { current: 'green' }), recordAtStart: { ...switched, switchCommitted: false } },
+      { kind: 'done', rule: 'R1', exitCode: 0 },
+    ],
+    [
       'record after the switch: record M + recoveryRequired',
       recoverIn(switched, { current: 'green' }, {}, 'agent crash loop'),
       {

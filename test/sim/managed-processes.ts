@@ -125,7 +125,9 @@ export async function recoveryScript(world: ManagedWorld): Promise<string> {
   let outcome: string;
   try {
     // The recovery unit's `recover` is a process of its own.
-    const report = orThrow(await simProcess(world.ports(), CONFIG, world.logger).recover(RECOVERY_MESSAGE));
+    const report = orThrow(
+      await simProcess(world.ports(), CONFIG, world.logger).recover({ message: RECOVERY_MESSAGE, failedRun: null }),
+    );
     outcome = report.recovered
       ? `recovered${report.rolledBackTo === null ? '' : ` to ${report.rolledBackTo}`}`
       : 'no record';

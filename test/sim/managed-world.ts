@@ -132,7 +132,9 @@ export class ManagedWorld {
       /** A daemon's start: the gate under the host lock, then the layout converged, as every start does. */
       start: async () => orThrow(await session.start()),
       handler: { handle: async (request: AgentUpgradeRequest) => orThrow(await session.handle(request)) },
-      recover: async (message: string) => orThrow(await upgrader.recover(message)),
+      /** `recover`, as the recovery unit runs it; `failedRun` is the run systemd names as the failed one. */
+      recover: async (message: string, failedRun: string | null = null) =>
+        orThrow(await upgrader.recover({ message, failedRun })),
     };
   }
 

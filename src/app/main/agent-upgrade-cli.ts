@@ -13,6 +13,7 @@ const PLACEHOLDERS: Readonly<Record<string, string>> = {
   '--output': 'FILE',
   '--version': 'VERSION',
   '--message': 'TEXT',
+  '--failed-run': 'ID',
   '--kubeconfig': 'FILE',
   '--context': 'NAME',
   '--namespace': 'NAME',

@@ -24,7 +24,7 @@ import type { HostIdentity } from './host-identity.js';
 import type { LayoutEngine, MigrationReport } from './layout/layout-engine.js';
 import { describeHolder, withHostLock } from './lock/with-host-lock.js';
 import type { ManagedSession, ManagedSessionFactory, ManagedSessionOptions } from './managed/managed-session.js';
-import { recover, type RecoverDependencies, type RecoverReport } from './managed/recover.js';
+import { recover, type RecoverDependencies, type RecoverReport, type RecoverRequest } from './managed/recover.js';
 import { readStatus, type StatusDependencies, type StatusReport } from './status/read-status.js';
 import { runSupervisor } from './supervise/run-supervisor.js';
 import type { OperationStoreFactory } from './managed/session-options.js';
@@ -121,8 +121,8 @@ export class Upgrader {
    * changes nothing; with one it records the failure, rolls back when allowed and restarts the
    * agent (it takes the lock itself, waiting a bounded time for a live upgrader).
    */
-  recover(message: string): Promise<Result<RecoverReport>> {
-    return runUseCase(() => recover(this.deps.recoverDependencies, message));
+  recover(request: RecoverRequest): Promise<Result<RecoverReport>> {
+    return runUseCase(() => recover(this.deps.recoverDependencies, request));
   }
 
   /** `supervise`: the built-in supervisor runs the agent until `signal` aborts. */

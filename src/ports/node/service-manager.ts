@@ -31,6 +31,13 @@ export interface ServiceManager {
   activity(): Promise<ServiceActivity>;
 
   /**
+   * An id of the agent unit's current run, new at every start, restarts included (systemd's
+   * InvocationID, which the recovery unit receives as `$MONITOR_INVOCATION_ID`); `null` when the
+   * manager keeps none. `recover` compares it to the run that failed.
+   */
+  currentRun(): Promise<string | null>;
+
+  /**
    * Restarts the agent and returns once the manager accepted the restart (the direct path's
    * synchronous restart). `resetFailed` first clears a failed state and its start counter (every
    * planned restart: into a candidate, or back to last-good). An inactive or absent service stays stopped: `restarted` is false then.

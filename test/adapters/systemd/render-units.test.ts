@@ -220,6 +220,14 @@ describe('recovery script', () => {
     expect(calls()).toEqual([...once, ...once]);
   });
 
+  it("passes systemd's failed run to recover when it names one", () => {
+    writeFileSync(record, '{}');
+    expect(run({ MONITOR_INVOCATION_ID: '0123456789abcdef0123456789abcdef' }).status).toBe(0);
+    expect(calls()[0]).toBe(
+      "last-good recover --message upgraded agent failed; it's restored --root /tmp/a root --failed-run 0123456789abcdef0123456789abcdef",
+    );
+  });
+
   it('keeps going when recover fails and exits with its status', () => {
     writeFileSync(record, '{}');
     const result = run({ RECOVER_EXIT: '7' });

@@ -108,9 +108,11 @@ export interface RecoverHooks {
 /** The recover command's loop over its decisions; false when it did not finish in 10. */
 export function runRecoverCommand(world: World, scenario: Scenario, hooks: RecoverHooks): boolean {
   let progress = { containerCopiedFrom: null as SlotName | null, agentRestarted: false };
+  const recordAtStart = world.record;
   for (let i = 0; i < 10; i += 1) {
     const d = decideRecoverCommand({
       record: world.record,
+      recordAtStart,
       message: '',
       observed: { current: world.current, lastGood: world.lastGood, container: 'unknown' },
       progress,

@@ -150,6 +150,11 @@ export class MemoryServiceManager implements ServiceManager {
     return this.orphan === null ? this.state : 'unknown';
   }
 
+  /** Each start is a run: its number. */
+  async currentRun(): Promise<string | null> {
+    return this.starts.length === 0 ? null : `run-${this.starts.length}`;
+  }
+
   async restart(_options: { readonly resetFailed?: boolean } = {}): Promise<{ readonly restarted: boolean }> {
     this.maybeFail('restart');
     this.refuseWithoutSupervisor();

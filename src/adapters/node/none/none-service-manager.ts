@@ -20,6 +20,10 @@ export class NoServiceManager implements ServiceManager {
     return 'absent';
   }
 
+  async currentRun(): Promise<string | null> {
+    return null;
+  }
+
   async restart(): Promise<{ readonly restarted: boolean }> {
     return { restarted: false };
   }

@@ -76,6 +76,11 @@ export class SupervisorServiceManager implements ServiceManager {
     return status.state === 'activating' ? 'active' : status.state;
   }
 
+  /** The supervisor keeps no run ids; its hook runs `recover` while the unit is still failed. */
+  async currentRun(): Promise<string | null> {
+    return null;
+  }
+
   async restart(options: { readonly resetFailed?: boolean } = {}): Promise<{ readonly restarted: boolean }> {
     const status = await this.status();
     if (status !== 'absent' && 'orphanPid' in status) throw unsupervised(status.orphanPid, 'restart');

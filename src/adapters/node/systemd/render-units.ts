@@ -165,9 +165,12 @@ export function renderRecoveryUnit(settings: UnitSettings): string {
  */
 export function renderRecoveryScript(settings: RecoveryScriptSettings): string {
   assertScriptSettings(settings);
-  const recoverArguments = ['recover', '--message', settings.message, ...settings.recoverOptions]
+  // systemd (251 and later) names the failed run of the agent unit; recover does nothing once the
+  // unit was started again since (docs/protocol.md#r1a). Hex, so the unquoted expansion is safe.
+  const failedRun = '${MONITOR_INVOCATION_ID:+--failed-run "$MONITOR_INVOCATION_ID"}';
+  const recoverArguments = `${['recover', '--message', settings.message, ...settings.recoverOptions]
     .map(shellQuote)
-    .join(' ');
+    .join(' ')} ${failedRun}`;
   const recoverLine =
     settings.recoverWith === 'last-good'
       ? [

@@ -10,6 +10,8 @@ export interface UnitProperties {
   readonly loadState: string;
   readonly activeState: string;
   readonly mainPid: number;
+  /** Empty when the unit never ran. */
+  readonly invocationId: string;
 }
 
 /** Runs systemctl and systemd-run without a shell; a failure is a ServiceError naming the command. */
@@ -25,7 +27,7 @@ export class Systemctl {
   }
 
   async show(unit: string): Promise<UnitProperties> {
-    const text = await this.systemctl(['show', '--property=LoadState,ActiveState,MainPID', '--', unit]);
+    const text = await this.systemctl(['show', '--property=LoadState,ActiveState,MainPID,InvocationID', '--', unit]);
     const values = new Map<string, string>();
     for (const line of text.split('\n')) {
       const at = line.indexOf('=');
@@ -36,6 +38,7 @@ export class Systemctl {
       loadState: values.get('LoadState') ?? '',
       activeState: values.get('ActiveState') ?? '',
       mainPid: Number.isSafeInteger(mainPid) && mainPid > 0 ? mainPid : 0,
+      invocationId: values.get('InvocationID') ?? '',
     };
   }
 

@@ -77,6 +77,11 @@ export class SystemdServiceManager implements ServiceManager {
     return activityOf(await this.systemctl.show(this.options.unit));
   }
 
+  async currentRun(): Promise<string | null> {
+    const { invocationId } = await this.systemctl.show(this.options.unit);
+    return invocationId === '' ? null : invocationId;
+  }
+
   async restart(options: { readonly resetFailed?: boolean } = {}): Promise<{ readonly restarted: boolean }> {
     const activity = await this.activity();
     // A reset or rejoined host stopped the agent on purpose: it stays stopped.

@@ -2,7 +2,7 @@ import { failure } from '../../../domain/common/failure.js';
 import { decideRecoverCommand } from '../../../domain/node/recovery/recover-policy.js';
 import type { ContainerVerdict } from '../../../domain/node/recovery/recovery-vocabulary.js';
 import type { SlotName } from '../../../domain/node/layout/slot.js';
-import { withFailure } from '../../../domain/node/record/upgrade-record.js';
+import { withFailure, type UpgradeRecord } from '../../../domain/node/record/upgrade-record.js';
 import type { Clock } from '../../../ports/common/clock.js';
 import type { HostLock } from '../../../ports/node/host-lock.js';
 import type { Logger } from '../../../ports/common/logger.js';
@@ -40,9 +40,38 @@ export interface RecoverReport {
  * failure must not change the selected binary. With one it records the failure, rolls back when
  * allowed, and restarts the agent unit; the next daemon publishes. Idempotent (I11).
  */
-export async function recover(deps: RecoverDependencies, message: string): Promise<RecoverReport> {
-  if (unwrap(await deps.records.read()) === null) return recoverDirect(deps);
-  return underLock(deps, () => recoverUnderLock(deps, message));
+export async function recover(deps: RecoverDependencies, request: RecoverRequest): Promise<RecoverReport> {
+  const recordAtStart = unwrap(await deps.records.read());
+  if (recordAtStart === null) return recoverDirect(deps, request);
+  return underLock(deps, async () =>
+    (await startedSinceFailure(deps, request))
+      ? NOTHING_RECOVERED
+      : recoverUnderLock(deps, request.message, recordAtStart),
+  );
+}
+
+/** What the manager that ran `recover` says of the failure. */
+export interface RecoverRequest {
+  /** `--message M`: recorded as the failure (URLs redacted). */
+  readonly message: string;
+  /** `--failed-run ID`: the agent unit's run that failed (`$MONITOR_INVOCATION_ID`), when known. */
+  readonly failedRun: string | null;
+}
+
+const NOTHING_RECOVERED: RecoverReport = { recovered: false, rolledBackTo: null };
+
+/**
+ * R1: whether the agent unit was started again after the run that failed, by the time `recover`
+ * holds the lock. The failure was then handled meanwhile (the upgrader's health wait rolled back
+ * and restarted, or an earlier `recover` did), and what runs now — maybe the next upgrade's
+ * candidate — was never seen failing.
+ */
+async function startedSinceFailure(deps: RecoverDependencies, request: RecoverRequest): Promise<boolean> {
+  if (request.failedRun === null) return false;
+  const run = await deps.services.currentRun();
+  if (run === null || run === request.failedRun) return false;
+  deps.logger.info({ failedRun: request.failedRun, run }, 'Recover: the agent was started again since it failed.');
+  return true;
 }
 
 /**
@@ -50,10 +79,11 @@ export async function recover(deps: RecoverDependencies, message: string): Promi
  * before its verdict (its marker is left). Then the candidate that runs is proven bad: roll back
  * to the previous binary, quarantine it, restart the agent.
  */
-async function recoverDirect(deps: RecoverDependencies): Promise<RecoverReport> {
+async function recoverDirect(deps: RecoverDependencies, request: RecoverRequest): Promise<RecoverReport> {
   const marker = await deps.interrupted.pending();
-  if (marker === null) return { recovered: false, rolledBackTo: null };
+  if (marker === null) return NOTHING_RECOVERED;
   return underLock(deps, async () => {
+    if (await startedSinceFailure(deps, request)) return NOTHING_RECOVERED;
     const outcome = await deps.interrupted.resolve({ restart: 'sync', knownHealth: 'unhealthy' });
     return outcome === 'rolled-back'
       ? { recovered: true, rolledBackTo: marker.previous }
@@ -61,7 +91,11 @@ async function recoverDirect(deps: RecoverDependencies): Promise<RecoverReport> 
   });
 }
 
-async function recoverUnderLock(deps: RecoverDependencies, message: string): Promise<RecoverReport> {
+async function recoverUnderLock(
+  deps: RecoverDependencies,
+  message: string,
+  recordAtStart: UpgradeRecord,
+): Promise<RecoverReport> {
   let progress = { containerCopiedFrom: null as SlotName | null, agentRestarted: false };
   let rolledBackTo: SlotName | null = null;
   let container: ContainerVerdict = 'unknown';
@@ -69,14 +103,15 @@ async function recoverUnderLock(deps: RecoverDependencies, message: string): Pro
     const record = unwrap(await deps.records.read());
     const links = await deps.effects.links();
     if ((await deps.effects.activeMachine()) === null) container = 'not-applicable';
-    const decision = decideRecoverCommand({ record, message, observed: { ...links, container }, progress });
+    const observed = { ...links, container };
+    const decision = decideRecoverCommand({ record, recordAtStart, message, observed, progress });
     deps.logger.info(
       { [LogKeys.action]: decision.kind, [LogKeys.operation]: record?.operation.name },
       `Recover: ${decision.kind}.`,
     );
     switch (decision.kind) {
       case 'done':
-        return { recovered: record !== null, rolledBackTo };
+        return { recovered: progress.agentRestarted, rolledBackTo };
       case 'record-failure':
         if (record !== null) await deps.records.write(withFailure(record, decision.failure, decision.recoveryRequired));
         break;

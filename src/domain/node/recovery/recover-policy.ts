@@ -1,6 +1,12 @@
 import { invariant } from '../../common/invariant.js';
 import { recoverFailure } from './policy-failures.js';
-import { checkRecordShape, nextRollbackStep, rollbackAllowed, rollbackTarget } from './rollback-rules.js';
+import {
+  candidateStartedSince,
+  checkRecordShape,
+  nextRollbackStep,
+  rollbackAllowed,
+  rollbackTarget,
+} from './rollback-rules.js';
 import type { RecoverDecision, RecoverInput } from './recovery-vocabulary.js';
 
 /**
@@ -25,6 +31,7 @@ function recoverDecision(input: RecoverInput): RecoverDecision {
   // Complete was already decided: the upgrade is over, and a failure now is an ordinary agent
   // failure that must not change the selected binary (the record is about to be deleted).
   if (record.completed) return { kind: 'done', rule: 'R1', exitCode: 0 };
+  if (candidateStartedSince(input.recordAtStart, record)) return { kind: 'done', rule: 'R1', exitCode: 0 };
   const mayRun = rollbackAllowed(record, observed.current);
   if (record.failure === null || (mayRun && !record.recoveryRequired)) {
     return {
@@ -47,8 +54,8 @@ function recoverDecision(input: RecoverInput): RecoverDecision {
 export function checkRecoverDecision(input: RecoverInput, decision: RecoverDecision): void {
   const { record, observed, progress } = input;
   const what = `recover: ${decision.kind}`;
-  if (record === null || record.completed) {
-    invariant(decision.kind === 'done', `${what}: without an open record recover changes nothing`);
+  if (record === null || record.completed || candidateStartedSince(input.recordAtStart, record)) {
+    invariant(decision.kind === 'done', `${what}: without an open record of its failure recover changes nothing`);
     return;
   }
   switch (decision.kind) {

@@ -172,6 +172,12 @@ export type StartupDecision =
  */
 export interface RecoverInput {
   readonly record: UpgradeRecord | null;
+  /**
+   * The record as `recover` read it when it started, before it waited for the lock: the failure
+   * that started it belongs to this record's candidate or to an older binary, never to a
+   * candidate switched to since.
+   */
+  readonly recordAtStart: UpgradeRecord | null;
   /** `--message M`; empty means the default. Redacted (URLs) and clamped before it is recorded. */
   readonly message: string;
   readonly observed: {

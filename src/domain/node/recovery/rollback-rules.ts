@@ -19,6 +19,17 @@ export function rollbackAllowed(record: UpgradeRecord, observedCurrent: SlotName
 }
 
 /**
+ * Whether the candidate of `now` started after `recover` did (R1): another record was opened
+ * while it waited for the lock, or this one's switch was committed meanwhile. The failure that
+ * started `recover` is then an older binary's, already handled, and the candidate was never seen
+ * failing: the next operation's switch must not be judged by its predecessor's failure.
+ */
+export function candidateStartedSince(atStart: UpgradeRecord | null, now: UpgradeRecord): boolean {
+  if (atStart === null || atStart.instanceId !== now.instanceId) return true;
+  return !atStart.switchCommitted && now.switchCommitted;
+}
+
+/**
  * The slot a rollback returns to: the record's `previous`. The managed path points last-good at
  * `previous` before it installs (row 6), so this is the last-good target; with two slots an
  * observed last-good that differs from it can only be missing or the failed candidate itself,
