@@ -173,7 +173,11 @@ describe('recovery script', () => {
     log = join(scratch.root, 'calls.log');
     record = join(scratch.root, 'record.json');
     // Stand-ins for systemctl and the last-good binary that only log how they were called.
-    writeExecutable(join(scratch.root, 'bin/systemctl'), `#!/bin/sh\necho "systemctl $*" >> '${log}'\n`);
+    // is-failed answers as UNIT_FAILED_EXIT says (0: the unit is failed).
+    writeExecutable(
+      join(scratch.root, 'bin/systemctl'),
+      `#!/bin/sh\necho "systemctl $*" >> '${log}'\n[ "$1" = is-failed ] && exit \${UNIT_FAILED_EXIT:-0}\nexit 0\n`,
+    );
     writeExecutable(
       join(scratch.root, 'slots/agent-blue'),
       `#!/bin/sh\necho "last-good $*" >> '${log}'\nexit \${RECOVER_EXIT:-0}\n`,
@@ -214,10 +218,20 @@ describe('recovery script', () => {
     expect(run().status).toBe(0);
     const once = [
       "last-good recover --message upgraded agent failed; it's restored --root /tmp/a root",
+      'systemctl is-failed --quiet -- agent.service',
       'systemctl reset-failed agent.service',
       'systemctl --no-block restart agent.service',
     ];
     expect(calls()).toEqual([...once, ...once]);
+  });
+
+  it('leaves a unit that runs again alone: recover restarted it, or it was started since it failed', () => {
+    writeFileSync(record, '{}');
+    expect(run({ UNIT_FAILED_EXIT: '1' }).status).toBe(0);
+    expect(calls()).toEqual([
+      "last-good recover --message upgraded agent failed; it's restored --root /tmp/a root",
+      'systemctl is-failed --quiet -- agent.service',
+    ]);
   });
 
   it("passes systemd's failed run to recover when it names one", () => {
@@ -232,6 +246,6 @@ describe('recovery script', () => {
     writeFileSync(record, '{}');
     const result = run({ RECOVER_EXIT: '7' });
     expect(result.status).toBe(7);
-    expect(calls()).toHaveLength(3);
+    expect(calls()).toHaveLength(4);
   });
 });

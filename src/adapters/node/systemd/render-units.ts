@@ -159,9 +159,9 @@ export function renderRecoveryUnit(settings: UnitSettings): string {
 /**
  * The OnFailure script. Without a pending managed upgrade it exits 0 (an ordinary failure must
  * not change the selected binary). Otherwise it runs `recover` — which takes the host lock and is
- * idempotent, so running while systemd still auto-restarts the unit is harmless — then clears
- * the failed state and restarts the unit. Every step runs even if an earlier one failed, and the
- * script exits with the last failure.
+ * idempotent, so running while systemd still auto-restarts the unit is harmless — then, if the
+ * unit is still failed, clears the failed state and restarts it. Every step runs even if an
+ * earlier one failed, and the script exits with the last failure.
  */
 export function renderRecoveryScript(settings: RecoveryScriptSettings): string {
   assertScriptSettings(settings);
@@ -191,8 +191,12 @@ export function renderRecoveryScript(settings: RecoveryScriptSettings): string {
     '  exit 0',
     'fi',
     ...recoverLine,
-    `systemctl reset-failed ${shellQuote(settings.unit)} || status=$?`,
-    `systemctl --no-block restart ${shellQuote(settings.unit)} || status=$?`,
+    // recover restarts the agent itself; this is for a recover that failed or could not run. A unit
+    // that runs again (recover restarted it, or it was started since it failed) is left alone.
+    `if systemctl is-failed --quiet -- ${shellQuote(settings.unit)}; then`,
+    `  systemctl reset-failed ${shellQuote(settings.unit)} || status=$?`,
+    `  systemctl --no-block restart ${shellQuote(settings.unit)} || status=$?`,
+    'fi',
     'exit "$status"',
     '',
   ].join('\n');
