@@ -1,17 +1,8 @@
 import type { Clock } from '../../../ports/common/clock.js';
 import { ServiceError } from '../../../domain/common/port-errors.js';
-import type {
-  HealthLimits,
-  HealthVerdict,
-  ServiceActivity,
-  ServiceManager,
-} from '../../../ports/node/service-manager.js';
-import {
-  executableIn,
-  sampleOf,
-  waitForStableExecutable,
-  type MainProcessObservation,
-} from '../service/stable-executable.js';
+import type { ServiceActivity, ServiceManager } from '../../../ports/node/service-manager.js';
+import { SampledMainProcess } from '../service/sampled-main-process.js';
+import { sampleOf, type MainProcessObservation } from '../service/stable-executable.js';
 import { agentRecordPath, liveRecordedAgent, readAgentRecord } from './agent-record.js';
 import { ControlClientError, requestSupervisor } from './control-client.js';
 import type { ControlFailure, ControlOp, ControlRequest, ReplyFor, StatusReply } from './control-protocol.js';
@@ -54,10 +45,15 @@ export interface SupervisorServiceManagerOptions {
  * would leave it running beside the agent the next supervisor starts, and claiming a restart
  * would be false.
  */
-export class SupervisorServiceManager implements ServiceManager {
+export class SupervisorServiceManager extends SampledMainProcess implements ServiceManager {
   readonly name = 'supervisor' as const;
 
-  constructor(private readonly options: SupervisorServiceManagerOptions) {}
+  protected readonly healthClock: Clock;
+
+  constructor(private readonly options: SupervisorServiceManagerOptions) {
+    super();
+    this.healthClock = options.clock;
+  }
 
   /** Nothing to write: the supervisor reads its settings from configuration. */
   async convergeAssets(): Promise<{ readonly changed: boolean }> {
@@ -100,19 +96,7 @@ export class SupervisorServiceManager implements ServiceManager {
     if (orphanPid !== null) throw unsupervised(orphanPid, 'restart');
   }
 
-  async mainExecutable(): Promise<string | null> {
-    return executableIn(await this.sample());
-  }
-
-  async waitHealthy(
-    expectedPath: string,
-    limits: HealthLimits,
-    options: { readonly signal?: AbortSignal } = {},
-  ): Promise<HealthVerdict> {
-    return waitForStableExecutable(() => this.sample(), expectedPath, limits, this.options.clock, options.signal);
-  }
-
-  private async sample(): Promise<MainProcessObservation> {
+  protected async sample(): Promise<MainProcessObservation> {
     const status = await this.status();
     if (status === 'absent') return null;
     if ('orphanPid' in status) return sampleOf(status.orphanPid, this.options.procRoot);

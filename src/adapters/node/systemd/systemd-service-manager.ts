@@ -2,19 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../../ports/common/clock.js';
 import type { FileSystem } from '../../../ports/node/file-system.js';
 import type { ProcessRunner } from '../../../ports/common/process-runner.js';
-import type {
-  HealthLimits,
-  HealthVerdict,
-  ServiceActivity,
-  ServiceManager,
-} from '../../../ports/node/service-manager.js';
+import type { ServiceActivity, ServiceManager } from '../../../ports/node/service-manager.js';
 import { convergeFiles, filesCurrent, type OwnedFile } from '../service/converge-files.js';
-import {
-  executableIn,
-  sampleOf,
-  waitForStableExecutable,
-  type MainProcessObservation,
-} from '../service/stable-executable.js';
+import { SampledMainProcess } from '../service/sampled-main-process.js';
+import { sampleOf, type MainProcessObservation } from '../service/stable-executable.js';
 import { Systemctl, type UnitProperties } from './systemctl.js';
 
 /** The managed path's hand-over waits this long, so the calling daemon can return first. */
@@ -44,12 +35,15 @@ export interface SystemdOptions {
  * path, a transient delayed restart for the managed hand-over, and health read from MainPID's
  * executable.
  */
-export class SystemdServiceManager implements ServiceManager {
+export class SystemdServiceManager extends SampledMainProcess implements ServiceManager {
   readonly name = 'systemd' as const;
   private readonly systemctl: Systemctl;
+  protected readonly healthClock: Clock;
 
   constructor(private readonly options: SystemdOptions) {
+    super();
     this.systemctl = new Systemctl(options.runner);
+    this.healthClock = options.clock;
   }
 
   async convergeAssets(): Promise<{ readonly changed: boolean }> {
@@ -117,19 +111,7 @@ export class SystemdServiceManager implements ServiceManager {
     ]);
   }
 
-  async mainExecutable(): Promise<string | null> {
-    return executableIn(await this.sample());
-  }
-
-  async waitHealthy(
-    expectedPath: string,
-    limits: HealthLimits,
-    options: { readonly signal?: AbortSignal } = {},
-  ): Promise<HealthVerdict> {
-    return waitForStableExecutable(() => this.sample(), expectedPath, limits, this.options.clock, options.signal);
-  }
-
-  private async sample(): Promise<MainProcessObservation> {
+  protected async sample(): Promise<MainProcessObservation> {
     const properties = await this.systemctl.show(this.options.unit);
     if (properties.activeState === 'failed') return 'gave-up';
     if (properties.mainPid === 0) return null;

@@ -1,11 +1,14 @@
 import {
+  OBSERVED_ROLES,
   tempPrefixFor,
   type LayoutFacts,
+  type ObservedRole,
   type PathFact,
   type ResolvedFact,
 } from '../../../domain/node/layout/host-facts.js';
 import { basenamePath, dirnamePath, joinPath } from '../../../domain/node/layout/posix-path.js';
 import {
+  FILE_ROLES,
   PATH_ROLES,
   type CanonicalPaths,
   type PathRole,
@@ -19,32 +22,13 @@ const ANCESTOR_STEPS_MAX = 256;
 /** Reads every fact the layout decisions need. Read-only; safe at any time. */
 export async function observeLayout(fs: FileSystem, layout: SlotLayout): Promise<LayoutFacts> {
   const canonical = await canonicalPaths(fs, layout);
-  return {
-    canonical,
-    slotDir: await observePath(fs, layout.slotDir),
-    entry: await observePath(fs, layout.entry),
-    blue: await observePath(fs, layout.blue),
-    green: await observePath(fs, layout.green),
-    current: await observePath(fs, layout.current),
-    lastGood: await observePath(fs, layout.lastGood),
-    record: await observePath(fs, layout.record),
-    state: await observePath(fs, layout.state),
-    staleTemps: await staleTemps(fs, layout),
-  };
+  const observed = {} as Record<ObservedRole, PathFact>;
+  for (const role of OBSERVED_ROLES) observed[role] = await observePath(fs, layout[role]);
+  return { canonical, ...observed, staleTemps: await staleTemps(fs, layout) };
 }
 
-/** Roles whose files are written by atomic replacement, and so may leave a temp after a crash. */
-const ATOMICALLY_WRITTEN = [
-  'entry',
-  'blue',
-  'green',
-  'current',
-  'lastGood',
-  'recoveryScript',
-  'record',
-  'activation',
-  'state',
-] as const;
+/** Roles whose files are written by atomic replacement, and so may leave a temp after a crash: all but the lock, which is never replaced. */
+const ATOMICALLY_WRITTEN = FILE_ROLES.filter((role) => role !== 'lock');
 
 /**
  * Temp entries an interrupted write left behind. The slot directory belongs to the upgrader,

@@ -141,7 +141,9 @@ export class StartupGate {
       case 'measure-health':
         this.health = await this.measureHealth(decision.slot);
         return null;
+      // The same copy: toward the committed slot (sync), or back to last-good (restore).
       case 'sync-container':
+      case 'restore-container':
         await effects.copyIntoContainer(decision.from);
         this.progress = { ...this.progress, containerCopiedFrom: decision.from };
         this.container = 'unknown';
@@ -166,11 +168,6 @@ export class StartupGate {
         return null;
       case 'roll-back':
         await effects.rollBackLinks(decision.to);
-        this.container = 'unknown';
-        return null;
-      case 'restore-container':
-        await effects.copyIntoContainer(decision.from);
-        this.progress = { ...this.progress, containerCopiedFrom: decision.from };
         this.container = 'unknown';
         return null;
       case 'restart-into-last-good':

@@ -20,16 +20,12 @@ export type PathFact =
   | { readonly kind: 'directory'; readonly uid: number }
   | { readonly kind: 'other'; readonly uid: number };
 
-export interface LayoutFacts {
+/** The layout's paths whose facts the decisions read (and that must be root's on a production host). */
+export const OBSERVED_ROLES = ['slotDir', 'entry', 'blue', 'green', 'current', 'lastGood', 'record', 'state'] as const;
+export type ObservedRole = (typeof OBSERVED_ROLES)[number];
+
+export interface LayoutFacts extends Readonly<Record<ObservedRole, PathFact>> {
   readonly canonical: CanonicalPaths;
-  readonly slotDir: PathFact;
-  readonly entry: PathFact;
-  readonly blue: PathFact;
-  readonly green: PathFact;
-  readonly current: PathFact;
-  readonly lastGood: PathFact;
-  readonly record: PathFact;
-  readonly state: PathFact;
   /** Temp entries (`.<name>.tmp-*`) an interrupted atomic write left next to a layout file. */
   readonly staleTemps: readonly string[];
 }
@@ -135,8 +131,7 @@ export function checkLayoutShape(layout: SlotLayout, facts: LayoutFacts): Result
  * that no other user can swap a binary the root-run agent will execute.
  */
 export function checkRootOwnership(layout: SlotLayout, facts: LayoutFacts): Result<LayoutFacts> {
-  const roles = ['slotDir', 'entry', 'blue', 'green', 'current', 'lastGood', 'record', 'state'] as const;
-  for (const role of roles) {
+  for (const role of OBSERVED_ROLES) {
     const fact = facts[role];
     if (fact.kind !== 'missing' && fact.uid !== 0) {
       return fail('E_LAYOUT', `${layout[role]} is not owned by root (uid ${fact.uid})`);
