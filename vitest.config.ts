@@ -19,10 +19,8 @@ const WAITING = [
 ].map((folder) => `${folder}/*.test.ts`);
 
 /**
- * Files that boot a private systemd (test/support/systemd), two at a time after the rest. Each
- * boots in a cgroup namespace of its own, so two never touch each other's units; they run apart
- * from the other waiting files because their health windows are timed and the package build and
- * the API servers beside them made one miss its window.
+ * Files that boot a private systemd (test/support/systemd). Each boots in a cgroup namespace of
+ * its own, so several at once never touch each other's units; they wait like the others.
  */
 const PRIVATE_SYSTEMD = ['test/systemd/*.test.ts', 'test/e2e/*.test.ts'];
 
@@ -35,9 +33,8 @@ export default defineConfig({
     reporters: ['default', './scripts/file-times-reporter.mjs'],
     // clipanion 3.2.1 imports a directory from its ESM entry; inlining lets vite resolve it.
     server: { deps: { inline: ['clipanion'] } },
-    // Three groups, one after the other (vitest gives each group its own worker count): the files
-    // that compute, one worker per core; the files that wait, four at a time; then the private
-    // systemd files, two at a time.
+    // Two groups, one after the other (vitest gives each group its own worker count): the files
+    // that compute, one worker per core; then the files that wait, four at a time.
     projects: [
       {
         extends: true,
@@ -51,11 +48,12 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'waiting', include: WAITING, maxWorkers: 4, sequence: { groupOrder: 1 } },
-      },
-      {
-        extends: true,
-        test: { name: 'systemd', include: PRIVATE_SYSTEMD, maxWorkers: 2, sequence: { groupOrder: 2 } },
+        test: {
+          name: 'waiting',
+          include: [...WAITING, ...PRIVATE_SYSTEMD],
+          maxWorkers: 4,
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },
