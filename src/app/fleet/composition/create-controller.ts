@@ -3,6 +3,7 @@ import type { Clock } from '../../../ports/common/clock.js';
 import type { ControllerCluster, LeaseStore } from '../../../ports/fleet/controller-cluster.js';
 import type { ControllerMetrics } from '../../../ports/fleet/controller-metrics.js';
 import type { Logger } from '../../../ports/common/logger.js';
+import { bindBuilt } from '../../common/composition/bind-built.js';
 import { RolloutController, type ControllerSettings } from '../controller/rollout-controller.js';
 import { FleetTokens } from '../fleet-tokens.js';
 
@@ -38,18 +39,15 @@ export function createController(input: ControllerInput): RolloutController {
       bind(FleetTokens.Clock).toConstantValue(ports.clock);
     }),
     new ContainerModule(({ bind }) => {
-      bind(FleetTokens.RolloutController).toResolvedValue(
-        (cluster, leases, clock, logger, metrics, settings) =>
-          new RolloutController({ cluster, leases, clock, logger, metrics, settings }),
-        [
-          FleetTokens.ControllerCluster,
-          FleetTokens.LeaseStore,
-          FleetTokens.Clock,
-          FleetTokens.Logger,
-          FleetTokens.ControllerMetrics,
-          FleetTokens.ControllerSettings,
-        ],
-      );
+      const dependencies = {
+        cluster: FleetTokens.ControllerCluster,
+        leases: FleetTokens.LeaseStore,
+        clock: FleetTokens.Clock,
+        logger: FleetTokens.Logger,
+        metrics: FleetTokens.ControllerMetrics,
+        settings: FleetTokens.ControllerSettings,
+      };
+      bindBuilt(bind, FleetTokens.RolloutController, dependencies, (ports) => new RolloutController(ports));
     }),
   );
   return container.get(FleetTokens.RolloutController);

@@ -3,10 +3,7 @@ import { ContainerModule } from 'inversify';
 import { KubeClient } from '../../../adapters/common/kubernetes/kube-client.js';
 import { KubernetesOperationStore } from '../../../adapters/node/kubernetes/kubernetes-operation-store.js';
 import { NoOperationStore } from '../../../adapters/node/none/no-operation-store.js';
-import type { Clock } from '../../../ports/common/clock.js';
-import type { Logger } from '../../../ports/common/logger.js';
-import type { ProcessRunner } from '../../../ports/common/process-runner.js';
-import type { UpgraderConfig } from '../config/upgrader-config.js';
+import { bindBuilt } from '../../common/composition/bind-built.js';
 import type { OperationStoreFactory } from '../managed/session-options.js';
 import { Tokens } from '../tokens.js';
 
@@ -22,8 +19,17 @@ export const noClusterModule = new ContainerModule(({ bind }) => {
  * every program the upgrader runs.
  */
 export const kubernetesClusterModule = new ContainerModule(({ bind }) => {
-  bind(Tokens.OperationStoreFactory).toResolvedValue(
-    (config: UpgraderConfig, clock: Clock, logger: Logger, runner: ProcessRunner): OperationStoreFactory =>
+  const dependencies = {
+    config: Tokens.Config,
+    clock: Tokens.Clock,
+    logger: Tokens.Logger,
+    runner: Tokens.ProcessRunner,
+  };
+  bindBuilt(
+    bind,
+    Tokens.OperationStoreFactory,
+    dependencies,
+    ({ config, clock, logger, runner }): OperationStoreFactory =>
       async () => {
         const client = await KubeClient.connect(config.cluster.kubeconfig, { runner, clock });
         const machineName = config.cluster.machineName ?? hostname().toLowerCase();
@@ -34,6 +40,5 @@ export const kubernetesClusterModule = new ContainerModule(({ bind }) => {
           logger: logger.child({ component: 'machine-operations' }),
         });
       },
-    [Tokens.Config, Tokens.Clock, Tokens.Logger, Tokens.ProcessRunner],
   );
 });

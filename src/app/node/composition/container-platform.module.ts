@@ -2,8 +2,7 @@ import { ContainerModule } from 'inversify';
 import { NoContainerRootfs } from '../../../adapters/node/none/no-container-rootfs.js';
 import { NspawnContainerRootfs } from '../../../adapters/node/nspawn/nspawn-container-rootfs.js';
 import { rerootPath } from '../../../domain/node/layout/posix-path.js';
-import type { SlotLayout } from '../../../domain/node/layout/slot-layout.js';
-import type { UpgraderConfig } from '../config/upgrader-config.js';
+import { bindBuilt } from '../../common/composition/bind-built.js';
 import { Tokens } from '../tokens.js';
 
 /** `container.manager: "none"`: no copy of the agent inside a container to keep in step. */
@@ -13,15 +12,13 @@ export const noContainerModule = new ContainerModule(({ bind }) => {
 
 /** `container.manager: "nspawn"`: the copy inside the active machine (read from the daemon state). */
 export const nspawnContainerModule = new ContainerModule(({ bind }) => {
-  bind(Tokens.ContainerRootfs).toResolvedValue(
-    (config: UpgraderConfig, layout: SlotLayout) =>
-      new NspawnContainerRootfs({
-        daemonStatePath: layout.daemonState,
-        machinesDir: rerootPath(config.root, config.container.machinesDir),
-        machines: config.container.machines,
-        binaryPath: config.container.binaryPath,
-        maxBytes: config.artifact.maxBinaryBytes,
-      }),
-    [Tokens.Config, Tokens.Layout],
-  );
+  bindBuilt(bind, Tokens.ContainerRootfs, { config: Tokens.Config, layout: Tokens.Layout }, ({ config, layout }) => {
+    return new NspawnContainerRootfs({
+      daemonStatePath: layout.daemonState,
+      machinesDir: rerootPath(config.root, config.container.machinesDir),
+      machines: config.container.machines,
+      binaryPath: config.container.binaryPath,
+      maxBytes: config.artifact.maxBinaryBytes,
+    });
+  });
 });

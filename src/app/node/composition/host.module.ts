@@ -5,8 +5,7 @@ import { FlockHostLock } from '../../../adapters/node/lock/flock-host-lock.js';
 import { NodeFileSystem } from '../../../adapters/node/host/node-file-system.js';
 import { NodeProcessRunner } from '../../../adapters/common/runtime/node-process-runner.js';
 import { SystemClock } from '../../../adapters/common/runtime/system-clock.js';
-import type { SlotLayout } from '../../../domain/node/layout/slot-layout.js';
-import type { HostIdentity } from '../host-identity.js';
+import { bindBuilt } from '../../common/composition/bind-built.js';
 import { Tokens } from '../tokens.js';
 
 /** The real host: node:fs, the system clock, the flock(1) lock, HTTP downloads, child processes. */
@@ -16,9 +15,8 @@ export const hostModule = new ContainerModule(({ bind }) => {
   bind(Tokens.ArtifactSource).toConstantValue(new LazyArtifactSource());
   bind(Tokens.ArchiveExtractor).toConstantValue(new TarGzExtractor());
   bind(Tokens.ProcessRunner).toConstantValue(new NodeProcessRunner());
-  bind(Tokens.HostLock).toResolvedValue(
-    (layout: SlotLayout, identity: HostIdentity) =>
-      new FlockHostLock(layout.lock, identity.command, { root: layout.root }),
-    [Tokens.Layout, Tokens.HostIdentity],
-  );
+  const lock = { layout: Tokens.Layout, identity: Tokens.HostIdentity };
+  bindBuilt(bind, Tokens.HostLock, lock, ({ layout, identity }) => {
+    return new FlockHostLock(layout.lock, identity.command, { root: layout.root });
+  });
 });

@@ -4,11 +4,9 @@ import { SupervisorServiceManager } from '../../../adapters/node/supervisor/supe
 import { renderServiceAssets } from '../../../adapters/node/systemd/render-units.js';
 import { SystemdServiceManager } from '../../../adapters/node/systemd/systemd-service-manager.js';
 import { RECOVERY_SCRIPT_MODE, type SlotLayout } from '../../../domain/node/layout/slot-layout.js';
-import type { Clock } from '../../../ports/common/clock.js';
-import type { FileSystem } from '../../../ports/node/file-system.js';
-import type { ProcessRunner } from '../../../ports/common/process-runner.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
 import type { HostIdentity } from '../host-identity.js';
+import { bindBuilt } from '../../common/composition/bind-built.js';
 import { Tokens } from '../tokens.js';
 import { RECOVERY_MESSAGE, recoverInvocation, supervisorSocketPath } from '../service-settings.js';
 
@@ -19,39 +17,32 @@ export const noneServiceModule = new ContainerModule(({ bind }) => {
 
 /** `service.manager: "supervisor"`: a client of the built-in supervisor's control socket. */
 export const supervisorServiceModule = new ContainerModule(({ bind }) => {
-  bind(Tokens.ServiceManager)
-    .toResolvedValue(
-      (clock: Clock, config: UpgraderConfig) =>
-        new SupervisorServiceManager({ controlSocket: supervisorSocketPath(config), clock }),
-      [Tokens.Clock, Tokens.Config],
-    )
-    .inSingletonScope();
+  bindBuilt(bind, Tokens.ServiceManager, { clock: Tokens.Clock, config: Tokens.Config }, ({ clock, config }) => {
+    return new SupervisorServiceManager({ controlSocket: supervisorSocketPath(config), clock });
+  });
 });
 
 /** `service.manager: "systemd"`: units, recovery script, systemctl and systemd-run. */
 export const systemdServiceModule = new ContainerModule(({ bind }) => {
-  bind(Tokens.ServiceManager)
-    .toResolvedValue(
-      (
-        fs: FileSystem,
-        runner: ProcessRunner,
-        clock: Clock,
-        config: UpgraderConfig,
-        layout: SlotLayout,
-        identity: HostIdentity,
-      ) =>
-        new SystemdServiceManager({
-          fs,
-          runner,
-          clock,
-          unit: config.service.unit,
-          reloadWatched: [config.service.unit, config.service.recoveryUnit],
-          unitDir: layout.unitDir,
-          assets: systemdAssets(config, layout, identity),
-        }),
-      [Tokens.FileSystem, Tokens.ProcessRunner, Tokens.Clock, Tokens.Config, Tokens.Layout, Tokens.HostIdentity],
-    )
-    .inSingletonScope();
+  const dependencies = {
+    fs: Tokens.FileSystem,
+    runner: Tokens.ProcessRunner,
+    clock: Tokens.Clock,
+    config: Tokens.Config,
+    layout: Tokens.Layout,
+    identity: Tokens.HostIdentity,
+  };
+  bindBuilt(bind, Tokens.ServiceManager, dependencies, ({ fs, runner, clock, config, layout, identity }) => {
+    return new SystemdServiceManager({
+      fs,
+      runner,
+      clock,
+      unit: config.service.unit,
+      reloadWatched: [config.service.unit, config.service.recoveryUnit],
+      unitDir: layout.unitDir,
+      assets: systemdAssets(config, layout, identity),
+    });
+  });
 });
 
 /** The agent unit, the recovery unit and the recovery script for this configuration. */

@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { ContainerModule, type ContainerModuleLoadOptions } from 'inversify';
+import { ContainerModule } from 'inversify';
 import { AgentUpgradeHandler } from '../managed/agent-upgrade-handler.js';
 import { AgentVersionReport } from '../managed/agent-version-report.js';
 import { ManagedSession } from '../managed/managed-session.js';
 import type { SessionOptions } from '../managed/session-options.js';
 import { StartupGate } from '../managed/startup-gate.js';
 import { Tokens as T } from '../tokens.js';
-import { resolveAll } from './resolve-all.js';
-
-type Bind = ContainerModuleLoadOptions['bind'];
+import { bindBuilt, type Bind } from '../../common/composition/bind-built.js';
 
 /**
  * One daemon session, bound in a child of the process's container: the opened operation store,
@@ -27,23 +25,25 @@ export function sessionModule(options: SessionOptions): ContainerModule {
 
 /** The startup gate of this session: the record left by an earlier process, resolved first. */
 function bindGate(bind: Bind): void {
-  bind(T.StartupGate).toDynamicValue((c) => {
-    const state = c.get(T.SessionState);
-    const config = c.get(T.Config);
+  const gate = {
+    effects: T.HostEffects,
+    records: T.RecordStore,
+    states: T.StateStore,
+    store: T.OperationStore,
+    services: T.ServiceManager,
+    clock: T.Clock,
+    logger: T.Logger,
+    config: T.Config,
+    state: T.SessionState,
+    options: T.SessionOptions,
+  };
+  bindBuilt(bind, T.StartupGate, gate, ({ logger, state, options, ...dependencies }) => {
     return new StartupGate({
-      ...resolveAll(c, {
-        effects: T.HostEffects,
-        records: T.RecordStore,
-        states: T.StateStore,
-        store: T.OperationStore,
-        services: T.ServiceManager,
-        clock: T.Clock,
-      }),
-      logger: c.get(T.Logger).child({ component: 'startup-gate' }),
-      config,
-      mode: config.agent.mode,
+      ...dependencies,
+      logger: logger.child({ component: 'startup-gate' }),
+      mode: dependencies.config.agent.mode,
       instanceId: state.instanceId,
-      selfExecutable: c.get(T.SessionOptions).selfExecutable,
+      selfExecutable: options.selfExecutable,
       handedOver: () => state.handedOver,
     });
   });
@@ -51,47 +51,39 @@ function bindGate(bind: Bind): void {
 
 /** The AgentUpgrade handler and the session over the gate and the handler. */
 function bindHandlerAndSession(bind: Bind): void {
-  bind(T.AgentUpgradeHandler).toDynamicValue(
-    (c) =>
-      new AgentUpgradeHandler({
-        ...c.get(T.ActivationDependencies),
-        ...resolveAll(c, {
-          lock: T.HostLock,
-          store: T.OperationStore,
-          source: T.ArtifactSource,
-          extractor: T.ArchiveExtractor,
-        }),
-        instanceId: c.get(T.SessionState).instanceId,
-      }),
-  );
-  bind(T.ManagedSession).toDynamicValue(
-    (c) =>
-      new ManagedSession(
-        resolveAll(c, {
-          gate: T.StartupGate,
-          handler: T.AgentUpgradeHandler,
-          interrupted: T.InterruptedActivation,
-          lock: T.HostLock,
-          engine: T.LayoutEngine,
-          config: T.Config,
-          state: T.SessionState,
-          versions: T.AgentVersionReport,
-        }),
-      ),
-  );
-  bind(T.AgentVersionReport).toDynamicValue(
-    (c) =>
-      new AgentVersionReport({
-        ...resolveAll(c, {
-          fs: T.FileSystem,
-          runner: T.ProcessRunner,
-          clock: T.Clock,
-          engine: T.LayoutEngine,
-          states: T.StateStore,
-          config: T.Config,
-          store: T.OperationStore,
-        }),
-        logger: c.get(T.Logger).child({ component: 'agent-version' }),
-      }),
-  );
+  const handler = {
+    activation: T.ActivationDependencies,
+    lock: T.HostLock,
+    store: T.OperationStore,
+    source: T.ArtifactSource,
+    extractor: T.ArchiveExtractor,
+    state: T.SessionState,
+  };
+  bindBuilt(bind, T.AgentUpgradeHandler, handler, ({ activation, state, ...dependencies }) => {
+    return new AgentUpgradeHandler({ ...activation, ...dependencies, instanceId: state.instanceId });
+  });
+  const session = {
+    gate: T.StartupGate,
+    handler: T.AgentUpgradeHandler,
+    interrupted: T.InterruptedActivation,
+    lock: T.HostLock,
+    engine: T.LayoutEngine,
+    config: T.Config,
+    state: T.SessionState,
+    versions: T.AgentVersionReport,
+  };
+  bindBuilt(bind, T.ManagedSession, session, (dependencies) => new ManagedSession(dependencies));
+  const versions = {
+    fs: T.FileSystem,
+    runner: T.ProcessRunner,
+    clock: T.Clock,
+    engine: T.LayoutEngine,
+    states: T.StateStore,
+    config: T.Config,
+    store: T.OperationStore,
+    logger: T.Logger,
+  };
+  bindBuilt(bind, T.AgentVersionReport, versions, ({ logger, ...dependencies }) => {
+    return new AgentVersionReport({ ...dependencies, logger: logger.child({ component: 'agent-version' }) });
+  });
 }

@@ -5,6 +5,8 @@ import { Tokens as T } from '../tokens.js';
 /**
  * The Upgrader over the process's objects. The use cases that need a supported architecture
  * resolve on first use, so `status` and `recover` still work on a host releases are not built for.
+ * That laziness is why this one binding reads the container itself instead of using bindBuilt:
+ * resolving `Activation` here would refuse every command on such a host.
  */
 export const upgraderModule = new ContainerModule(({ bind }) => {
   bind(T.Upgrader).toDynamicValue(
