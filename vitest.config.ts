@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongPolesFirst } from './test/support/long-poles-first.js';
 
 /**
  * Test files that spend their time waiting on other processes — the built-in supervisor, a real
@@ -29,6 +30,8 @@ export default defineConfig({
     environment: 'node',
     pool: 'forks',
     testTimeout: 30_000,
+    // The slowest files first in each group, with or without vitest's cache (a clean clone has none).
+    sequence: { sequencer: LongPolesFirst },
     // The default output, and each file's time (printed as a table with FILE_TIMES_TABLE=N).
     reporters: ['default', './scripts/file-times-reporter.mjs'],
     // clipanion 3.2.1 imports a directory from its ESM entry; inlining lets vite resolve it.
