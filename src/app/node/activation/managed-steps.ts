@@ -8,10 +8,9 @@ import {
   withSwitchCommitted,
   type UpgradeRecord,
 } from '../../../domain/node/record/upgrade-record.js';
-import type { ArchiveExtractor } from '../../../ports/node/archive-extractor.js';
-import type { ArtifactSource } from '../../../ports/node/artifact-source.js';
 import type { AgentUpgradeRequest } from '../../../ports/node/operation-store.js';
-import { checkCandidate, type CheckedCandidate } from '../artifact/check-candidate.js';
+import { checkCandidate, type CandidateCheckDependencies, type CheckedCandidate } from '../artifact/check-candidate.js';
+import type { FetchDependencies } from '../artifact/fetch-member.js';
 import { fetchToFile } from '../artifact/fetch-to-file.js';
 import { activeVersion } from '../artifact/running-version.js';
 import { unwrap } from '../../common/failure-signal.js';
@@ -20,11 +19,14 @@ import type { StateStore } from '../state/state-store.js';
 import type { ActivationDependencies } from './activation.js';
 import type { SlotEffects } from './slot-effects.js';
 
-export interface ManagedStepDependencies extends ActivationDependencies {
+/** What the managed path's steps use: the download, the candidate check, the layout and the record. */
+export interface ManagedStepDependencies
+  extends
+    CandidateCheckDependencies,
+    FetchDependencies,
+    Pick<ActivationDependencies, 'logger' | 'config' | 'arch' | 'engine' | 'effects'> {
   readonly records: RecordStore;
   readonly states: StateStore;
-  readonly source: ArtifactSource;
-  readonly extractor: ArchiveExtractor;
 }
 
 /**

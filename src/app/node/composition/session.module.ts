@@ -52,15 +52,27 @@ function bindGate(bind: Bind): void {
 /** The AgentUpgrade handler and the session over the gate and the handler. */
 function bindHandlerAndSession(bind: Bind): void {
   const handler = {
-    activation: T.ActivationDependencies,
-    lock: T.HostLock,
-    store: T.OperationStore,
+    fs: T.FileSystem,
+    runner: T.ProcessRunner,
+    clock: T.Clock,
     source: T.ArtifactSource,
     extractor: T.ArchiveExtractor,
+    logger: T.Logger,
+    config: T.Config,
+    arch: T.Architecture,
+    engine: T.LayoutEngine,
+    effects: T.SlotEffects,
+    records: T.RecordStore,
+    states: T.StateStore,
+    lock: T.HostLock,
+    store: T.OperationStore,
+    services: T.ServiceManager,
+    container: T.ContainerRootfs,
+    interrupted: T.InterruptedActivation,
     state: T.SessionState,
   };
-  bindBuilt(bind, T.AgentUpgradeHandler, handler, ({ activation, state, ...dependencies }) => {
-    return new AgentUpgradeHandler({ ...activation, ...dependencies, instanceId: state.instanceId });
+  bindBuilt(bind, T.AgentUpgradeHandler, handler, ({ state, ...dependencies }) => {
+    return new AgentUpgradeHandler({ ...dependencies, instanceId: state.instanceId });
   });
   const session = {
     gate: T.StartupGate,

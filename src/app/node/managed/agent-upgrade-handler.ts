@@ -1,5 +1,4 @@
 import { RETRY_POLICY } from '../../../domain/node/daemon/retry-policy.js';
-import type { HostArchitecture } from '../../../domain/node/artifact/archive-rules.js';
 import { candidateChanges } from '../../../domain/node/activation/activation-steps.js';
 import { parseOptionalSha256, type Sha256 } from '../../../domain/common/digest.js';
 import { failure, type Failure } from '../../../domain/common/failure.js';
@@ -15,20 +14,17 @@ import {
   type ManagedPlan,
 } from '../../../domain/node/activation/upgrade-plan.js';
 import { newUpgradeRecord, withFailure, type UpgradeRecord } from '../../../domain/node/record/upgrade-record.js';
+import type { ContainerRootfs } from '../../../ports/node/container-rootfs.js';
 import type { HostLock } from '../../../ports/node/host-lock.js';
+import type { ServiceManager } from '../../../ports/node/service-manager.js';
 import type { AgentUpgradeRequest, OperationStore } from '../../../ports/node/operation-store.js';
-import type { ActivationDependencies } from '../activation/activation.js';
 import type { InterruptedActivation } from '../activation/interrupted-activation.js';
-import { ManagedSteps } from '../activation/managed-steps.js';
+import { ManagedSteps, type ManagedStepDependencies } from '../activation/managed-steps.js';
 import { runSteps } from '../activation/run-steps.js';
 import { asFailure, unwrap } from '../../common/failure-signal.js';
 import { withHostLock } from '../lock/with-host-lock.js';
 import { LogKeys } from '../../common/log-keys.js';
-import type { RecordStore } from '../record/record-store.js';
-import type { StateStore } from '../state/state-store.js';
 import { translatePortError } from '../../common/translate-port-error.js';
-import type { ArchiveExtractor } from '../../../ports/node/archive-extractor.js';
-import type { ArtifactSource } from '../../../ports/node/artifact-source.js';
 
 /** A busy host lock (a direct activation) is retried after this long, status untouched. */
 const LOCK_BUSY_REQUEUE_MS = RETRY_POLICY.lockBusyMs;
@@ -44,16 +40,14 @@ export type HandleOutcome =
   /** The record is left for the startup gate (sidecar after its restart, or a failure to publish). */
   | { readonly kind: 'gate' };
 
-export interface HandlerDependencies extends ActivationDependencies {
+/** The managed steps' dependencies, and what the handler adds around them. */
+export interface HandlerDependencies extends ManagedStepDependencies {
   readonly lock: HostLock;
   readonly store: OperationStore;
-  readonly records: RecordStore;
-  readonly states: StateStore;
-  readonly source: ArtifactSource;
-  readonly extractor: ArchiveExtractor;
-  readonly arch: HostArchitecture;
-  readonly instanceId: string;
+  readonly services: ServiceManager;
+  readonly container: ContainerRootfs;
   readonly interrupted: InterruptedActivation;
+  readonly instanceId: string;
 }
 
 /**
