@@ -4,8 +4,7 @@ import { slotPath } from '../../../domain/node/layout/slot-layout.js';
 import { otherSlot } from '../../../domain/node/layout/slot.js';
 import { describeStep } from '../../../domain/node/activation/activation-steps.js';
 import { parseDownloadUrl } from '../../../domain/common/url-policy.js';
-import type { ArchiveExtractor } from '../../../ports/node/archive-extractor.js';
-import type { ArtifactSource } from '../../../ports/node/artifact-source.js';
+import type { FetchDependencies } from '../artifact/fetch-member.js';
 import { fetchToFile } from '../artifact/fetch-to-file.js';
 import { unwrap } from '../../common/failure-signal.js';
 import type { Activation, ActivationDependencies, ActivateRequest } from './activation.js';
@@ -18,9 +17,11 @@ export interface InstallRequest extends Omit<ActivateRequest, 'candidatePath' | 
   readonly onProgress?: (archiveBytes: number, totalBytes: number | null) => void;
 }
 
-export interface InstallDependencies extends ActivationDependencies {
-  readonly source: ArtifactSource;
-  readonly extractor: ArchiveExtractor;
+/** What `install --url` uses: the download, and the activation it feeds. */
+export interface InstallDependencies
+  extends
+    FetchDependencies,
+    Pick<ActivationDependencies, 'logger' | 'config' | 'arch' | 'engine' | 'services' | 'container'> {
   readonly activation: Activation;
 }
 

@@ -31,10 +31,13 @@ export interface RollbackOutcome {
  * that ran before is restored, so an operator's rollback never leaves the agent down when going
  * back is possible.
  */
-export async function rollbackToLastGood(
-  deps: ActivationDependencies,
-  activation: Activation,
-): Promise<RollbackOutcome> {
+/** What `rollback` uses of the activation's dependencies. */
+export type RollbackDependencies = Pick<
+  ActivationDependencies,
+  'fs' | 'services' | 'logger' | 'engine' | 'config' | 'states' | 'effects'
+>;
+
+export async function rollbackToLastGood(deps: RollbackDependencies, activation: Activation): Promise<RollbackOutcome> {
   await activation.refuseWhilePending();
   await activation.interrupted.resolve({ restart: 'sync' });
   const serviceActive = await serviceIsActive(deps.services);
@@ -76,7 +79,7 @@ export async function rollbackToLastGood(
 }
 
 /** Records the slot's binary as failed; false when the state cannot be written (reported, not fatal). */
-async function quarantineSlot(deps: ActivationDependencies, slot: SlotName): Promise<boolean> {
+async function quarantineSlot(deps: RollbackDependencies, slot: SlotName): Promise<boolean> {
   try {
     const { states } = deps;
     const digest = (await deps.fs.hashFile(slotPath(deps.engine.layout, slot), deps.config.artifact.maxBinaryBytes))
