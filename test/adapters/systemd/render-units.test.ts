@@ -217,6 +217,7 @@ describe('recovery script', () => {
     expect(run().status).toBe(0);
     expect(run().status).toBe(0);
     const once = [
+      'systemctl is-failed --quiet -- agent.service',
       "last-good recover --message upgraded agent failed; it's restored --root /tmp/a root",
       'systemctl is-failed --quiet -- agent.service',
       'systemctl reset-failed agent.service',
@@ -229,6 +230,7 @@ describe('recovery script', () => {
     writeFileSync(record, '{}');
     expect(run({ UNIT_FAILED_EXIT: '1' }).status).toBe(0);
     expect(calls()).toEqual([
+      'systemctl is-failed --quiet -- agent.service',
       "last-good recover --message upgraded agent failed; it's restored --root /tmp/a root",
       'systemctl is-failed --quiet -- agent.service',
     ]);
@@ -237,15 +239,21 @@ describe('recovery script', () => {
   it("passes systemd's failed run to recover when it names one", () => {
     writeFileSync(record, '{}');
     expect(run({ MONITOR_INVOCATION_ID: '0123456789abcdef0123456789abcdef' }).status).toBe(0);
-    expect(calls()[0]).toBe(
+    expect(calls()[1]).toBe(
       "last-good recover --message upgraded agent failed; it's restored --root /tmp/a root --failed-run 0123456789abcdef0123456789abcdef",
     );
+  });
+
+  it('names no failed run while systemd still restarts the unit on its own (not failed)', () => {
+    writeFileSync(record, '{}');
+    expect(run({ MONITOR_INVOCATION_ID: '0123456789abcdef0123456789abcdef', UNIT_FAILED_EXIT: '1' }).status).toBe(0);
+    expect(calls()[1]).toBe("last-good recover --message upgraded agent failed; it's restored --root /tmp/a root");
   });
 
   it('keeps going when recover fails and exits with its status', () => {
     writeFileSync(record, '{}');
     const result = run({ RECOVER_EXIT: '7' });
     expect(result.status).toBe(7);
-    expect(calls()).toHaveLength(4);
+    expect(calls()).toHaveLength(5);
   });
 });

@@ -166,8 +166,10 @@ export function renderRecoveryUnit(settings: UnitSettings): string {
 export function renderRecoveryScript(settings: RecoveryScriptSettings): string {
   assertScriptSettings(settings);
   // systemd (251 and later) names the failed run of the agent unit; recover does nothing once the
-  // unit was started again since (docs/protocol.md#r1a). Hex, so the unquoted expansion is safe.
-  const failedRun = '${MONITOR_INVOCATION_ID:+--failed-run "$MONITOR_INVOCATION_ID"}';
+  // unit was started again since (docs/protocol.md#r1a). Only a unit that stays failed names it:
+  // systemd 255 and later also run this between automatic restarts, and a restart that systemd
+  // made on its own is no sign the failure was handled. Hex, so the unquoted expansion is safe.
+  const failedRun = '${failed_run:+--failed-run "$failed_run"}';
   const recoverArguments = `${['recover', '--message', settings.message, ...settings.recoverOptions]
     .map(shellQuote)
     .join(' ')} ${failedRun}`;
@@ -189,6 +191,10 @@ export function renderRecoveryScript(settings: RecoveryScriptSettings): string {
     'status=0',
     `if [ ! -f ${shellQuote(settings.record)} ]; then`,
     '  exit 0',
+    'fi',
+    "failed_run=''",
+    `if systemctl is-failed --quiet -- ${shellQuote(settings.unit)}; then`,
+    '  failed_run="${MONITOR_INVOCATION_ID:-}"',
     'fi',
     ...recoverLine,
     // recover restarts the agent itself; this is for a recover that failed or could not run. A unit
