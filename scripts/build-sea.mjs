@@ -4,12 +4,16 @@
 //   2. a SEA blob with V8's code cache; 3. a copy of this node binary, stripped, with the blob
 //   injected by postject.
 // Options: --output PATH (default build/agent-upgrade), --version X.Y.Z (overrides the version
-// the binary reports; tests build several releases this way).
+// the binary reports; tests build several releases this way), --arch amd64|arm64 (default: this
+// machine's). Another architecture's binary is the same Node release for that machine, fetched
+// from the npm registry and checked against the integrity package-lock.json pins
+// (scripts/foreign-node.mjs); its blob carries no V8 code cache, which only this machine's V8 reads.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { foreignNode } from './foreign-node.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -19,6 +23,13 @@ const option = (name, fallback) => {
 };
 const output = resolve(option('--output', join(repo, 'build', 'agent-upgrade')));
 const version = option('--version', null);
+const hostArch = process.arch === 'arm64' ? 'arm64' : 'amd64';
+const arch = option('--arch', hostArch);
+if (arch !== 'amd64' && arch !== 'arm64') {
+  console.error('--arch takes amd64 or arm64');
+  process.exit(2);
+}
+const nodeBinary = arch === hostArch ? process.execPath : foreignNode(repo, arch);
 const work = `${output}.work`;
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
@@ -35,7 +46,7 @@ await build({
   entryPoints: [entry],
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node24',
   format: 'cjs',
   outfile: join(work, 'bundle.cjs'),
   logLevel: 'warning',
@@ -65,12 +76,12 @@ writeFileSync(
     main: join(work, 'bundle.cjs'),
     output: join(work, 'sea-prep.blob'),
     disableExperimentalSEAWarning: true,
-    useCodeCache: true,
+    useCodeCache: arch === hostArch,
   }),
 );
 execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'pipe' });
 mkdirSync(dirname(output), { recursive: true });
-copyFileSync(process.execPath, `${output}.tmp`);
+copyFileSync(nodeBinary, `${output}.tmp`);
 chmodSync(`${output}.tmp`, 0o755);
 try {
   execFileSync('strip', [`${output}.tmp`], { stdio: 'ignore' });
@@ -91,4 +102,4 @@ execFileSync(
 );
 execFileSync('mv', ['-f', `${output}.tmp`, output]);
 rmSync(work, { recursive: true, force: true });
-console.log(`built ${output}${version === null ? '' : ` (version ${version})`}`);
+console.log(`built ${output} (${arch}, Node ${process.version}${version === null ? '' : `, version ${version}`})`);

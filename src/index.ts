@@ -20,6 +20,7 @@ export { ERROR_CODES, ExitCode, type ErrorCode } from './domain/common/error-cod
 export type { Failure, Result } from './domain/common/failure.js';
 export {
   ArtifactError,
+  TrustError,
   ClusterError,
   ContainerError,
   FileSystemError,

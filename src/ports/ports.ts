@@ -1,5 +1,6 @@
 export type * from './node/archive-extractor.js';
-export type * from './node/artifact-source.js';
+export type * from './common/artifact-source.js';
+export type * from './common/release-trust.js';
 export type * from './common/clock.js';
 export type * from './node/container-rootfs.js';
 export type * from './node/file-system.js';

@@ -55,6 +55,8 @@ const DOMAIN_CODES = [
   'E_NOT_FOUND',
   'E_TRANSITION_REFUSED',
   'E_NO_ROLLBACK_RELEASE',
+  'E_UNTRUSTED',
+  'E_TRUST_METADATA',
 ] as const;
 
 describe('ERROR_CODES', () => {
@@ -153,6 +155,8 @@ describe('exitCodeFor', () => {
     E_NOT_FOUND: 1,
     E_TRANSITION_REFUSED: 2,
     E_NO_ROLLBACK_RELEASE: 2,
+    E_UNTRUSTED: 1,
+    E_TRUST_METADATA: 1,
   };
 
   it('the table covers every code', () => {

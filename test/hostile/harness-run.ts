@@ -5,7 +5,7 @@ import { AxiosArtifactSource } from '../../src/adapters/node/http/axios-artifact
 import type { FetchReport } from '../../src/app/node/artifact/fetch-to-file.js';
 import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
 import type { ErrorCode } from '../../src/domain/common/error-codes.js';
-import type { ArtifactSource } from '../../src/ports/node/artifact-source.js';
+import type { ArtifactSource } from '../../src/ports/common/artifact-source.js';
 import { RecordingLogger } from '../support/recording-logger.js';
 import { runCliInMemory } from '../support/run-cli.js';
 import { sandboxUpgrader } from '../support/sandbox-upgrader.js';

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ArtifactError } from '../../src/domain/common/port-errors.js';
-import type { ArtifactSource } from '../../src/ports/node/artifact-source.js';
+import type { ArtifactSource } from '../../src/ports/common/artifact-source.js';
 import { releaseArchive, sha256Hex } from '../support/archive/index.js';
 import { redirect, serve, stallAfter, stallBeforeHeaders, status, truncate } from '../support/http/hostile-server.js';
 import { MEMBER, newCanary, PAYLOAD, useHarness } from './harness.js';

@@ -9,7 +9,7 @@ import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/no
 import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
 import { ArtifactError } from '../../src/domain/common/port-errors.js';
 import { deriveLayout, type SlotLayout } from '../../src/domain/node/layout/slot-layout.js';
-import type { ArtifactRequest, ArtifactSource, ArtifactStream } from '../../src/ports/node/artifact-source.js';
+import type { ArtifactRequest, ArtifactSource, ArtifactStream } from '../../src/ports/common/artifact-source.js';
 import type { AgentUpgradeRequest } from '../../src/ports/node/operation-store.js';
 import type { Upgrader } from '../../src/app/node/upgrader.js';
 import { orThrow, simProcess, type SimPorts } from './sim-process.js';

@@ -8,6 +8,7 @@ import {
   LockError,
   PortError,
   ServiceError,
+  TrustError,
   type ContainerErrorCode,
   type FileSystemErrorCode,
 } from '../../domain/common/port-errors.js';
@@ -25,7 +26,7 @@ export function translatePortError(error: unknown): Failure | null {
   if (error instanceof ContainerError) return failure(CONTAINER_CODES[error.code], message);
   if (error instanceof ServiceError) return failure(error.code === 'not-supported' ? 'E_CONFIG' : 'E_SERVICE', message);
   if (error instanceof LockError) return failure(error.code === 'permission' ? 'E_NOT_ROOT' : 'E_IO', message);
-  if (error instanceof ArtifactError) return failure(error.code, message);
+  if (error instanceof ArtifactError || error instanceof TrustError) return failure(error.code, message);
   if (error instanceof ClusterError)
     return failure(error.code === 'unauthorized' ? 'E_CLUSTER_AUTH' : 'E_CLUSTER', message);
   // A port error added without a translation here is a bug: it propagates like any other.

@@ -2,7 +2,8 @@ import type { ServiceIdentifier } from 'inversify';
 import type { HostArchitecture } from '../../domain/node/artifact/archive-rules.js';
 import type { SlotLayout } from '../../domain/node/layout/slot-layout.js';
 import type { ArchiveExtractor } from '../../ports/node/archive-extractor.js';
-import type { ArtifactSource } from '../../ports/node/artifact-source.js';
+import type { ArtifactSource } from '../../ports/common/artifact-source.js';
+import type { ReleaseTrust } from '../../ports/common/release-trust.js';
 import type { ContainerRootfs } from '../../ports/node/container-rootfs.js';
 import type { FileSystem } from '../../ports/node/file-system.js';
 import type { HostLock } from '../../ports/node/host-lock.js';
@@ -45,6 +46,8 @@ export const Tokens = Object.freeze({
   HostLock: Symbol('HostLock') as ServiceIdentifier<HostLock>,
   ArtifactSource: Symbol('ArtifactSource') as ServiceIdentifier<ArtifactSource>,
   ArchiveExtractor: Symbol('ArchiveExtractor') as ServiceIdentifier<ArchiveExtractor>,
+  /** The publisher's signatures (config `trust`); null when releases are trusted by URL and digest. */
+  ReleaseTrust: Symbol('ReleaseTrust') as ServiceIdentifier<ReleaseTrust | null>,
   ProcessRunner: Symbol('ProcessRunner') as ServiceIdentifier<ProcessRunner>,
   ContainerRootfs: Symbol('ContainerRootfs') as ServiceIdentifier<ContainerRootfs>,
   ServiceManager: Symbol('ServiceManager') as ServiceIdentifier<ServiceManager>,

@@ -1,7 +1,8 @@
 import { failure, ok, type Result } from '../../domain/common/failure.js';
 import type { SlotLayout } from '../../domain/node/layout/slot-layout.js';
 import type { ArchiveExtractor } from '../../ports/node/archive-extractor.js';
-import type { ArtifactSource } from '../../ports/node/artifact-source.js';
+import type { ArtifactSource } from '../../ports/common/artifact-source.js';
+import type { ReleaseTrust } from '../../ports/common/release-trust.js';
 import type { FileSystem } from '../../ports/node/file-system.js';
 import type { HostLock } from '../../ports/node/host-lock.js';
 import type { Logger } from '../../ports/common/logger.js';
@@ -42,6 +43,7 @@ export interface UpgraderDependencies {
   readonly engine: LayoutEngine;
   readonly source: ArtifactSource;
   readonly extractor: ArchiveExtractor;
+  readonly trust: ReleaseTrust | null;
   readonly clock: Clock;
   readonly openOperationStore: OperationStoreFactory;
   readonly recoverDependencies: RecoverDependencies;
@@ -142,6 +144,11 @@ export class Upgrader {
       const session = this.deps.sessions()({ store, selfExecutable: options.selfExecutable });
       const { clock, logger, config } = this.deps;
       const handleOperations = config.cluster.operationMode !== 'disable';
+      if (this.deps.trust === null)
+        logger.warn(
+          { weakness: 'unsigned' },
+          'Releases are not signed (no trust section, docs/security.md#signed-releases): whoever can create a MachineOperation can run any binary as root on this node.',
+        );
       return runDaemon(
         { session, store, clock, logger: logger.child({ component: 'daemon' }), handleOperations },
         signal,
@@ -175,8 +182,8 @@ export class Upgrader {
   }
 
   private installDependencies(): InstallDependencies {
-    const { source, extractor } = this.deps;
-    return { ...this.deps.activationDependencies(), source, extractor, activation: this.deps.activation() };
+    const { source, extractor, trust } = this.deps;
+    return { ...this.deps.activationDependencies(), source, extractor, trust, activation: this.deps.activation() };
   }
 
   /**

@@ -40,6 +40,10 @@ export const ERROR_CODES = [
   'E_NETWORK',
   'E_INTERRUPTED',
   'E_CLUSTER_AUTH',
+  // Signed releases (docs/security.md#signed-releases): a release the publisher did not sign, and
+  // metadata that cannot be trusted.
+  'E_UNTRUSTED',
+  'E_TRUST_METADATA',
   // The operator CLI of fleet rollouts (`agent-upgrade rollout …`, docs/rollouts.md#the-operator-cli).
   'E_NOT_FOUND',
   'E_TRANSITION_REFUSED',

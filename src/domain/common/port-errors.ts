@@ -103,9 +103,26 @@ export class ClusterError extends PortError<ClusterErrorCode> {
   }
 }
 
-/** Thrown by ArtifactSource implementations; `code` is the domain code to report. */
+/**
+ * Thrown by ArtifactSource implementations; `code` is the domain code to report. `httpStatus` is
+ * the status of a refused answer (E_HTTP_STATUS), for callers to whom a 404 is an answer: a TUF
+ * client reads "no newer root" from it.
+ */
 export class ArtifactError extends PortError<ErrorCode> {
-  constructor(code: ErrorCode, message: string) {
+  readonly httpStatus: number | null;
+
+  constructor(code: ErrorCode, message: string, httpStatus: number | null = null) {
     super('ArtifactError', code, message);
+    this.httpStatus = httpStatus;
+  }
+}
+
+/**
+ * Thrown by ReleaseTrust implementations: the repository's metadata cannot be trusted or fetched
+ * (E_TRUST_METADATA), or a transport failure of the metadata requests (its own code, E_TIMEOUT say).
+ */
+export class TrustError extends PortError<ErrorCode> {
+  constructor(code: ErrorCode, message: string) {
+    super('TrustError', code, message);
   }
 }

@@ -4,7 +4,7 @@ import axios, { type AxiosResponse } from 'axios';
 import { ArtifactError } from '../../../domain/common/port-errors.js';
 import type { RedactedUrl } from '../../../domain/common/redacted-url.js';
 import { checkRedirect } from '../../../domain/common/url-policy.js';
-import type { ArtifactRequest, ArtifactSource, ArtifactStream } from '../../../ports/node/artifact-source.js';
+import type { ArtifactRequest, ArtifactSource, ArtifactStream } from '../../../ports/common/artifact-source.js';
 import { guardedBody } from './guarded-body.js';
 import { failure, transportError, type AbortCause } from './transport-errors.js';
 
@@ -77,7 +77,8 @@ export class AxiosArtifactSource implements ArtifactSource {
       response.data.destroy();
       throw error;
     };
-    if (response.status !== 200) reject(failure('E_HTTP_STATUS', url, `HTTP status ${response.status}`));
+    if (response.status !== 200)
+      reject(failure('E_HTTP_STATUS', url, `HTTP status ${response.status}`, response.status));
     const encoding = String(response.headers['content-encoding'] ?? 'identity')
       .trim()
       .toLowerCase();

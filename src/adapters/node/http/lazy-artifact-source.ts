@@ -1,4 +1,4 @@
-import type { ArtifactRequest, ArtifactSource, ArtifactStream } from '../../../ports/node/artifact-source.js';
+import type { ArtifactRequest, ArtifactSource, ArtifactStream } from '../../../ports/common/artifact-source.js';
 import type { AxiosSourceOptions } from './axios-artifact-source.js';
 
 /**

@@ -41,8 +41,13 @@ export function transportError(error: unknown, url: RedactedUrl, abortCause: Abo
   return failure('E_NETWORK', url, 'the request failed');
 }
 
-export function failure(code: ErrorCode, url: RedactedUrl, reason: string): ArtifactError {
-  return new ArtifactError(code, `download from ${url.toString()} failed: ${reason}`);
+export function failure(
+  code: ErrorCode,
+  url: RedactedUrl,
+  reason: string,
+  httpStatus: number | null = null,
+): ArtifactError {
+  return new ArtifactError(code, `download from ${url.toString()} failed: ${reason}`, httpStatus);
 }
 
 function codeOf(error: unknown): string | null {

@@ -21,6 +21,8 @@ export interface ActivateRequest {
    */
   readonly candidateIsPrivate?: boolean;
   readonly requestedVersion?: string | undefined;
+  /** The version the publisher signed, set by `install` from the signed metadata (signed releases). */
+  readonly signedVersion?: string | undefined;
   readonly allowDowngrade?: boolean | undefined;
   /** Accept a candidate whose digest is quarantined. */
   readonly force?: boolean | undefined;
@@ -53,6 +55,7 @@ export async function checkDirectCandidate(
     maxBinaryBytes: config.artifact.maxBinaryBytes,
     requestedVersion:
       request.requestedVersion === undefined ? null : unwrap(parseRequestedVersion(request.requestedVersion)),
+    signedVersion: request.signedVersion === undefined ? null : unwrap(parseRequestedVersion(request.signedVersion)),
     currentVersion: await activeVersion(deps, {
       state,
       slot: linkedSlot(facts, 'current'),

@@ -1,11 +1,10 @@
-import { parseOptionalSha256 } from '../../../domain/common/digest.js';
 import { linkedSlot } from '../../../domain/node/layout/host-facts.js';
 import { slotPath } from '../../../domain/node/layout/slot-layout.js';
 import { otherSlot } from '../../../domain/node/layout/slot.js';
 import { describeStep } from '../../../domain/node/activation/activation-steps.js';
-import { parseDownloadUrl } from '../../../domain/common/url-policy.js';
 import type { FetchDependencies } from '../artifact/fetch-member.js';
 import { fetchToFile } from '../artifact/fetch-to-file.js';
+import { checkRelease } from '../artifact/release-source.js';
 import { unwrap } from '../../common/failure-signal.js';
 import type { Activation, ActivationDependencies, ActivateRequest } from './activation.js';
 import type { ActivationReport, PreflightReport } from './activation-report.js';
@@ -38,7 +37,7 @@ export async function installFromUrl(deps: InstallDependencies, request: Install
   await deps.activation.refuseWhilePending();
   const staging = await stagingPath(deps);
   try {
-    await fetchToFile(deps, {
+    const fetched = await fetchToFile(deps, {
       url: request.url,
       sha256: request.sha256,
       output: staging,
@@ -46,7 +45,12 @@ export async function installFromUrl(deps: InstallDependencies, request: Install
       // Ctrl-C during the download ends it at once: nothing has changed yet (exit 1).
       ...(request.signal === undefined ? {} : { signal: request.signal }),
     });
-    return await deps.activation.activate({ ...request, candidatePath: staging, candidateIsPrivate: true });
+    return await deps.activation.activate({
+      ...request,
+      candidatePath: staging,
+      candidateIsPrivate: true,
+      ...(fetched.signedVersion === null ? {} : { signedVersion: fetched.signedVersion }),
+    });
   } finally {
     await deps.fs.remove(staging);
   }
@@ -97,10 +101,9 @@ export async function previewInstall(deps: InstallDependencies, request: Install
 
 /** The request's own refusals (`E_INVALID_URL`, `E_INVALID_DIGEST`, `E_INSECURE_SOURCE`, `E_USAGE`). */
 function validateRequest(deps: InstallDependencies, request: InstallRequest) {
-  const digest = unwrap(parseOptionalSha256(request.sha256));
-  const source = unwrap(parseDownloadUrl(request.url, deps.config.artifact, digest !== null));
+  const checked = checkRelease(deps, request);
   if (request.requestedVersion !== undefined) unwrap(parseRequestedVersion(request.requestedVersion));
-  return { url: source.url, digest };
+  return { url: checked.source.url, digest: checked.requested };
 }
 
 /**

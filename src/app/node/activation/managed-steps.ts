@@ -1,5 +1,6 @@
 import { isLayoutStep, type ActivationStep } from '../../../domain/node/activation/activation-steps.js';
 import { invariant } from '../../../domain/common/invariant.js';
+import { parseVersion, type Version } from '../../../domain/common/version.js';
 import { slotPath } from '../../../domain/node/layout/slot-layout.js';
 import {
   withCandidate,
@@ -40,6 +41,8 @@ export class ManagedSteps {
   private verified: CheckedCandidate | null = null;
   /** Whether the staging file may exist and is still ours to remove. */
   private staged = false;
+  /** The version the publisher signed for the download (signed releases), checked with the candidate. */
+  private signedVersion: Version | null = null;
   private readonly effects: SlotEffects;
 
   constructor(
@@ -73,7 +76,8 @@ export class ManagedSteps {
       case 'download-candidate': {
         this.staged = true;
         const { downloadURL, sha256 } = this.request.parameters;
-        await fetchToFile(this.deps, { url: downloadURL ?? '', sha256, output: staging });
+        const fetched = await fetchToFile(this.deps, { url: downloadURL ?? '', sha256, output: staging });
+        this.signedVersion = fetched.signedVersion === null ? null : unwrap(parseVersion(fetched.signedVersion));
         return;
       }
       case 'verify-candidate':
@@ -122,6 +126,7 @@ export class ManagedSteps {
       allowScripts: deps.config.agent.allowScripts,
       maxBinaryBytes: deps.config.artifact.maxBinaryBytes,
       requestedVersion: null,
+      signedVersion: this.signedVersion,
       currentVersion: await activeVersion(deps, {
         state,
         slot: previous,

@@ -30,6 +30,8 @@ export interface CandidateCheck {
   readonly allowScripts: boolean;
   readonly maxBinaryBytes: number;
   readonly requestedVersion: Version | null;
+  /** The publisher's signed version of this release (signed releases); the candidate must print it. */
+  readonly signedVersion?: Version | null;
   readonly currentVersion: Version | null;
   readonly allowDowngrade: boolean;
   readonly requestedBy: 'command' | 'operation';
@@ -82,6 +84,7 @@ export async function checkCandidate(
     checkCandidateVersion({
       printed,
       requested: check.requestedVersion,
+      signed: check.signedVersion ?? null,
       current: check.currentVersion,
       allowDowngrade: check.allowDowngrade,
       requestedBy: check.requestedBy,

@@ -3,19 +3,27 @@ import type { Sha256 } from '../../../domain/common/digest.js';
 import { failure } from '../../../domain/common/failure.js';
 import type { RedactedUrl } from '../../../domain/common/redacted-url.js';
 import type { ArchiveExtractor } from '../../../ports/node/archive-extractor.js';
-import type { ArtifactSource } from '../../../ports/node/artifact-source.js';
+import type { ArtifactSource } from '../../../ports/common/artifact-source.js';
+import type { ReleaseTrust } from '../../../ports/common/release-trust.js';
 import type { FileDigest, FileSystem } from '../../../ports/node/file-system.js';
-import { raise } from '../../common/failure-signal.js';
+import { FailureSignal, raise } from '../../common/failure-signal.js';
 
 export interface FetchDependencies {
   readonly source: ArtifactSource;
   readonly extractor: ArchiveExtractor;
   readonly fs: FileSystem;
+  /** Null: releases are trusted by their URL and digest (no `trust` section). */
+  readonly trust: ReleaseTrust | null;
 }
 
 export interface FetchMemberRequest {
   readonly url: RedactedUrl;
   readonly expectedDigest: Sha256 | null;
+  /**
+   * The publisher's signed length when the release is a signed target: the digest and length
+   * then bind the download, and a body that differs is E_UNTRUSTED, not a transfer error.
+   */
+  readonly signedLength?: number;
   readonly member: string;
   readonly target: string;
   readonly mode: number;
@@ -41,6 +49,30 @@ export interface FetchedMember {
  * download. Nothing is re-read from a path after it was verified.
  */
 export async function fetchMember(deps: FetchDependencies, request: FetchMemberRequest): Promise<FetchedMember> {
+  const { signedLength } = request;
+  if (signedLength === undefined) return fetchVerified(deps, request);
+  const length = { differs: false };
+  try {
+    return await fetchVerified(deps, request, length);
+  } catch (error) {
+    // Whatever the body's length broke (the gzip stream, the tar, the digest), the cause is that
+    // these are not the signed bytes.
+    if (length.differs || isFailure(error, 'E_DIGEST_MISMATCH'))
+      raise(
+        failure(
+          'E_UNTRUSTED',
+          `the download is not the signed target: ${signedLength} bytes with the signed SHA-256 were expected`,
+        ),
+      );
+    throw error;
+  }
+}
+
+async function fetchVerified(
+  deps: FetchDependencies,
+  request: FetchMemberRequest,
+  length?: { differs: boolean },
+): Promise<FetchedMember> {
   const stream = await deps.source.open({
     url: request.url,
     maxBytes: request.limits.maxArchiveBytes,
@@ -54,7 +86,7 @@ export async function fetchMember(deps: FetchDependencies, request: FetchMemberR
   });
   try {
     const extracted = await deps.extractor.extract({
-      body: stream.body,
+      body: length === undefined ? stream.body : measured(stream.body, request.signedLength ?? 0, length),
       expectedMember: request.member,
       limits: request.limits,
       sink: (chunk) => staged.write(chunk),
@@ -79,4 +111,26 @@ export async function fetchMember(deps: FetchDependencies, request: FetchMemberR
     await staged.discard();
     throw error;
   }
+}
+
+/** The body, noting whether its length differs from the signed one (and ending it past that). */
+async function* measured(
+  body: AsyncIterable<Uint8Array>,
+  signedLength: number,
+  length: { differs: boolean },
+): AsyncGenerator<Uint8Array> {
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.byteLength;
+    if (bytes > signedLength) {
+      length.differs = true;
+      raise(failure('E_UNTRUSTED', `the download is longer than the signed ${signedLength} bytes`));
+    }
+    yield chunk;
+  }
+  if (bytes !== signedLength) length.differs = true;
+}
+
+function isFailure(error: unknown, code: string): boolean {
+  return error instanceof FailureSignal && error.failure.code === code;
 }

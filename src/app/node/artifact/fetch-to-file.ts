@@ -4,11 +4,10 @@ import {
   memberNameFor,
   type HostArchitecture,
 } from '../../../domain/node/artifact/archive-rules.js';
-import { parseOptionalSha256 } from '../../../domain/common/digest.js';
 import { failure } from '../../../domain/common/failure.js';
 import { isCleanAbsolutePath } from '../../../domain/node/layout/posix-path.js';
 import { BINARY_MODE, type SlotLayout } from '../../../domain/node/layout/slot-layout.js';
-import { parseDownloadUrl } from '../../../domain/common/url-policy.js';
+import { signedVersionText } from '../../../domain/common/trust/signed-target.js';
 import type { FileDigest } from '../../../ports/node/file-system.js';
 import type { Logger } from '../../../ports/common/logger.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
@@ -16,6 +15,14 @@ import { raise, unwrap } from '../../common/failure-signal.js';
 import { LogKeys } from '../../common/log-keys.js';
 import { fetchMember, type FetchDependencies } from './fetch-member.js';
 import { refuseManagedOutput } from './managed-output.js';
+import { checkRelease, releaseSource, type ReleaseWeakness } from './release-source.js';
+
+const WEAKNESS_WARNINGS: Readonly<Record<ReleaseWeakness, string>> = {
+  'plain-http': 'Downloading over plain HTTP: only the digest, if any, protects the binary.',
+  'no-digest': 'No SHA-256 digest was given: only the transport protects the binary.',
+  unsigned:
+    'Releases are not signed (no trust section, docs/security.md#signed-releases): whoever can name a release URL and digest can run any binary as root on this node.',
+};
 
 export interface FetchToFileRequest {
   readonly url: string;
@@ -35,6 +42,8 @@ export interface FetchReport {
   readonly archive: FileDigest;
   readonly binaryBytes: number;
   readonly digestVerified: boolean;
+  /** The version the publisher signed for this release, when releases are signed (`trust`). */
+  readonly signedVersion: string | null;
 }
 
 /**
@@ -53,8 +62,7 @@ export async function fetchToFile(
   request: FetchToFileRequest,
 ): Promise<FetchReport> {
   const { config } = deps;
-  const expectedDigest = unwrap(parseOptionalSha256(request.sha256));
-  const source = unwrap(parseDownloadUrl(request.url, config.artifact, expectedDigest !== null));
+  const checked = checkRelease(deps, request);
   const member = unwrap(
     request.member === undefined ? memberNameFor(config.agent.member, deps.arch) : checkMemberName(request.member),
   );
@@ -67,17 +75,14 @@ export async function fetchToFile(
   const existing = await deps.fs.lstat(request.output);
   if (existing !== null && existing.kind !== 'file')
     raise(failure('E_USAGE', `--output ${request.output} exists and is not a regular file`));
-  for (const weakness of source.weaknesses) {
-    deps.logger.warn(
-      { [LogKeys.url]: source.url, weakness },
-      weakness === 'plain-http'
-        ? 'Downloading over plain HTTP: only the digest, if any, protects the binary.'
-        : 'No SHA-256 digest was given: only the transport protects the binary.',
-    );
-  }
+  const source = await releaseSource(deps, checked, request.signal);
+  const { expectedDigest } = source;
+  for (const weakness of source.weaknesses)
+    deps.logger.warn({ [LogKeys.url]: source.url, weakness }, WEAKNESS_WARNINGS[weakness]);
   const fetched = await fetchMember(deps, {
     url: source.url,
     expectedDigest,
+    ...(source.signed === null ? {} : { signedLength: source.signed.length }),
     member,
     target: request.output,
     mode: BINARY_MODE,
@@ -99,5 +104,6 @@ export async function fetchToFile(
     archive: fetched.archive,
     binaryBytes: fetched.binaryBytes,
     digestVerified: expectedDigest !== null,
+    signedVersion: source.signed === null ? null : signedVersionText(source.signed),
   };
 }

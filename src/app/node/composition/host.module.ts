@@ -5,6 +5,8 @@ import { FlockHostLock } from '../../../adapters/node/lock/flock-host-lock.js';
 import { NodeFileSystem } from '../../../adapters/node/host/node-file-system.js';
 import { NodeProcessRunner } from '../../../adapters/common/runtime/node-process-runner.js';
 import { SystemClock } from '../../../adapters/common/runtime/system-clock.js';
+import { TufReleaseTrust } from '../../../adapters/common/tuf/tuf-release-trust.js';
+import { rerootPath } from '../../../domain/node/layout/posix-path.js';
 import { bindBuilt } from '../../common/composition/bind-built.js';
 import { Tokens } from '../tokens.js';
 
@@ -18,5 +20,16 @@ export const hostModule = new ContainerModule(({ bind }) => {
   const lock = { layout: Tokens.Layout, identity: Tokens.HostIdentity };
   bindBuilt(bind, Tokens.HostLock, lock, ({ layout, identity }) => {
     return new FlockHostLock(layout.lock, identity.command, { root: layout.root });
+  });
+  const trust = { config: Tokens.Config, layout: Tokens.Layout, source: Tokens.ArtifactSource };
+  bindBuilt(bind, Tokens.ReleaseTrust, trust, ({ config, layout, source }) => {
+    if (config.trust === null) return null;
+    return new TufReleaseTrust(source, {
+      metadataUrl: config.trust.metadataUrl,
+      cacheDir: rerootPath(layout.root, config.trust.cacheDir),
+      rootFile: rerootPath(layout.root, config.trust.rootFile),
+      timeoutMs: config.artifact.timeoutMs,
+      idleTimeoutMs: config.artifact.idleTimeoutMs,
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import type { ArchiveExtractor } from '../../../ports/node/archive-extractor.js';
-import type { ArtifactSource } from '../../../ports/node/artifact-source.js';
+import type { ArtifactSource } from '../../../ports/common/artifact-source.js';
+import type { ReleaseTrust } from '../../../ports/common/release-trust.js';
 import type { Clock } from '../../../ports/common/clock.js';
 import type { ContainerRootfs } from '../../../ports/node/container-rootfs.js';
 import type { FileSystem } from '../../../ports/node/file-system.js';
@@ -21,13 +22,15 @@ export interface PortOverrides {
   readonly hostLock?: HostLock;
   readonly serviceManager?: ServiceManager;
   readonly operationStore?: OperationStore;
+  /** Instead of the TUF client the `trust` section configures; null turns signature checks off. */
+  readonly releaseTrust?: ReleaseTrust | null;
 }
 
 /** Ports given as the instance but bound as a factory that opens them (the cluster is reached on first use). */
 const OPENED_PORTS: ReadonlySet<keyof PortOverrides> = new Set(['operationStore']);
 
 /** Every port of a process, as a platform binds them (the memory platform takes them all). */
-export type PlatformPorts = Required<PortOverrides>;
+export type PlatformPorts = Required<Omit<PortOverrides, 'releaseTrust'>> & Pick<PortOverrides, 'releaseTrust'>;
 
 /** Which token each overridable port is bound to. */
 export const PORT_TOKENS: { readonly [K in keyof PortOverrides]-?: ServiceIdentifier<unknown> } = {
@@ -40,6 +43,7 @@ export const PORT_TOKENS: { readonly [K in keyof PortOverrides]-?: ServiceIdenti
   hostLock: Tokens.HostLock,
   serviceManager: Tokens.ServiceManager,
   operationStore: Tokens.OperationStoreFactory,
+  releaseTrust: Tokens.ReleaseTrust,
 };
 
 /** Loaded last: each given port replaces (`rebind`) what the platform bound for it. */
@@ -62,5 +66,7 @@ export function portsModule(ports: PlatformPorts): ContainerModule {
       if (value === undefined) continue;
       bind(PORT_TOKENS[key]).toConstantValue(OPENED_PORTS.has(key) ? async () => value : value);
     }
+    // A simulated host checks no signatures unless it was given a trust of its own.
+    if (ports.releaseTrust === undefined) bind(Tokens.ReleaseTrust).toConstantValue(null);
   });
 }

@@ -57,6 +57,7 @@ function bindHandlerAndSession(bind: Bind): void {
     clock: T.Clock,
     source: T.ArtifactSource,
     extractor: T.ArchiveExtractor,
+    trust: T.ReleaseTrust,
     logger: T.Logger,
     config: T.Config,
     arch: T.Architecture,

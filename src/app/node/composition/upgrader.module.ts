@@ -22,6 +22,7 @@ export const upgraderModule = new ContainerModule(({ bind }) => {
         engine: context.get(T.LayoutEngine),
         source: context.get(T.ArtifactSource),
         extractor: context.get(T.ArchiveExtractor),
+        trust: context.get(T.ReleaseTrust),
         clock: context.get(T.Clock),
         openOperationStore: context.get(T.OperationStoreFactory),
         recoverDependencies: context.get(T.RecoverDependencies),

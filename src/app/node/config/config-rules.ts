@@ -18,6 +18,7 @@ export function findRuleProblem(config: UpgraderConfig): ConfigProblem | null {
   return (
     healthProblem(config) ??
     startLimitProblem(config) ??
+    trustProblem(config) ??
     pathProblem(config) ??
     derivedLayoutProblem(config) ??
     systemdPathProblem(config)
@@ -60,6 +61,21 @@ function healthProblem({ health }: UpgraderConfig): ConfigProblem | null {
   return null;
 }
 
+function trustProblem({ trust, artifact }: UpgraderConfig): ConfigProblem | null {
+  if (trust === null || artifact.allowHttp) return null;
+  const named = {
+    'trust.metadataUrl': [trust.metadataUrl],
+    'trust.targetsUrl': [trust.targetsUrl],
+    'trust.mirrors': trust.mirrors,
+  };
+  const keys = Object.entries(named)
+    .filter(([, urls]) => urls.some((url) => url.startsWith('http:')))
+    .map(([key]) => key);
+  if (keys.length === 0) return null;
+  // Signatures make plain HTTP safe for the bytes, but not for the privacy of what a node fetches.
+  return { keys: [...keys, 'artifact.allowHttp'], problem: 'plain-HTTP repository URLs need artifact.allowHttp=true' };
+}
+
 function startLimitProblem({ service }: UpgraderConfig): ConfigProblem | null {
   // Restarts are at least restartSec apart: when burst of them cannot fit in the interval the
   // manager never gives up, so the recovery of a crash-looping candidate never runs.
@@ -87,6 +103,12 @@ function configuredPaths(config: UpgraderConfig): readonly ConfiguredPath[] {
     { key: 'service.supervisorSocket', path: config.service.supervisorSocket, kind: 'file' },
     { key: 'paths.slotDir', path: paths.slotDir, kind: 'directory' },
     { key: 'paths.unitDir', path: paths.unitDir, kind: 'directory' },
+    ...(config.trust === null
+      ? []
+      : [
+          { key: 'trust.rootFile', path: config.trust.rootFile, kind: 'file' as const },
+          { key: 'trust.cacheDir', path: config.trust.cacheDir, kind: 'directory' as const },
+        ]),
   ];
 }
 

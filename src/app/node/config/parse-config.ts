@@ -2,6 +2,7 @@ import * as t from 'typanion';
 import { MIB } from '../../../domain/node/artifact/byte-units.js';
 import { fail, ok, type Result } from '../../../domain/common/failure.js';
 import { isCleanAbsolutePath } from '../../../domain/node/layout/posix-path.js';
+import { defaultTrustCacheDir, isTrustBaseUrl } from '../../../domain/common/trust/trust-settings.js';
 import { findRuleProblem, systemdPathProblem, type ConfigProblem } from './config-rules.js';
 import { CONFIG_NESTING_MAX, isPlainText, nestsDeeperThan } from './config-text.js';
 import { FLEX_PROFILE, type UpgraderConfig } from './upgrader-config.js';
@@ -31,6 +32,10 @@ const isAbsolutePathText = t.cascade(t.isString(), [
 /** An absolute path naming a file or a dedicated directory (never the root directory). */
 const isFilePathText = t.cascade(isAbsolutePathText, [
   refine((value) => value !== '/', 'must not be the root directory'),
+]);
+const isBaseUrl = t.cascade(t.isString(), [
+  hasPlainText,
+  refine(isTrustBaseUrl, 'must be an absolute http(s) URL ending in "/", without user information, query or fragment'),
 ]);
 const isName = t.cascade(t.isString(), [t.matchesRegExp(/^[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}$/)]);
 /** The agent's name becomes slot, link and script names: the layout's own rule. */
@@ -108,6 +113,18 @@ const isConfigFile = t.isObject({
       operationMode: optional(t.isEnum(['auto', 'disable'] as const)),
     }),
   ),
+  trust: optional(
+    t.isNullable(
+      t.isObject({
+        mode: t.isEnum(['tuf'] as const),
+        rootFile: isFilePathText,
+        metadataUrl: isBaseUrl,
+        targetsUrl: isBaseUrl,
+        mirrors: optional(t.cascade(t.isArray(isBaseUrl), [t.hasMaxLength(16)])),
+        cacheDir: optional(isFilePathText),
+      }),
+    ),
+  ),
 });
 
 export type ConfigCheck =
@@ -142,7 +159,7 @@ export function checkConfigValue(value: unknown): ConfigCheck {
   const errors: string[] = [];
   if (!isConfigFile(value, { errors })) return schemaRefusal(errors[0] ?? '.: invalid configuration');
   const base = FLEX_PROFILE;
-  const config: UpgraderConfig = {
+  let config: UpgraderConfig = {
     profile: 'flex',
     root: value.root ?? base.root,
     agent: { ...base.agent, ...definedOnly(value.agent) },
@@ -152,7 +169,17 @@ export function checkConfigValue(value: unknown): ConfigCheck {
     artifact: { ...base.artifact, ...definedOnly(value.artifact) },
     container: { ...base.container, ...definedOnly(value.container) },
     cluster: { ...base.cluster, ...definedOnly(value.cluster) },
+    trust: null,
   };
+  if (value.trust !== undefined && value.trust !== null)
+    config = {
+      ...config,
+      trust: {
+        ...value.trust,
+        mirrors: value.trust.mirrors ?? [],
+        cacheDir: value.trust.cacheDir ?? defaultTrustCacheDir(config.paths.state),
+      },
+    };
   const problem = findRuleProblem(config);
   return problem === null ? { ok: true, config } : { ok: false, problem };
 }

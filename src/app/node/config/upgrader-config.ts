@@ -1,6 +1,7 @@
 import { MIB } from '../../../domain/node/artifact/byte-units.js';
 import type { AgentMode } from '../../../domain/node/recovery/recovery-vocabulary.js';
 import type { LayoutSettings } from '../../../domain/node/layout/slot-layout.js';
+import type { TrustSettings } from '../../../domain/common/trust/trust-settings.js';
 
 /**
  * The resolved configuration (docs/configuration.md): every key filled in from the profile.
@@ -55,6 +56,8 @@ export interface UpgraderConfig {
     readonly kubeconfig: string | null;
     readonly operationMode: 'auto' | 'disable';
   };
+  /** Signed releases (docs/security.md#signed-releases); null trusts a release by its URL and digest. */
+  readonly trust: TrustSettings;
 }
 
 /** The built-in `flex` profile: the AKS Flex Node agent's production layout. */
@@ -102,6 +105,7 @@ export const FLEX_PROFILE: UpgraderConfig = {
     binaryPath: '/usr/local/bin/aks-flex-node',
   },
   cluster: { manager: 'kubernetes', machineName: null, kubeconfig: null, operationMode: 'auto' },
+  trust: null,
 };
 
 /** Where the configuration file is looked up when `--config` is not given (under the root). */

@@ -25,6 +25,11 @@ export interface VersionPolicyInput {
   readonly printed: Version;
   /** The version the request names, when it names one. */
   readonly requested: Version | null;
+  /**
+   * The version the publisher signed for this release (signed releases): a candidate printing
+   * another is not what was signed, whatever the request said (TUF's mix-and-match).
+   */
+  readonly signed?: Version | null;
   /** The version of the binary current runs, when known. */
   readonly current: Version | null;
   readonly allowDowngrade: boolean;
@@ -38,6 +43,13 @@ const DOWNGRADE_REMEDY: Readonly<Record<VersionPolicyInput['requestedBy'], strin
 };
 
 export function checkCandidateVersion(input: VersionPolicyInput): Result<Version> {
+  const signed = input.signed ?? null;
+  if (signed !== null && compareVersions(input.printed, signed) !== 0) {
+    return fail(
+      'E_UNTRUSTED',
+      `the candidate reports version ${formatVersion(input.printed)}, but the publisher signed ${formatVersion(signed)} for this release`,
+    );
+  }
   if (input.requested !== null && compareVersions(input.printed, input.requested) !== 0) {
     return fail(
       'E_VERSION_MISMATCH',

@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  fstatSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { TrustError } from '../../../domain/common/port-errors.js';
+
+/** The top-level roles in the order a refresh trusts them: each one is checked against the ones before. */
+const TOP_ROLES = ['root', 'timestamp', 'snapshot', 'targets'] as const;
+
+/**
+ * The directory of metadata this node has verified (trust.cacheDir). tuf-js writes its files in
+ * place as it verifies them; a crash there could leave a half-written root.json and the node would
+ * trust nothing. So a refresh runs in a scratch copy, and only verified files come back, each by
+ * write, fsync and rename, in trust order (root first): after a crash every file is the old or the
+ * new verified one, and no role's version goes back.
+ */
+export class TrustedMetadataDir {
+  constructor(
+    readonly dir: string,
+    private readonly initialRootFile: string,
+  ) {}
+
+  /** A scratch directory holding a copy of the trusted files (the installed root on first use). */
+  stage(): string {
+    mkdirSync(this.dir, { recursive: true, mode: 0o755 });
+    this.sweepAbandoned();
+    const scratch = join(this.dir, `.refresh-${process.pid}-${randomBytes(4).toString('hex')}`);
+    mkdirSync(scratch, { mode: 0o700 });
+    const trusted = this.files();
+    if (!trusted.includes('root.json')) writeFileDurably(join(scratch, 'root.json'), this.readInitialRoot());
+    for (const name of trusted) writeFileDurably(join(scratch, name), readFileSync(join(this.dir, name)));
+    return scratch;
+  }
+
+  /** Brings the scratch directory's verified files back, root first, and removes the scratch. */
+  commit(scratch: string): void {
+    const staged = metadataFiles(scratch);
+    const ordered = [...TOP_ROLES.map((role) => `${role}.json`).filter((name) => staged.includes(name))];
+    ordered.push(...staged.filter((name) => !ordered.includes(name)).sort());
+    for (const name of ordered) {
+      const bytes = readFileSync(join(scratch, name));
+      if (!this.advances(name, bytes)) continue;
+      const temp = join(this.dir, `.${name}.${randomBytes(4).toString('hex')}.tmp`);
+      writeFileDurably(temp, bytes);
+      renameSync(temp, join(this.dir, name));
+      syncDirectory(this.dir);
+    }
+    this.discard(scratch);
+  }
+
+  discard(scratch: string): void {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+
+  /** The trusted file of one role, or null before it was first verified. */
+  read(role: string): Buffer | null {
+    try {
+      return readFileSync(join(this.dir, `${encodeURIComponent(role)}.json`));
+    } catch {
+      return null;
+    }
+  }
+
+  private files(): string[] {
+    try {
+      return metadataFiles(this.dir);
+    } catch {
+      return [];
+    }
+  }
+
+  /**
+   * Whether a verified file should replace the trusted one: it differs and its version is not
+   * lower. Two refreshes may run at once (a `fetch` beside the daemon); the slower one must not
+   * put back an older version the faster one already replaced.
+   */
+  private advances(name: string, bytes: Buffer): boolean {
+    let current: Buffer;
+    try {
+      current = readFileSync(join(this.dir, name));
+    } catch {
+      return true;
+    }
+    if (current.equals(bytes)) return false;
+    return versionOf(bytes) >= versionOf(current);
+  }
+
+  /** Scratch directories and temps of refreshes whose process is gone (a crash, a kill). */
+  private sweepAbandoned(): void {
+    for (const name of readdirSync(this.dir)) {
+      const owner = /^\.refresh-(\d+)-/.exec(name)?.[1];
+      const abandoned = owner === undefined ? name.startsWith('.') && name.endsWith('.tmp') : !isRunning(Number(owner));
+      if (abandoned) rmSync(join(this.dir, name), { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * The root installed with the agent is the anchor of all trust: a file anyone but root could
+   * have written is refused, as the layout refuses such entries.
+   */
+  private readInitialRoot(): Buffer {
+    let fd: number;
+    try {
+      fd = openSync(this.initialRootFile, 'r');
+    } catch (error) {
+      throw new TrustError(
+        'E_TRUST_METADATA',
+        `the initial trusted root ${this.initialRootFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+    try {
+      const stat = fstatSync(fd);
+      const asRoot = process.getuid?.() === 0;
+      if (!stat.isFile() || (asRoot && (stat.uid !== 0 || (stat.mode & 0o022) !== 0)))
+        throw new TrustError(
+          'E_TRUST_METADATA',
+          `the initial trusted root ${this.initialRootFile} must be a regular file owned and writable only by root`,
+        );
+      return readFileSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+/** The signed version of a metadata file; an unreadable one counts as the lowest. */
+function versionOf(bytes: Buffer): number {
+  try {
+    const version = (JSON.parse(bytes.toString('utf8')) as { signed?: { version?: unknown } }).signed?.version;
+    return typeof version === 'number' ? version : -1;
+  } catch {
+    return -1;
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Metadata files as tuf-js names them: "<role>.json", role names URI-encoded; never our temps. */
+function metadataFiles(dir: string): string[] {
+  return readdirSync(dir).filter((name) => name.endsWith('.json') && !name.startsWith('.'));
+}
+
+function writeFileDurably(path: string, bytes: Uint8Array): void {
+  const fd = openSync(path, 'wx', 0o644);
+  try {
+    let written = 0;
+    while (written < bytes.byteLength) written += writeSync(fd, bytes, written);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,114 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Updater, type TargetFile } from 'tuf-js';
+import type { Sha256 } from '../../../domain/common/digest.js';
+import { ArtifactError, TrustError } from '../../../domain/common/port-errors.js';
+import type { SignedTarget } from '../../../domain/common/trust/signed-target.js';
+import type { ArtifactSource } from '../../../ports/common/artifact-source.js';
+import type { ReleaseTrust, TargetLookup, TrustedRole } from '../../../ports/common/release-trust.js';
+import { TufFetcher } from './tuf-fetcher.js';
+import { TrustedMetadataDir } from './trusted-metadata-dir.js';
+
+export interface TufReleaseTrustOptions {
+  readonly metadataUrl: string;
+  /** trust.cacheDir and trust.rootFile, as host paths (under --root). */
+  readonly cacheDir: string;
+  readonly rootFile: string;
+  readonly timeoutMs: number;
+  readonly idleTimeoutMs: number;
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+const ROLES = ['root', 'timestamp', 'snapshot', 'targets'] as const;
+
+/**
+ * ReleaseTrust on tuf-js (TUF 1.0 client workflow, §5): every lookup refreshes the metadata in a
+ * scratch copy of the trusted directory and commits what it verified (TrustedMetadataDir). tuf-js
+ * errors become TrustError E_TRUST_METADATA here; a transport failure keeps its own code, so a
+ * repository that is only unreachable is retried like a download.
+ */
+export class TufReleaseTrust implements ReleaseTrust {
+  private readonly trustedDir: TrustedMetadataDir;
+
+  constructor(
+    private readonly source: ArtifactSource,
+    private readonly options: TufReleaseTrustOptions,
+  ) {
+    this.trustedDir = new TrustedMetadataDir(options.cacheDir, options.rootFile);
+  }
+
+  async lookup(targetPath: string, signal?: AbortSignal): Promise<TargetLookup> {
+    const fetcher = new TufFetcher(this.source, {
+      timeoutMs: this.options.timeoutMs,
+      idleTimeoutMs: this.options.idleTimeoutMs,
+      ...(signal === undefined ? {} : { signal }),
+    });
+    const scratch = this.trustedDir.stage();
+    try {
+      const updater = new Updater({
+        metadataDir: scratch,
+        metadataBaseUrl: this.options.metadataUrl,
+        fetcher,
+        config: { prefixTargetsWithHash: true },
+      });
+      await updater.refresh();
+      const found = await updater.getTargetInfo(targetPath);
+      const target = found === undefined ? null : signedTarget(found);
+      const consistent = consistentSnapshot(readFileSync(join(scratch, 'root.json')));
+      this.trustedDir.commit(scratch);
+      return { target, consistentSnapshot: consistent };
+    } catch (error) {
+      this.trustedDir.discard(scratch);
+      throw asTrustFailure(error, fetcher.transportFailure);
+    }
+  }
+
+  trusted(): Promise<readonly TrustedRole[]> {
+    const roles: TrustedRole[] = [];
+    for (const role of ROLES) {
+      const bytes = this.trustedDir.read(role);
+      const signed = bytes === null ? null : signedPart(bytes);
+      if (signed !== null) roles.push({ role, version: signed.version, expires: signed.expires });
+    }
+    return Promise.resolve(roles);
+  }
+}
+
+function signedTarget(file: TargetFile): SignedTarget {
+  const sha256 = file.hashes.sha256?.toLowerCase();
+  // tuf-js verifies the length and every hash it knows; a target without SHA-256 cannot bind a download.
+  if (sha256 === undefined || !SHA256_HEX.test(sha256))
+    throw new TrustError('E_TRUST_METADATA', `the signed target ${JSON.stringify(file.path)} has no SHA-256`);
+  const custom = file.custom;
+  return {
+    path: file.path,
+    length: file.length,
+    sha256: sha256 as Sha256,
+    version: typeof custom.version === 'string' ? custom.version : null,
+    arch: typeof custom.arch === 'string' ? custom.arch : null,
+  };
+}
+
+function asTrustFailure(error: unknown, transport: ArtifactError | null): Error {
+  if (error instanceof TrustError) return error;
+  if (transport !== null) return transport;
+  if (error instanceof ArtifactError) return error;
+  const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return new TrustError('E_TRUST_METADATA', `the release metadata cannot be trusted: ${why}`);
+}
+
+/** Read from the root tuf-js just verified (its trusted set is private). */
+function consistentSnapshot(root: Buffer): boolean {
+  const signed = (JSON.parse(root.toString('utf8')) as { signed?: { consistent_snapshot?: unknown } }).signed;
+  return signed?.consistent_snapshot === true;
+}
+
+function signedPart(bytes: Buffer): { version: number; expires: string } | null {
+  try {
+    const signed = (JSON.parse(bytes.toString('utf8')) as { signed?: { version?: unknown; expires?: unknown } }).signed;
+    if (typeof signed?.version !== 'number' || typeof signed.expires !== 'string') return null;
+    return { version: signed.version, expires: signed.expires };
+  } catch {
+    return null;
+  }
+}
