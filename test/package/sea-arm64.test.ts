@@ -22,7 +22,7 @@ function elfMachine(path: string): number {
 }
 
 /**
- * The single executable for arm64, built on this amd64 machine (SPEC §13): the registry's Node 24
+ * The single executable for arm64, built on this amd64 machine: the registry's Node 24
  * for arm64 with the bundle injected, run under qemu's user-mode emulation.
  */
 describe('npm run build:sea -- --arch arm64', () => {

@@ -76,8 +76,9 @@ describe('log priorities in the journal', () => {
       true,
     );
     const all = entries();
-    expect(all.map((entry) => entry.level)).toEqual([40, 40, 30]);
+    // Three warnings (plain HTTP, no digest, no signatures), then the info line of the fetch.
+    expect(all.map((entry) => entry.level)).toEqual([40, 40, 40, 30]);
     expect(all.map((entry) => entry.priority)).toEqual(all.map((entry) => syslogPriorityOf(entry.level)));
-    expect(entries(['--priority=warning']).map((entry) => entry.level)).toEqual([40, 40]);
+    expect(entries(['--priority=warning']).map((entry) => entry.level)).toEqual([40, 40, 40]);
   });
 });
