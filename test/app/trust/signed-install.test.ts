@@ -30,6 +30,17 @@ describe('install of a signed release (trust mode tuf, go-tuf repository)', () =
       'targets.json',
       'timestamp.json',
     ]);
+    const status = await node.upgrader.status();
+    expect(status.ok && status.value.trust).toMatchObject({
+      mode: 'tuf',
+      targetsUrl: `${mirror.targetsUrl}/`,
+      roles: [
+        { role: 'root', version: 1 },
+        { role: 'timestamp', version: 2 },
+        { role: 'snapshot', version: 2 },
+        { role: 'targets', version: 2 },
+      ],
+    });
   });
 
   it('takes the release from a mirror the configuration names', async () => {

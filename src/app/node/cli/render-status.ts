@@ -23,7 +23,14 @@ export function renderStatus(status: StatusReport): string[] {
   lines.push(
     `Service:     ${status.service.manager}, ${status.service.activity}${status.service.mainExecutable === null ? '' : `, running ${status.service.mainExecutable}`}`,
   );
+  lines.push(`Trust:       ${describeTrust(status.trust)}`);
   return lines;
+}
+
+function describeTrust(trust: StatusReport['trust']): string {
+  if (trust === null) return 'none: releases are not signed (no trust section)';
+  const roles = trust.roles.map((role) => `${role.role} v${role.version} until ${role.expires}`);
+  return `tuf ${trust.metadataUrl}; ${roles.length === 0 ? 'nothing verified yet' : roles.join(', ')}`;
 }
 
 function describeLayout(status: StatusReport): string {

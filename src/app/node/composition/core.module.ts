@@ -127,9 +127,11 @@ function bindUseCases(bind: Bind): void {
     records: T.RecordStore,
     states: T.StateStore,
     config: T.Config,
+    trust: T.ReleaseTrust,
   };
   bindBuilt(bind, T.StatusDependencies, status, ({ config, ...dependencies }): StatusDependencies => ({
     ...dependencies,
     binaryMaxBytes: config.artifact.maxBinaryBytes,
+    trustSettings: config.trust,
   }));
 }

@@ -13,6 +13,8 @@ import { validateCanonicalLayout, type SlotLayout } from '../../../domain/node/l
 import type { SlotName } from '../../../domain/node/layout/slot.js';
 import type { UpgradeRecord } from '../../../domain/node/record/upgrade-record.js';
 import type { UpgradeState } from '../../../domain/node/record/upgrade-state.js';
+import type { TrustSettings } from '../../../domain/common/trust/trust-settings.js';
+import type { ReleaseTrust, TrustedRole } from '../../../ports/common/release-trust.js';
 import type { FileSystem } from '../../../ports/node/file-system.js';
 import type { HostLock, LockHolder } from '../../../ports/node/host-lock.js';
 import type { ServiceActivity, ServiceManager } from '../../../ports/node/service-manager.js';
@@ -69,6 +71,16 @@ export interface StatusReport {
     readonly activity: ServiceActivity;
     readonly mainExecutable: string | null;
   };
+  /**
+   * Signed releases: the repository and what this node verified of it (each role's version and
+   * expiry; none before the first refresh). Null when releases are not signed.
+   */
+  readonly trust: {
+    readonly mode: 'tuf';
+    readonly metadataUrl: string;
+    readonly targetsUrl: string;
+    readonly roles: readonly TrustedRole[];
+  } | null;
 }
 
 export interface StatusDependencies {
@@ -79,6 +91,8 @@ export interface StatusDependencies {
   readonly records: RecordStore;
   readonly states: StateStore;
   readonly binaryMaxBytes: number;
+  readonly trustSettings: TrustSettings;
+  readonly trust: ReleaseTrust | null;
 }
 
 /**
@@ -118,7 +132,14 @@ export async function readStatus(deps: StatusDependencies): Promise<StatusReport
       activity: await deps.services.activity().catch(() => 'unknown' as const),
       mainExecutable: await deps.services.mainExecutable().catch(() => null),
     },
+    trust: await trustStatus(deps),
   };
+}
+
+async function trustStatus({ trust, trustSettings }: StatusDependencies): Promise<StatusReport['trust']> {
+  if (trust === null || trustSettings === null) return null;
+  const { metadataUrl, targetsUrl } = trustSettings;
+  return { mode: 'tuf', metadataUrl, targetsUrl, roles: await trust.trusted() };
 }
 
 function judgeLayout(layout: SlotLayout, facts: LayoutFacts, root: string): StatusReport['layout'] {
