@@ -10,6 +10,7 @@ import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/node/config/upg
 import { ArtifactError } from '../../src/domain/common/port-errors.js';
 import { deriveLayout, type SlotLayout } from '../../src/domain/node/layout/slot-layout.js';
 import type { ArtifactRequest, ArtifactSource, ArtifactStream } from '../../src/ports/common/artifact-source.js';
+import type { ReleaseTrust } from '../../src/ports/common/release-trust.js';
 import type { AgentUpgradeRequest } from '../../src/ports/node/operation-store.js';
 import type { Upgrader } from '../../src/app/node/upgrader.js';
 import { orThrow, simProcess, type SimPorts } from './sim-process.js';
@@ -97,10 +98,14 @@ export class ManagedWorld {
     return { url, sha256: createHash('sha256').update(archive).digest('hex') };
   }
 
+  /** The publisher's signatures, when the test signs its releases (config `trust`). */
+  releaseTrust: ReleaseTrust | undefined = undefined;
+
   /** The ports as they are now (a reboot replaces the lock, the services and the container). */
   ports(): SimPorts {
     const { fs, clock, lock, services, container, runner, source, store } = this;
     return {
+      ...(this.releaseTrust === undefined ? {} : { releaseTrust: this.releaseTrust }),
       fileSystem: fs,
       clock,
       hostLock: lock,

@@ -5,7 +5,8 @@
  */
 export type OperationPhase = 'Pending' | 'InProgress' | 'Complete' | 'Failed';
 
-export type ConditionReason = 'InProgress' | 'Succeeded' | 'InvalidParameters' | 'ExecutionFailed' | 'DaemonFailed';
+export type ConditionReason =
+  'InProgress' | 'Succeeded' | 'InvalidParameters' | 'ExecutionFailed' | 'Untrusted' | 'DaemonFailed';
 
 export interface OperationRef {
   readonly name: string;

@@ -44,8 +44,8 @@ describe('classifyChild', () => {
       kind: 'succeeded',
     });
   });
-  it('reads DaemonFailed and ExecutionFailed as failures that left the machine usable', () => {
-    for (const reason of ['DaemonFailed', 'ExecutionFailed']) {
+  it('reads DaemonFailed, ExecutionFailed and Untrusted as failures that left the machine usable', () => {
+    for (const reason of ['DaemonFailed', 'ExecutionFailed', 'Untrusted']) {
       expect(classifyChild(child({ phase: 'Failed', reason, completedMs: 5 }), timeoutMs, MINUTE)).toEqual({
         kind: 'failed',
         reason,

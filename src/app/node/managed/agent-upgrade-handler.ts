@@ -234,11 +234,10 @@ export class AgentUpgradeHandler {
   private async failBeforeHandOver(record: UpgradeRecord, cause: Failure): Promise<HandleOutcome> {
     const { deps } = this;
     const latest = unwrap(await deps.records.read()) ?? record;
-    const failed = withFailure(
-      latest,
-      { reason: 'ExecutionFailed', code: cause.code, message: redactUrlsInText(cause.message) },
-      false,
-    );
+    // A release the publisher did not sign (or metadata that cannot be trusted) is the release's
+    // fault, not this machine's: the reason lets a rollout stop before a second machine tries it.
+    const reason = UNTRUSTED_CODES.has(cause.code) ? 'Untrusted' : 'ExecutionFailed';
+    const failed = withFailure(latest, { reason, code: cause.code, message: redactUrlsInText(cause.message) }, false);
     await deps.records.write(failed);
     deps.logger.warn(
       { [LogKeys.operation]: record.operation.name, [LogKeys.code]: cause.code },
@@ -247,7 +246,7 @@ export class AgentUpgradeHandler {
     try {
       await deps.store.publish(failed.operation, {
         phase: 'Failed',
-        reason: 'ExecutionFailed',
+        reason,
         message: failed.failure?.message ?? cause.message,
       });
     } catch (error) {
@@ -258,6 +257,8 @@ export class AgentUpgradeHandler {
     return { kind: 'finished' };
   }
 }
+
+const UNTRUSTED_CODES: ReadonlySet<string> = new Set(['E_UNTRUSTED', 'E_TRUST_METADATA']);
 
 /** Row 1: parameters, checked before the lock; nothing is touched for an invalid request. */
 function validate(request: AgentUpgradeRequest, deps: HandlerDependencies): Failure | null {

@@ -3,8 +3,8 @@ import type { ChildOperation } from '../order/snapshot.js';
 /**
  * What one child operation says about its machine. The reasons are the daemon's
  * (docs/operations.md#the-agentupgrade-operation): DaemonFailed means the node rolled itself back
- * to last-good, ExecutionFailed and InvalidParameters that the host was never switched, so those
- * machines are still usable. Any other failure leaves the machine in an unknown state.
+ * to last-good, ExecutionFailed, Untrusted (a release the publisher did not sign) and
+ * InvalidParameters that the host was never switched, so those machines are still usable. Any other failure leaves the machine in an unknown state.
  */
 export type ChildOutcome =
   | { readonly kind: 'inFlight' }
@@ -23,7 +23,13 @@ export type ChildOutcome =
 
 export const REASON_INVALID_PARAMETERS = 'InvalidParameters';
 export const REASON_MACHINE_NOT_FOUND = 'MachineNotFound';
-const USABLE_AFTER_FAILURE: readonly string[] = ['DaemonFailed', 'ExecutionFailed', REASON_INVALID_PARAMETERS];
+export const REASON_UNTRUSTED = 'Untrusted';
+const USABLE_AFTER_FAILURE: readonly string[] = [
+  'DaemonFailed',
+  'ExecutionFailed',
+  REASON_UNTRUSTED,
+  REASON_INVALID_PARAMETERS,
+];
 
 export function classifyChild(child: ChildOperation, operationTimeoutMs: number, nowMs: number): ChildOutcome {
   switch (child.phase) {

@@ -16,7 +16,8 @@ export const RECORD_TEXT_MAX_BYTES = 64 * 1024;
 export const RECORD_MESSAGE_MAX_LENGTH = 1024;
 
 /** The cluster-facing reason a terminal failure is published with. */
-export type FailureReason = 'ExecutionFailed' | 'DaemonFailed';
+/** Untrusted: rows 5–7 refused a release the publisher did not sign (signed releases). */
+export type FailureReason = 'ExecutionFailed' | 'DaemonFailed' | 'Untrusted';
 
 export interface RecordedFailure {
   readonly reason: FailureReason;
@@ -188,8 +189,8 @@ function checkShape(value: Record<string, unknown>): string | null {
   if (!isPlainObject(failureValue)) return 'record.failure must be an object or null';
   const failureKeys = checkExactKeys(failureValue, ['reason', 'code', 'message'], 'record.failure');
   if (failureKeys !== null) return failureKeys;
-  if (failureValue.reason !== 'ExecutionFailed' && failureValue.reason !== 'DaemonFailed') {
-    return 'record.failure.reason must be "ExecutionFailed" or "DaemonFailed"';
+  if (!['ExecutionFailed', 'DaemonFailed', 'Untrusted'].includes(String(failureValue.reason))) {
+    return 'record.failure.reason must be "ExecutionFailed", "DaemonFailed" or "Untrusted"';
   }
   if (!isErrorCode(failureValue.code)) return 'record.failure.code must be a known error code';
   if (typeof failureValue.message !== 'string') return 'record.failure.message must be a string';
