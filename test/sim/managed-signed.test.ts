@@ -72,7 +72,7 @@ describe('the managed path with signed releases', () => {
     const { world, handle } = signedWorld(sign);
     expect(await handle()).toEqual({ kind: 'finished' });
     expect(world.store.get('signed')).toMatchObject({ phase: 'Failed', reason: 'Untrusted' });
-    expect(await resolveInSnapshot(world.fs.snapshot(), LAYOUT.current)).toBe(LAYOUT.blue);
+    expect(resolveInSnapshot(world.fs.snapshot(), LAYOUT.current)).toBe(LAYOUT.blue);
     expect(await world.fs.lstat(LAYOUT.record)).toBeNull();
     expect(await world.fs.lstat(LAYOUT.green)).toBeNull();
   });
