@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
@@ -45,19 +45,32 @@ export interface TrustedNode {
 }
 
 /** A node that installed `repo`'s first root and keeps its trusted metadata in a temp dir. */
-export function trustedNode(repo: TufTestRepo, mirror: TufMirror, rootMode = 0o644): TrustedNode {
+export function trustedNode(
+  repo: TufTestRepo,
+  mirror: TufMirror,
+  options: {
+    rootMode?: number;
+    beforeDurableStep?: (step: string) => void;
+    trustedFiles?: Record<string, string>;
+  } = {},
+): TrustedNode {
   const home = mkdtempSync(join(tmpdir(), 'tuf-node-'));
   cleanups.push(() => rmSync(home, { recursive: true, force: true }));
   const rootFile = join(home, 'root.json');
   writeFileSync(rootFile, repo.trustedRoot());
-  chmodSync(rootFile, rootMode);
+  chmodSync(rootFile, options.rootMode ?? 0o644);
   const cacheDir = join(home, 'trust');
+  if (options.trustedFiles !== undefined) {
+    mkdirSync(cacheDir);
+    for (const [name, text] of Object.entries(options.trustedFiles)) writeFileSync(join(cacheDir, name), text);
+  }
   const trust = new TufReleaseTrust(new AxiosArtifactSource(), {
     metadataUrl: `${mirror.metadataUrl}/`,
     cacheDir,
     rootFile,
     timeoutMs: 10_000,
     idleTimeoutMs: 5_000,
+    ...(options.beforeDurableStep === undefined ? {} : { beforeDurableStep: options.beforeDurableStep }),
   });
   const snapshot = (): Record<string, string> => {
     let names: string[];

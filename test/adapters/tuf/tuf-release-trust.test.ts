@@ -106,7 +106,7 @@ describe('TufReleaseTrust refusals leave the trusted metadata as it was', () => 
 
   it('an initial root that others could have written: E_TRUST_METADATA', async () => {
     const { repo, mirror } = await publishedRepository();
-    const node = trustedNode(repo, mirror, 0o666);
+    const node = trustedNode(repo, mirror, { rootMode: 0o666 });
     const expected = process.getuid?.() === 0 ? 'E_TRUST_METADATA' : 'resolved';
     expect(await codeOf(node.trust.lookup('releases/agent-2.0.0.tar.gz'))).toBe(expected);
   });

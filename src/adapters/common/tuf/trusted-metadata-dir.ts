@@ -25,9 +25,14 @@ const TOP_ROLES = ['root', 'timestamp', 'snapshot', 'targets'] as const;
  * new verified one, and no role's version goes back.
  */
 export class TrustedMetadataDir {
+  /**
+   * `beforeDurableStep` runs before each change of the trusted directory (a temp written, a
+   * rename, a directory sync): the crash-point tests stop a refresh there, as a power loss would.
+   */
   constructor(
     readonly dir: string,
     private readonly initialRootFile: string,
+    private readonly beforeDurableStep: (step: string) => void = () => undefined,
   ) {}
 
   /** A scratch directory holding a copy of the trusted files (the installed root on first use). */
@@ -51,8 +56,11 @@ export class TrustedMetadataDir {
       const bytes = readFileSync(join(scratch, name));
       if (!this.advances(name, bytes)) continue;
       const temp = join(this.dir, `.${name}.${randomBytes(4).toString('hex')}.tmp`);
+      this.beforeDurableStep(`write ${name}`);
       writeFileDurably(temp, bytes);
+      this.beforeDurableStep(`rename ${name}`);
       renameSync(temp, join(this.dir, name));
+      this.beforeDurableStep(`sync after ${name}`);
       syncDirectory(this.dir);
     }
     this.discard(scratch);

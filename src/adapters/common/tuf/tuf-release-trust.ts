@@ -16,6 +16,8 @@ export interface TufReleaseTrustOptions {
   readonly rootFile: string;
   readonly timeoutMs: number;
   readonly idleTimeoutMs: number;
+  /** See TrustedMetadataDir: the crash-point tests stop a refresh before a durable step. */
+  readonly beforeDurableStep?: (step: string) => void;
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -34,7 +36,7 @@ export class TufReleaseTrust implements ReleaseTrust {
     private readonly source: ArtifactSource,
     private readonly options: TufReleaseTrustOptions,
   ) {
-    this.trustedDir = new TrustedMetadataDir(options.cacheDir, options.rootFile);
+    this.trustedDir = new TrustedMetadataDir(options.cacheDir, options.rootFile, options.beforeDurableStep);
   }
 
   async lookup(targetPath: string, signal?: AbortSignal): Promise<TargetLookup> {
