@@ -1,7 +1,8 @@
-// The Node binary of this same release for another Linux architecture, for the single executable
-// (build-sea.mjs --arch): the registry's node-linux-<arch> package at this process's version,
-// fetched once into a cache outside the repository and accepted only when its integrity equals
-// the one package-lock.json pins (tools/node-runtime lists both architectures).
+// Node binaries from the npm registry's node-linux-<arch> packages, fetched once into a cache
+// outside the repository and accepted only when their integrity equals a pinned one:
+//  - foreignNode(repo, arch): this same Node release for another architecture, for the single
+//    executable (build-sea.mjs --arch); package-lock.json pins it (tools/node-runtime);
+//  - registryNode(pin): another Node line on this machine (scripts/other-runtimes.mjs).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -15,6 +16,11 @@ export function foreignNode(repo, arch) {
   const pinned = JSON.parse(readFileSync(join(repo, 'package-lock.json'), 'utf8')).packages[`node_modules/${name}`];
   if (pinned?.version !== version)
     throw new Error(`package-lock.json pins ${name}@${pinned?.version ?? 'nothing'}, but this is Node ${version}`);
+  return registryNode({ name, version, integrity: pinned.integrity });
+}
+
+/** The `node` binary of `name@version`, whose registry tarball must have `integrity`. */
+export function registryNode({ name, version, integrity }) {
   const cacheRoot = process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache');
   const dir = join(cacheRoot, 'agent-upgrade', 'node-runtime', `${name}-${version}`);
   const binary = join(dir, 'package', 'bin', 'node');
@@ -25,9 +31,9 @@ export function foreignNode(repo, arch) {
   const packed = JSON.parse(
     execFileSync('npm', ['pack', `${name}@${version}`, '--json', '--pack-destination', work], { encoding: 'utf8' }),
   )[0];
-  if (packed.integrity !== pinned.integrity)
+  if (packed.integrity !== integrity)
     throw new Error(
-      `${name}@${version} from the registry has integrity ${packed.integrity}, not the pinned ${pinned.integrity}`,
+      `${name}@${version} from the registry has integrity ${packed.integrity}, not the pinned ${integrity}`,
     );
   execFileSync('tar', ['-xzf', join(work, packed.filename), '-C', work, 'package/bin/node']);
   rmSync(dir, { recursive: true, force: true });
