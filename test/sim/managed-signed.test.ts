@@ -32,7 +32,10 @@ class SignedTargets implements ReleaseTrust {
   }
 }
 
-function signedWorld(sign: (release: { sha256: string; bytes: number }) => SignedTarget | null) {
+function signedWorld(
+  sign: (release: { sha256: string; bytes: number }) => SignedTarget | null,
+  extra: Readonly<Record<string, string>> = {},
+) {
   const world = new ManagedWorld();
   const trust = new SignedTargets();
   world.releaseTrust = trust;
@@ -40,7 +43,7 @@ function signedWorld(sign: (release: { sha256: string; bytes: number }) => Signe
   const bytes = world.source.archives.get(release.url)?.byteLength ?? 0;
   const signed = sign({ sha256: release.sha256, bytes });
   if (signed !== null) trust.targets.set('agent-2.0.0.tar.gz', signed);
-  const parameters = { downloadURL: release.url };
+  const parameters = { downloadURL: release.url, ...extra };
   const operation = world.store.create({ name: 'signed', parameters });
   const handle = () => world.daemon(null, SIGNED_CONFIG).handler.handle({ operation, phase: null, parameters });
   return { world, handle };
@@ -59,6 +62,12 @@ describe('the managed path with signed releases', () => {
     const { world, handle } = signedWorld(({ sha256, bytes }) => target(sha256, bytes));
     expect(await handle()).toEqual({ kind: 'handed-over' });
     expect(world.store.get('signed')?.phase).toBe('InProgress');
+  });
+
+  it('a rollback operation to a release the publisher no longer signs: Failed/Untrusted', async () => {
+    const { world, handle } = signedWorld(() => null, { allowDowngrade: 'true' });
+    expect(await handle()).toEqual({ kind: 'finished' });
+    expect(world.store.get('signed')).toMatchObject({ phase: 'Failed', reason: 'Untrusted' });
   });
 
   it.each([

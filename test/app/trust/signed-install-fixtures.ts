@@ -8,6 +8,7 @@ import { FLEX_PROFILE } from '../../../src/app/node/config/upgrader-config.js';
 import type { Upgrader } from '../../../src/app/node/upgrader.js';
 import { releaseArchive } from '../../support/archive/index.js';
 import { makeScratch, snapshotTree, writeExecutable } from '../../support/real-tree.js';
+import { RecordingLogger } from '../../support/recording-logger.js';
 import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader } from '../../support/sandbox-upgrader.js';
 import { serveTufRepo, type TufMirror } from '../../support/tuf/serve-tuf-repo.js';
 import { TufTestRepo } from '../../support/tuf/tuf-repo-tool.js';
@@ -27,8 +28,8 @@ export const agentScript = (version: string): string =>
 export const archiveOf = (version: string): Uint8Array => releaseArchive(MEMBER, agentScript(version));
 
 /** A go-tuf repository (2-of-3 targets keys) publishing the 2.0.0 release, on loopback. */
-export async function signedRepository(): Promise<{ repo: TufTestRepo; mirror: TufMirror }> {
-  const repo = TufTestRepo.inTempDir({ targetsKeys: 3, targetsThreshold: 2 });
+export async function signedRepository(expiresDays = 365): Promise<{ repo: TufTestRepo; mirror: TufMirror }> {
+  const repo = TufTestRepo.inTempDir({ targetsKeys: 3, targetsThreshold: 2, expiresDays });
   cleanups.push(() => repo.remove());
   repo.addTarget(
     'releases/agent-2.0.0.tar.gz',
@@ -43,6 +44,7 @@ export async function signedRepository(): Promise<{ repo: TufTestRepo; mirror: T
 
 export interface SignedNode {
   readonly upgrader: Upgrader;
+  readonly logger: RecordingLogger;
   readonly at: (path: string) => string;
   /** The host's files outside the trusted-metadata cache (which a refresh may update). */
   readonly tree: () => Record<string, string>;
@@ -74,14 +76,16 @@ export async function signedNode(
     mirrors,
     cacheDir: CACHE_DIR,
   };
+  const logger = new RecordingLogger();
   const upgrader = sandboxUpgrader(
     scratch.root,
     { agent: { ...FLEX_PROFILE.agent, allowScripts: true }, trust },
     { serviceManager: services },
+    logger,
   );
   const migrated = await upgrader.migrate();
   if (!migrated.ok) throw new Error(`migrate: ${migrated.failure.code}`);
-  return { upgrader, at, tree: () => snapshotTree(scratch.root, ['/run', CACHE_DIR]) };
+  return { upgrader, logger, at, tree: () => snapshotTree(scratch.root, ['/run', CACHE_DIR]) };
 }
 
 export const TRUST_CACHE_DIR = CACHE_DIR;

@@ -55,6 +55,21 @@ describe('install of a signed release (trust mode tuf, go-tuf repository)', () =
     }
   });
 
+  it('warns of metadata that expires within a week, and not of metadata that does not', async () => {
+    const expiryWarnings = (node: { logger: { lines: readonly { fields: object }[] } }) =>
+      node.logger.lines
+        .filter((line) => 'expires' in line.fields)
+        .map((line) => (line.fields as { role: string }).role);
+    const soon = await signedRepository(3);
+    const warned = await signedNode(soon.repo, soon.mirror);
+    expect(codeOf(await warned.upgrader.install({ url: `${soon.mirror.targetsUrl}/${RELEASE}` }))).toBe('ok');
+    expect(expiryWarnings(warned).sort()).toEqual(['root', 'snapshot', 'targets', 'timestamp']);
+    const later = await signedRepository(30);
+    const quiet = await signedNode(later.repo, later.mirror);
+    expect(codeOf(await quiet.upgrader.install({ url: `${later.mirror.targetsUrl}/${RELEASE}` }))).toBe('ok');
+    expect(expiryWarnings(quiet)).toEqual([]);
+  });
+
   it('accepts a requested digest equal to the signed one', async () => {
     const { repo, mirror } = await signedRepository();
     const node = await signedNode(repo, mirror);
@@ -103,6 +118,23 @@ describe('a release the publisher did not sign changes nothing on the host', () 
     const before = node.tree();
     const installed = await node.upgrader.install({ url: `${mirror.targetsUrl}/releases/agent-2.1.0.tar.gz` });
     expect(codeOf(installed)).toBe('E_UNTRUSTED');
+    expect(node.tree()).toEqual(before);
+  });
+
+  it('a release the publisher removed from its targets, even as a downgrade: E_UNTRUSTED', async () => {
+    const { repo, mirror } = await signedRepository();
+    repo.addTarget(
+      'releases/agent-0.9.0.tar.gz',
+      { content: archiveOf('0.9.0') },
+      { custom: { version: '0.9.0', arch: ARCH } },
+    );
+    repo.publish();
+    const node = await signedNode(repo, mirror);
+    repo.removeTarget('releases/agent-0.9.0.tar.gz');
+    repo.publish();
+    const before = node.tree();
+    const url = `${mirror.targetsUrl}/releases/agent-0.9.0.tar.gz`;
+    expect(codeOf(await node.upgrader.install({ url, allowDowngrade: true }))).toBe('E_UNTRUSTED');
     expect(node.tree()).toEqual(before);
   });
 

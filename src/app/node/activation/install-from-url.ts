@@ -20,7 +20,7 @@ export interface InstallRequest extends Omit<ActivateRequest, 'candidatePath' | 
 export interface InstallDependencies
   extends
     FetchDependencies,
-    Pick<ActivationDependencies, 'logger' | 'config' | 'arch' | 'engine' | 'services' | 'container'> {
+    Pick<ActivationDependencies, 'logger' | 'config' | 'arch' | 'clock' | 'engine' | 'services' | 'container'> {
   readonly activation: Activation;
 }
 

@@ -10,6 +10,9 @@ import { BINARY_MODE, type SlotLayout } from '../../../domain/node/layout/slot-l
 import { signedVersionText } from '../../../domain/common/trust/signed-target.js';
 import type { FileDigest } from '../../../ports/node/file-system.js';
 import type { Logger } from '../../../ports/common/logger.js';
+import type { Clock } from '../../../ports/common/clock.js';
+import type { ReleaseTrust } from '../../../ports/common/release-trust.js';
+import { EXPIRY_WARNING_MS, expiringSoon } from '../../../domain/common/trust/expiry.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
 import { raise, unwrap } from '../../common/failure-signal.js';
 import { LogKeys } from '../../common/log-keys.js';
@@ -57,6 +60,7 @@ export async function fetchToFile(
     readonly logger: Logger;
     readonly config: UpgraderConfig;
     readonly arch: HostArchitecture;
+    readonly clock: Clock;
     readonly refuseOutputsIn?: SlotLayout;
   },
   request: FetchToFileRequest,
@@ -79,6 +83,7 @@ export async function fetchToFile(
   const { expectedDigest } = source;
   for (const weakness of source.weaknesses)
     deps.logger.warn({ [LogKeys.url]: source.url, weakness }, WEAKNESS_WARNINGS[weakness]);
+  if (deps.trust !== null && source.signed !== null) await warnOfExpiry(deps.trust, deps.clock, deps.logger);
   const fetched = await fetchMember(deps, {
     url: source.url,
     expectedDigest,
@@ -106,4 +111,13 @@ export async function fetchToFile(
     digestVerified: expectedDigest !== null,
     signedVersion: source.signed === null ? null : signedVersionText(source.signed),
   };
+}
+
+/** Metadata about to expire stops every update when it does: say so while there is time (a week). */
+async function warnOfExpiry(trust: ReleaseTrust, clock: Clock, logger: Logger): Promise<void> {
+  for (const role of expiringSoon(await trust.trusted(), clock.nowMs()))
+    logger.warn(
+      { role: role.role, expires: role.expires },
+      `The signed ${role.role} metadata expires ${role.expires} (within ${EXPIRY_WARNING_MS / 86_400_000} days): after that no update can be verified until the publisher signs it again.`,
+    );
 }
