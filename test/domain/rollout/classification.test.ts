@@ -141,6 +141,24 @@ describe('machines in the plan', () => {
     expect(creates(plan)).toEqual([]);
   });
 
+  it('halts at once on Untrusted whatever the budget: a release the publisher did not sign', () => {
+    const world = exampleCluster(
+      8,
+      strategy({
+        waves: [
+          { name: 'canary', count: 2, maxInFlight: 2, failureBudget: 5 },
+          { name: 'rest', percent: 100 },
+        ],
+      }),
+    );
+    reconcile(world);
+    finish(world, operationsOf(world)[0]!, 'Untrusted');
+    later(world);
+    const plan = reconcile(world);
+    expect(plan.status).toMatchObject({ phase: 'Halted', halt: { reason: 'Untrusted', wave: 'canary' } });
+    expect(creates(plan)).toEqual([]);
+  });
+
   it('counts an operation InProgress past operationTimeout as timed out, keeps its slot and never re-dispatches it', () => {
     const world = exampleCluster(
       8,

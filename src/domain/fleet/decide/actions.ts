@@ -25,6 +25,7 @@ export const EVENT_REASONS = [
   'OperationsStalled',
   'InvalidParameters',
   'ReleaseQuarantined',
+  'Untrusted',
   'RolloutHalted',
   'RolloutResumed',
   'RollbackStarted',

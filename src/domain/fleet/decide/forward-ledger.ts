@@ -1,7 +1,7 @@
 import { resolveCap, resolveCumulative, resolveTolerance } from '../spec/amount.js';
-import { chargesBudget, holdsSlot, REASON_INVALID_PARAMETERS } from './classify-child.js';
 import { machineByHash, type Fleet, type Machine } from '../order/fleet.js';
 import { digestOf, type LossDigest } from './loss-digest.js';
+import { tally, type WaveTally } from './wave-tally.js';
 import type { WaveSpec } from '../spec/rollout-spec.js';
 import type { WaveStatus } from '../status/rollout-status.js';
 import { diversePositions } from '../order/target-order.js';
@@ -30,7 +30,7 @@ import {
  * still.
  */
 
-export interface WaveLedger {
+export interface WaveLedger extends WaveTally {
   readonly spec: WaveSpec;
   readonly index: number;
   readonly previous: WaveStatus | null;
@@ -53,13 +53,6 @@ export interface WaveLedger {
   readonly digest: LossDigest;
   /** The next machines this wave would take, in its order (for the current wave and the next). */
   readonly candidates: readonly Machine[];
-  /** Operations holding a slot (live, timed out or not) plus announced creates. */
-  readonly slots: number;
-  /** Operations still running within their timeout plus announced creates: the wave is not done. */
-  readonly running: number;
-  readonly timedOutLive: number;
-  readonly usedFailures: number;
-  readonly invalidParameters: number;
   readonly cursor: number;
   /** Machines of the population this wave and the ones before it have taken. */
   readonly claimedThrough: number;
@@ -276,25 +269,4 @@ function groupByWave(withChild: readonly Machine[]): Map<string, Machine[]> {
     else members.push(machine);
   }
   return byWave;
-}
-
-function tally(
-  children: readonly Machine[],
-  announced: number,
-): Pick<WaveLedger, 'slots' | 'running' | 'timedOutLive' | 'usedFailures' | 'invalidParameters'> {
-  let slots = announced;
-  let running = announced;
-  let timedOutLive = 0;
-  let usedFailures = 0;
-  let invalidParameters = 0;
-  for (const machine of children) {
-    const outcome = machine.forward?.outcome;
-    if (outcome === undefined) continue;
-    if (holdsSlot(outcome)) slots += 1;
-    if (outcome.kind === 'inFlight') running += 1;
-    if (outcome.kind === 'timedOut') timedOutLive += 1;
-    if (chargesBudget(outcome)) usedFailures += 1;
-    if (outcome.kind === 'failed' && outcome.reason === REASON_INVALID_PARAMETERS) invalidParameters += 1;
-  }
-  return { slots, running, timedOutLive, usedFailures, invalidParameters };
 }

@@ -5,7 +5,8 @@ import type { HaltReason, HaltStatus } from '../status/rollout-status.js';
 
 /**
  * The evidence that stops a rollout, in the order it is checked: an operation refused as
- * InvalidParameters (the rollout's own fault, so one is enough), a wave's failures beyond its
+ * InvalidParameters (the rollout's own fault, so one is enough) or as Untrusted (a release the
+ * publisher did not sign: every machine would refuse it, so one is enough), a wave's failures beyond its
  * budget, the fleet's unavailable machines at the cap with nothing that can free a slot, and a
  * wave whose every slot is held by a timed-out operation. What an operator accepted by resuming
  * an earlier halt does not count again.
@@ -39,6 +40,14 @@ export function findHalt(
         reason: 'InvalidParameters',
         wave: wave.spec.name,
         message: `wave ${wave.spec.name}: ${invalid} operation(s) refused their parameters as invalid`,
+      };
+    }
+    const untrusted = wave.untrusted - (wave.previous?.accepted?.untrusted ?? 0);
+    if (untrusted > 0) {
+      return {
+        reason: 'Untrusted',
+        wave: wave.spec.name,
+        message: `wave ${wave.spec.name}: ${untrusted} machine(s) refused the release as not signed by the publisher`,
       };
     }
   }

@@ -124,7 +124,15 @@ function decideRunning(inputs: DecisionInputs): Decision {
 function halting(inputs: DecisionInputs, finding: HaltFinding, resumed: ResumedStatus | null): Decision {
   const { spec, release, ledger, availability, previous, nowMs } = inputs;
   const wave = ledger.waves.find((entry) => entry.spec.name === finding.wave);
-  const evidence = [wave?.usedFailures, wave?.invalidParameters, wave?.timedOutLive, availability.stuckTotal].join('/');
+  // Untrusted joins the evidence only when present, so halts without it keep the ids they had.
+  const untrusted = wave !== undefined && wave.untrusted > 0 ? [wave.untrusted] : [];
+  const evidence = [
+    wave?.usedFailures,
+    wave?.invalidParameters,
+    wave?.timedOutLive,
+    availability.stuckTotal,
+    ...untrusted,
+  ].join('/');
   const blamesRelease = finding.reason !== 'InvalidParameters' && finding.reason !== 'ReleaseQuarantined';
   const quarantine = spec.strategy.quarantineOnHalt && blamesRelease && !release.quarantined;
   const halt = haltRecord(

@@ -64,7 +64,12 @@ export function waveStatuses(ledger: ForwardLedger, decision: Decision): WaveOut
 }
 
 function acceptedNow(wave: WaveLedger): NonNullable<WaveStatus['accepted']> {
-  return { failures: wave.usedFailures, invalidParameters: wave.invalidParameters, timedOut: wave.timedOutLive };
+  return {
+    failures: wave.usedFailures,
+    invalidParameters: wave.invalidParameters,
+    timedOut: wave.timedOutLive,
+    ...(wave.untrusted > 0 && { untrusted: wave.untrusted }),
+  };
 }
 
 type MachineClass = keyof Omit<RolloutCounts, 'targets' | 'excluded'> | keyof ExcludedCounts;

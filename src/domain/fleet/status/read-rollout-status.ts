@@ -103,6 +103,7 @@ function readWave(raw: unknown): WaveStatus[] {
           failures: nat(accepted['failures']),
           invalidParameters: nat(accepted['invalidParameters']),
           timedOut: nat(accepted['timedOut']),
+          ...(nat(accepted['untrusted']) > 0 && { untrusted: nat(accepted['untrusted']) }),
         },
       }),
       ...optionalTimes(raw, ['startedAt', 'completedAt', 'bakeUntil']),

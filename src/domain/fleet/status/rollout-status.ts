@@ -31,6 +31,7 @@ export const HALT_REASONS = [
   'OperationsStalled',
   'InvalidParameters',
   'ReleaseQuarantined',
+  'Untrusted',
 ] as const;
 export type HaltReason = (typeof HALT_REASONS)[number];
 
@@ -70,6 +71,8 @@ export interface AcceptedFailures {
   readonly failures: number;
   readonly invalidParameters: number;
   readonly timedOut: number;
+  /** Written only when some were accepted, so statuses of rollouts without any keep their shape. */
+  readonly untrusted?: number;
 }
 
 export interface WaveStatus {
