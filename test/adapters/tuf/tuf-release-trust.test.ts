@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { codeOf, publishedRepository, RELEASE, trustedNode } from './tuf-release-trust-fixtures.js';
 
@@ -102,6 +102,14 @@ describe('TufReleaseTrust refusals leave the trusted metadata as it was', () => 
     const node = trustedNode(repo, mirror);
     mirror.override('/metadata/timestamp.json', { status: 503 });
     expect(await codeOf(node.trust.lookup('releases/agent-2.0.0.tar.gz'))).toBe('E_HTTP_STATUS');
+  });
+
+  it('a trusted-metadata directory that cannot be made (a file in its place): E_IO, the file as it was', async () => {
+    const { repo, mirror } = await publishedRepository();
+    const node = trustedNode(repo, mirror);
+    writeFileSync(node.cacheDir, 'not a directory');
+    expect(await codeOf(node.trust.lookup('releases/agent-2.0.0.tar.gz'))).toBe('E_IO');
+    expect(readFileSync(node.cacheDir, 'utf8')).toBe('not a directory');
   });
 
   it('an initial root that others could have written: E_TRUST_METADATA', async () => {

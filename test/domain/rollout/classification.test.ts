@@ -121,7 +121,8 @@ describe('machines in the plan', () => {
     expect(plan.status.waves[0]?.failureBudget).toEqual({ allowed: 1, used: 2 });
   });
 
-  it('halts at once on InvalidParameters whatever the budget, without quarantining the release', () => {
+  /** A canary wave with room for five failures, whose first operation ends with `reason`. */
+  function oneFailureInCanary(reason: string) {
     const world = exampleCluster(
       8,
       strategy({
@@ -132,9 +133,13 @@ describe('machines in the plan', () => {
       }),
     );
     reconcile(world);
-    finish(world, operationsOf(world)[0]!, 'InvalidParameters');
+    finish(world, operationsOf(world)[0]!, reason);
     later(world);
-    const plan = reconcile(world);
+    return reconcile(world);
+  }
+
+  it('halts at once on InvalidParameters whatever the budget, without quarantining the release', () => {
+    const plan = oneFailureInCanary('InvalidParameters');
     expect(plan.status.halt?.reason).toBe('InvalidParameters');
     expect(plan.status.halt?.quarantine).toBeUndefined();
     expect(plan.actions.some((action) => action.kind === 'QuarantineRelease')).toBe(false);
@@ -142,19 +147,7 @@ describe('machines in the plan', () => {
   });
 
   it('halts at once on Untrusted whatever the budget: a release the publisher did not sign', () => {
-    const world = exampleCluster(
-      8,
-      strategy({
-        waves: [
-          { name: 'canary', count: 2, maxInFlight: 2, failureBudget: 5 },
-          { name: 'rest', percent: 100 },
-        ],
-      }),
-    );
-    reconcile(world);
-    finish(world, operationsOf(world)[0]!, 'Untrusted');
-    later(world);
-    const plan = reconcile(world);
+    const plan = oneFailureInCanary('Untrusted');
     expect(plan.status).toMatchObject({ phase: 'Halted', halt: { reason: 'Untrusted', wave: 'canary' } });
     expect(creates(plan)).toEqual([]);
   });

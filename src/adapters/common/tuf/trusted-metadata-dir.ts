@@ -141,14 +141,20 @@ export class TrustedMetadataDir {
   }
 }
 
+/** A metadata file's signed version and expiry, or null when it does not parse as one. */
+export function signedPart(bytes: Buffer): { version: number; expires: string } | null {
+  try {
+    const signed = (JSON.parse(bytes.toString('utf8')) as { signed?: { version?: unknown; expires?: unknown } }).signed;
+    if (typeof signed?.version !== 'number' || typeof signed.expires !== 'string') return null;
+    return { version: signed.version, expires: signed.expires };
+  } catch {
+    return null;
+  }
+}
+
 /** The signed version of a metadata file; an unreadable one counts as the lowest. */
 function versionOf(bytes: Buffer): number {
-  try {
-    const version = (JSON.parse(bytes.toString('utf8')) as { signed?: { version?: unknown } }).signed?.version;
-    return typeof version === 'number' ? version : -1;
-  } catch {
-    return -1;
-  }
+  return signedPart(bytes)?.version ?? -1;
 }
 
 function isRunning(pid: number): boolean {

@@ -2,12 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Updater, type TargetFile } from 'tuf-js';
 import type { Sha256 } from '../../../domain/common/digest.js';
+import type { ErrorCode } from '../../../domain/common/error-codes.js';
 import { ArtifactError, TrustError } from '../../../domain/common/port-errors.js';
 import type { SignedTarget } from '../../../domain/common/trust/signed-target.js';
 import type { ArtifactSource } from '../../../ports/common/artifact-source.js';
 import type { ReleaseTrust, TargetLookup, TrustedRole } from '../../../ports/common/release-trust.js';
 import { TufFetcher } from './tuf-fetcher.js';
-import { TrustedMetadataDir } from './trusted-metadata-dir.js';
+import { signedPart, TrustedMetadataDir } from './trusted-metadata-dir.js';
 
 export interface TufReleaseTrustOptions {
   readonly metadataUrl: string;
@@ -45,7 +46,7 @@ export class TufReleaseTrust implements ReleaseTrust {
       idleTimeoutMs: this.options.idleTimeoutMs,
       ...(signal === undefined ? {} : { signal }),
     });
-    const scratch = this.trustedDir.stage();
+    const scratch = onDisk(() => this.trustedDir.stage());
     try {
       const updater = new Updater({
         metadataDir: scratch,
@@ -57,7 +58,7 @@ export class TufReleaseTrust implements ReleaseTrust {
       const found = await updater.getTargetInfo(targetPath);
       const target = found === undefined ? null : signedTarget(found);
       const consistent = consistentSnapshot(readFileSync(join(scratch, 'root.json')));
-      this.trustedDir.commit(scratch);
+      onDisk(() => this.trustedDir.commit(scratch));
       return { target, consistentSnapshot: consistent };
     } catch (error) {
       this.trustedDir.discard(scratch);
@@ -105,12 +106,23 @@ function consistentSnapshot(root: Buffer): boolean {
   return signed?.consistent_snapshot === true;
 }
 
-function signedPart(bytes: Buffer): { version: number; expires: string } | null {
+const ERRNO_CODES: Readonly<Record<string, ErrorCode>> = {
+  ENOSPC: 'E_DISK_SPACE',
+  EDQUOT: 'E_DISK_SPACE',
+  EACCES: 'E_NOT_ROOT',
+  EPERM: 'E_NOT_ROOT',
+};
+
+/**
+ * The trusted directory's own filesystem failures (a full disk, a cache path that is a file) are
+ * the host's, not the publisher's: they keep a filesystem code instead of E_TRUST_METADATA.
+ */
+function onDisk<T>(body: () => T): T {
   try {
-    const signed = (JSON.parse(bytes.toString('utf8')) as { signed?: { version?: unknown; expires?: unknown } }).signed;
-    if (typeof signed?.version !== 'number' || typeof signed.expires !== 'string') return null;
-    return { version: signed.version, expires: signed.expires };
-  } catch {
-    return null;
+    return body();
+  } catch (error) {
+    if (error instanceof TrustError || !(error instanceof Error) || !('code' in error)) throw error;
+    const errno = String(error.code);
+    throw new TrustError(ERRNO_CODES[errno] ?? 'E_IO', `the trusted metadata directory cannot be written (${errno})`);
   }
 }
