@@ -7,6 +7,7 @@ import {
   withCommittedVersion,
   withQuarantined,
   withSlotInfo,
+  withUnsignedAccepted,
   type UpgradeState,
 } from '../../src/domain/node/record/upgrade-state.js';
 
@@ -38,6 +39,7 @@ export const samples: readonly [string, UpgradeState][] = [
   ['populated', populated],
   ['full quarantine', full],
   ['only a committed version', withCommittedVersion(empty, '2.0.0')],
+  ['an unsigned binary accepted', withUnsignedAccepted(populated, A)],
 ];
 
 // The cases reach into any nested field of the parsed JSON to break it: untyped on purpose.

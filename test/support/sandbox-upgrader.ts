@@ -42,4 +42,5 @@ export const FLEX_SANDBOX_PATHS = {
   current: '/usr/local/lib/aks-flex-node/aks-flex-node-current',
   lastGood: '/usr/local/lib/aks-flex-node/aks-flex-node-last-good',
   record: '/etc/aks-flex-node/agent-upgrade-signal.json',
+  state: '/etc/aks-flex-node/agent-upgrade-state.json',
 } as const;

@@ -12,6 +12,7 @@ const PLACEHOLDERS: Readonly<Record<string, string>> = {
   '--member': 'NAME',
   '--output': 'FILE',
   '--version': 'VERSION',
+  '--signed-target': 'PATH',
   '--message': 'TEXT',
   '--failed-run': 'ID',
   '--kubeconfig': 'FILE',

@@ -105,7 +105,10 @@ export class Upgrader {
 
   /** `activate CANDIDATE`: install, switch, restart, wait healthy, roll back on failure. */
   activate(request: ActivateRequest): Promise<Result<ActivationReport>> {
-    return this.locked(() => this.deps.activation().activate({ ...request, candidateIsPrivate: false }));
+    // Only what a caller may ask for: a signed version is what `install` learnt, never a claim.
+    const { candidatePath, requestedVersion, allowDowngrade, force, signedTarget, acceptUnsigned, signal } = request;
+    const direct = { candidatePath, requestedVersion, allowDowngrade, force, signedTarget, acceptUnsigned, signal };
+    return this.locked(() => this.deps.activation().activate(direct));
   }
 
   /** `install --url … --preflight`: validates the request and shows the plan; downloads nothing. */

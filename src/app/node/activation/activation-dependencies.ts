@@ -4,6 +4,7 @@ import type { ContainerRootfs } from '../../../ports/node/container-rootfs.js';
 import type { FileSystem } from '../../../ports/node/file-system.js';
 import type { Logger } from '../../../ports/common/logger.js';
 import type { ProcessRunner } from '../../../ports/common/process-runner.js';
+import type { ReleaseTrust } from '../../../ports/common/release-trust.js';
 import type { ServiceManager } from '../../../ports/node/service-manager.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
 import type { LayoutEngine } from '../layout/layout-engine.js';
@@ -29,4 +30,6 @@ export interface ActivationDependencies {
   readonly markers: MarkerStore;
   readonly effects: SlotEffects;
   readonly interrupted: InterruptedActivation;
+  /** Signed releases: the trusted metadata a `--signed-target` is looked up in; null without a trust section. */
+  readonly trust: ReleaseTrust | null;
 }

@@ -13,6 +13,7 @@ import {
   type UpgradeState,
 } from '../../../domain/node/record/upgrade-state.js';
 import { formatVersion } from '../../../domain/common/version.js';
+import { decideCandidateSignature } from '../../../domain/node/activation/candidate-signature.js';
 import type { CheckedCandidate } from '../artifact/check-candidate.js';
 import { asFailure, raise, unwrap } from '../../common/failure-signal.js';
 import { LogKeys } from '../../common/log-keys.js';
@@ -21,7 +22,8 @@ import type { RecordStore } from '../record/record-store.js';
 import type { StateStore } from '../state/state-store.js';
 import { activeBinary, planDirect, serviceIsActive } from './activation-support.js';
 import type { ActivationReport, PreflightReport } from './activation-report.js';
-import { checkDirectCandidate, snapshotCandidate, type ActivateRequest } from './candidate-intake.js';
+import { snapshotCandidate, type ActivateRequest, type ActivationInput } from './candidate-intake.js';
+import { checkSignedCandidate, signatureRequest } from './candidate-signature.js';
 import type { InterruptedActivation } from './interrupted-activation.js';
 import { runSteps } from './run-steps.js';
 import { realSlotPath, type SlotEffects } from './slot-effects.js';
@@ -29,7 +31,7 @@ import { realSlotPath, type SlotEffects } from './slot-effects.js';
 import type { ActivationDependencies } from './activation-dependencies.js';
 export type { ActivationDependencies };
 
-export type { ActivateRequest } from './candidate-intake.js';
+export type { ActivateRequest, ActivationInput } from './candidate-intake.js';
 
 type ReportBase = Omit<ActivationReport, 'outcome' | 'failure' | 'quarantined' | 'rollbackFailure' | 'node'>;
 
@@ -61,6 +63,8 @@ export class Activation {
   /** What `activate` would do, changing nothing and taking no lock. */
   async preflight(request: ActivateRequest): Promise<PreflightReport> {
     await this.refuseWhilePending();
+    // The same refusal as activate's, without looking the target up: nothing is fetched either.
+    unwrap(decideCandidateSignature(signatureRequest(this.deps, request)));
     const { layout } = this.deps.engine;
     const facts = await this.deps.engine.inspect();
     const candidate = await this.deps.fs.hashFile(request.candidatePath, this.deps.config.artifact.maxBinaryBytes);
@@ -94,7 +98,7 @@ export class Activation {
     };
   }
 
-  async activate(request: ActivateRequest): Promise<ActivationReport> {
+  async activate(request: ActivationInput): Promise<ActivationReport> {
     const { engine } = this.deps;
     await this.refuseWhilePending();
     await this.interrupted.resolve({ restart: 'sync' });
@@ -102,9 +106,9 @@ export class Activation {
     // A snapshot an interrupted activation left behind is ours: gone before anything else.
     if (!isPrivate) await this.deps.fs.remove(engine.layout.candidateSnapshot);
     const serviceActive = await serviceIsActive(this.deps.services);
-    const state = unwrap(await this.states.read());
     // Everything that can refuse the candidate runs before the first change to the host.
-    const checked = await checkDirectCandidate(this.deps, request, state, await engine.inspect());
+    const known = unwrap(await this.states.read());
+    const { checked, state } = await checkSignedCandidate(this.deps, request, known, await engine.inspect());
     await engine.migrate({ keep: isPrivate ? [request.candidatePath] : [] });
     const snapshot = isPrivate
       ? request.candidatePath

@@ -13,21 +13,30 @@ import { raise, unwrap } from '../../common/failure-signal.js';
 import type { LayoutEngine } from '../layout/layout-engine.js';
 import { activeBinary, parseRequestedVersion } from './activation-support.js';
 
+/** What a caller of `activate` asks for: the CLI, or an agent that embeds the library. */
 export interface ActivateRequest {
   readonly candidatePath: string;
+  readonly requestedVersion?: string | undefined;
+  readonly allowDowngrade?: boolean | undefined;
+  /** Accept a candidate whose digest is quarantined. */
+  readonly force?: boolean | undefined;
+  /** Signed releases: the target whose signed length and SHA-256 the candidate must have. */
+  readonly signedTarget?: string | undefined;
+  /** Signed releases: activate a candidate nobody signed (logged as a warning, shown in `status`). */
+  readonly acceptUnsigned?: boolean | undefined;
+  /** Aborted by SIGINT/SIGTERM/SIGHUP: after the switch the activation rolls back, then ends. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** What the activation runs: a direct request, or what `install` downloaded and verified. */
+export interface ActivationInput extends ActivateRequest {
   /**
    * The candidate is already a private copy in the slot directory (a verified download): no
    * snapshot is taken, and the migration keeps it.
    */
   readonly candidateIsPrivate?: boolean;
-  readonly requestedVersion?: string | undefined;
-  /** The version the publisher signed, set by `install` from the signed metadata (signed releases). */
+  /** The version the publisher signed, set by `install` from the signed metadata it verified. */
   readonly signedVersion?: string | undefined;
-  readonly allowDowngrade?: boolean | undefined;
-  /** Accept a candidate whose digest is quarantined. */
-  readonly force?: boolean | undefined;
-  /** Aborted by SIGINT/SIGTERM/SIGHUP: after the switch the activation rolls back, then ends. */
-  readonly signal?: AbortSignal | undefined;
 }
 
 export interface IntakeDependencies {
@@ -42,7 +51,7 @@ export interface IntakeDependencies {
 /** Every check that can refuse a direct candidate, run before the first change to the host. */
 export async function checkDirectCandidate(
   deps: IntakeDependencies,
-  request: ActivateRequest,
+  request: ActivationInput,
   state: UpgradeState,
   facts: LayoutFacts,
 ): Promise<CheckedCandidate> {

@@ -10,7 +10,8 @@ import type { Activation, ActivationDependencies, ActivateRequest } from './acti
 import type { ActivationReport, PreflightReport } from './activation-report.js';
 import { parseRequestedVersion, serviceIsActive } from './activation-support.js';
 
-export interface InstallRequest extends Omit<ActivateRequest, 'candidatePath' | 'candidateIsPrivate'> {
+/** `install` verifies its download itself: a signed target or an unsigned acceptance is for `activate FILE`. */
+export interface InstallRequest extends Omit<ActivateRequest, 'candidatePath' | 'signedTarget' | 'acceptUnsigned'> {
   readonly url: string;
   readonly sha256?: string | undefined;
   readonly onProgress?: (archiveBytes: number, totalBytes: number | null) => void;
@@ -46,9 +47,12 @@ export async function installFromUrl(deps: InstallDependencies, request: Install
       ...(request.signal === undefined ? {} : { signal: request.signal }),
     });
     return await deps.activation.activate({
-      ...request,
       candidatePath: staging,
       candidateIsPrivate: true,
+      requestedVersion: request.requestedVersion,
+      allowDowngrade: request.allowDowngrade,
+      force: request.force,
+      signal: request.signal,
       ...(fetched.signedVersion === null ? {} : { signedVersion: fetched.signedVersion }),
     });
   } finally {

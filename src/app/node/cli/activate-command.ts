@@ -52,6 +52,12 @@ export class ActivateCommand extends ActivationCommandBase {
       restarted and must run the candidate continuously for the stability interval. Any failure
       after the switch points current back at the previous binary and restarts it.
 
+      When releases are signed (a \`trust\` section), the candidate must be, byte for byte, a
+      binary target the publisher signed for this architecture: name it with
+      \`--signed-target PATH\` (its path in the repository); the candidate must then print the
+      signed version. \`--unsigned\` activates it anyway: the override is logged as a warning and
+      \`status\` marks the slot that holds it.
+
       With \`--preflight\` nothing changes and no lock is taken: the plan is printed.
       Refused while a managed upgrade record exists. Exit codes: 0 activated (or identical),
       1 failed with nothing changed, 2 invalid input, 3 failed and rolled back, 4 busy, 5 changed
@@ -62,10 +68,20 @@ export class ActivateCommand extends ActivationCommandBase {
     examples: [
       ['Show what would happen', 'sudo $0 activate /tmp/aks-flex-node-candidate --preflight'],
       ['Activate a staged candidate', 'sudo $0 activate /tmp/aks-flex-node-candidate'],
+      [
+        'Activate a binary the publisher signed (signed releases)',
+        'sudo $0 activate /tmp/aks-flex-node --signed-target v1.4.0/aks-flex-node-linux-amd64',
+      ],
     ],
   });
 
   candidate = Option.String({ name: 'CANDIDATE' });
+  signedTarget = Option.String('--signed-target', {
+    description: 'Signed releases: the target path whose signed SHA-256 the candidate must have',
+  });
+  unsigned = Option.Boolean('--unsigned', false, {
+    description: 'Signed releases: activate a candidate nobody signed (logged, shown in status)',
+  });
 
   override async execute(): Promise<number> {
     const upgrader = await this.openUpgrader();
@@ -75,6 +91,8 @@ export class ActivateCommand extends ActivationCommandBase {
       requestedVersion: this.version,
       allowDowngrade: this.allowDowngrade,
       force: this.force,
+      signedTarget: this.signedTarget,
+      acceptUnsigned: this.unsigned,
     };
     if (this.preflight) {
       const plan = await upgrader.value.preflight(request);

@@ -63,7 +63,8 @@ function describeSlot(slot: SlotStatus): string {
     return `${slot.path} (cannot be digested: ${slot.problem.code} ${slot.problem.message})`;
   if (slot.sha256 === null) return `${slot.path} (not a regular file)`;
   const version = slot.version === null ? '' : `, version ${slot.version}`;
-  return `${slot.path} sha256:${slot.sha256} ${slot.bytes ?? 0} bytes${version}${slot.executable ? '' : ' (not executable)'}`;
+  const unsigned = slot.acceptedUnsigned ? ' (unsigned: activated with --unsigned)' : '';
+  return `${slot.path} sha256:${slot.sha256} ${slot.bytes ?? 0} bytes${version}${slot.executable ? '' : ' (not executable)'}${unsigned}`;
 }
 
 function describeRecord(status: StatusReport): string {

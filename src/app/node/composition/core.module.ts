@@ -100,6 +100,7 @@ function bindUseCases(bind: Bind): void {
     markers: T.MarkerStore,
     effects: T.SlotEffects,
     interrupted: T.InterruptedActivation,
+    trust: T.ReleaseTrust,
   };
   bindBuilt(bind, T.ActivationDependencies, activation, (dependencies): ActivationDependencies => dependencies);
   bindBuilt(

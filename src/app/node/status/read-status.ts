@@ -12,7 +12,7 @@ import { planMigration } from '../../../domain/node/layout/migration-plan.js';
 import { validateCanonicalLayout, type SlotLayout } from '../../../domain/node/layout/slot-layout.js';
 import type { SlotName } from '../../../domain/node/layout/slot.js';
 import type { UpgradeRecord } from '../../../domain/node/record/upgrade-record.js';
-import type { UpgradeState } from '../../../domain/node/record/upgrade-state.js';
+import { isUnsignedAccepted, type UpgradeState } from '../../../domain/node/record/upgrade-state.js';
 import type { TrustSettings } from '../../../domain/common/trust/trust-settings.js';
 import type { ReleaseTrust, TrustedRole } from '../../../ports/common/release-trust.js';
 import type { FileSystem } from '../../../ports/node/file-system.js';
@@ -40,6 +40,8 @@ export interface SlotStatus {
   readonly bytes: number | null;
   /** The version the state file records for exactly these bytes (its digest equals `sha256`). */
   readonly version: string | null;
+  /** Signed releases: these bytes were activated unsigned, by the operator's override (`activate --unsigned`). */
+  readonly acceptedUnsigned: boolean;
   /** Only when the slot could not be digested (too large, unreadable, replaced while read). */
   readonly problem?: Failure;
 }
@@ -115,8 +117,8 @@ export async function readStatus(deps: StatusDependencies): Promise<StatusReport
       entry: linkStatus(layout.entry, facts.entry, null),
     },
     slots: {
-      blue: await slotStatus(deps, layout.blue, facts.blue, known?.slots.blue ?? null),
-      green: await slotStatus(deps, layout.green, facts.green, known?.slots.green ?? null),
+      blue: await slotStatus(deps, { path: layout.blue, fact: facts.blue, known, slot: 'blue' }),
+      green: await slotStatus(deps, { path: layout.green, fact: facts.green, known, slot: 'green' }),
     },
     quarantine: known?.quarantine ?? [],
     highestCommittedVersion: known?.highestCommittedVersion ?? null,
@@ -163,34 +165,28 @@ function linkStatus(path: string, fact: PathFact, slot: SlotName | null): LinkSt
   return { path, text: fact.text, resolvesTo, slot };
 }
 
-/** `known`: what the state file says the slot holds; its version counts only for the same bytes. */
+/**
+ * `known`: the state file (null when it cannot be read); what it says of the slot counts only for
+ * the same bytes.
+ */
 async function slotStatus(
   deps: StatusDependencies,
-  path: string,
-  fact: PathFact,
-  known: UpgradeState['slots']['blue'],
+  { path, fact, known, slot }: { path: string; fact: PathFact; known: UpgradeState | null; slot: SlotName },
 ): Promise<SlotStatus> {
-  if (fact.kind !== 'file')
-    return { path, present: fact.kind !== 'missing', executable: false, sha256: null, bytes: null, version: null };
+  const unknown = { sha256: null, bytes: null, version: null, acceptedUnsigned: false };
+  if (fact.kind !== 'file') return { path, present: fact.kind !== 'missing', executable: false, ...unknown };
   const digest = await portFailureAsResult(async () => ok(await deps.fs.hashFile(path, deps.binaryMaxBytes)));
-  if (!digest.ok)
-    return {
-      path,
-      present: true,
-      executable: fact.executable,
-      sha256: null,
-      bytes: null,
-      version: null,
-      problem: digest.failure,
-    };
-  const version = known !== null && known.digest === digest.value.sha256 ? known.version : null;
+  if (!digest.ok) return { path, present: true, executable: fact.executable, ...unknown, problem: digest.failure };
+  const { sha256, bytes } = digest.value;
+  const info = known?.slots[slot] ?? null;
   return {
     path,
     present: true,
     executable: fact.executable,
-    sha256: digest.value.sha256,
-    bytes: digest.value.bytes,
-    version,
+    sha256,
+    bytes,
+    version: info !== null && info.digest === sha256 ? info.version : null,
+    acceptedUnsigned: known !== null && isUnsignedAccepted(known, sha256),
   };
 }
 

@@ -18,6 +18,8 @@ export interface EnvelopeSpec {
   /** Characters, not bytes: a valid document is pure ASCII, so the two differ only for text refused anyway. */
   readonly maxLength: number;
   readonly keys: readonly string[];
+  /** Keys a document may leave out: added later, written only when they say something. */
+  readonly optionalKeys?: readonly string[];
 }
 
 export function parseEnvelope(text: string, spec: EnvelopeSpec): Result<Record<string, unknown>> {
@@ -32,21 +34,22 @@ export function parseEnvelope(text: string, spec: EnvelopeSpec): Result<Record<s
   if (value.kind !== spec.kind) return fail(spec.code, `${spec.what} has an unknown kind (expected ${spec.kind})`);
   if (value.schemaVersion !== spec.schemaVersion)
     return fail(spec.code, `${spec.what} has an unsupported schema version (expected ${spec.schemaVersion})`);
-  const problem = checkExactKeys(value, spec.keys, spec.where);
+  const problem = checkExactKeys(value, spec.keys, spec.where, spec.optionalKeys);
   return problem === null ? ok(value) : fail(spec.code, problem);
 }
 
-/** Every allowed key present as an own key, and nothing else; the problem, or null. */
+/** Every required key present as an own key, and nothing but those and the optional ones; the problem, or null. */
 export function checkExactKeys(
   value: Record<string, unknown>,
-  allowed: readonly string[],
+  required: readonly string[],
   where: string,
+  optional: readonly string[] = [],
 ): string | null {
-  for (const key of allowed) {
+  for (const key of required) {
     if (!Object.hasOwn(value, key)) return `${where}.${key} is missing`;
   }
   for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) return `${where} has an unknown key "${key}"`;
+    if (!required.includes(key) && !optional.includes(key)) return `${where} has an unknown key "${key}"`;
   }
   return null;
 }

@@ -32,6 +32,12 @@ export interface UpgradeState {
   readonly quarantine: readonly Sha256[];
   /** The highest version ever committed, by semver precedence; null before the first commit. */
   readonly highestCommittedVersion: string | null;
+  /**
+   * Signed releases: digests an operator activated unsigned (`activate --unsigned`), oldest first,
+   * at most `QUARANTINE_MAX`, so `status` can say which slot holds one. Absent when empty: a state
+   * file without overrides is the same as before signed releases.
+   */
+  readonly unsignedAccepted?: readonly Sha256[];
 }
 
 export function emptyUpgradeState(): UpgradeState {
@@ -79,6 +85,28 @@ export function isQuarantined(state: UpgradeState, digest: Sha256): boolean {
   return state.quarantine.includes(digest);
 }
 
+/** Remembers that the operator accepted this binary unsigned; bounded like the quarantine. */
+export function withUnsignedAccepted(state: UpgradeState, digest: Sha256): UpgradeState {
+  invariant(isSha256(digest), 'an accepted unsigned digest must be a canonical SHA-256 digest');
+  const accepted = state.unsignedAccepted ?? [];
+  if (accepted.includes(digest)) return state;
+  const next = [...accepted, digest];
+  return { ...state, unsignedAccepted: next.slice(Math.max(0, next.length - QUARANTINE_MAX)) };
+}
+
+/** The same bytes installed again from a signed release are signed after all. */
+export function withSignedBinary(state: UpgradeState, digest: Sha256): UpgradeState {
+  const accepted = state.unsignedAccepted ?? [];
+  if (!accepted.includes(digest)) return state;
+  const { unsignedAccepted: _dropped, ...rest } = state;
+  const remaining = accepted.filter((entry) => entry !== digest);
+  return remaining.length === 0 ? rest : { ...rest, unsignedAccepted: remaining };
+}
+
+export function isUnsignedAccepted(state: UpgradeState, digest: Sha256): boolean {
+  return (state.unsignedAccepted ?? []).includes(digest);
+}
+
 /**
  * Raises the never-downgrade mark to `versionText` when it is higher by semver precedence. The
  * mark never goes down, and a version of equal precedence leaves it unchanged.
@@ -120,6 +148,7 @@ export function serializeUpgradeState(state: UpgradeState): string {
     slots: { blue: slot(state.slots.blue), green: slot(state.slots.green) },
     quarantine: [...state.quarantine],
     highestCommittedVersion: state.highestCommittedVersion,
+    ...(state.unsignedAccepted === undefined ? {} : { unsignedAccepted: [...state.unsignedAccepted] }),
   };
   return `${JSON.stringify(canonical, null, 2)}\n`;
 }
@@ -134,6 +163,7 @@ export function parseUpgradeState(text: string): Result<UpgradeState> {
     schemaVersion: UPGRADE_STATE_SCHEMA_VERSION,
     maxLength: STATE_TEXT_MAX_BYTES,
     keys: STATE_KEYS,
+    optionalKeys: ['unsignedAccepted'],
   });
   if (!envelope.ok) return envelope;
   const value = envelope.value;
@@ -146,6 +176,7 @@ export function parseUpgradeState(text: string): Result<UpgradeState> {
     slots: { blue: slots.blue as SlotInfo | null, green: slots.green as SlotInfo | null },
     quarantine: value.quarantine as Sha256[],
     highestCommittedVersion: value.highestCommittedVersion as string | null,
+    ...(value.unsignedAccepted === undefined ? {} : { unsignedAccepted: value.unsignedAccepted as Sha256[] }),
   });
 }
 
@@ -167,12 +198,22 @@ function checkShape(value: Record<string, unknown>): string | null {
     if (info.version !== null && !isStoredVersionText(info.version))
       return `${where}.version must be a version or null`;
   }
-  const quarantine = value.quarantine;
-  if (!Array.isArray(quarantine)) return 'state.quarantine must be an array';
-  if (quarantine.length > QUARANTINE_MAX) return `state.quarantine holds more than ${QUARANTINE_MAX} digests`;
-  if (!quarantine.every((digest) => isSha256(digest))) return 'state.quarantine must hold SHA-256 digests';
-  if (new Set(quarantine).size !== quarantine.length) return 'state.quarantine holds a digest twice';
+  const quarantine = digestListProblem(value.quarantine, 'state.quarantine', { mayBeEmpty: true });
+  if (quarantine !== null) return quarantine;
   const mark = value.highestCommittedVersion;
   if (mark !== null && !isStoredVersionText(mark)) return 'state.highestCommittedVersion must be a version or null';
+  // Written only when it holds a digest, so an empty one is not a file this code wrote.
+  return value.unsignedAccepted === undefined
+    ? null
+    : digestListProblem(value.unsignedAccepted, 'state.unsignedAccepted', { mayBeEmpty: false });
+}
+
+/** A list of distinct digests, at most `QUARANTINE_MAX`; the problem, or null. */
+function digestListProblem(list: unknown, where: string, { mayBeEmpty }: { mayBeEmpty: boolean }): string | null {
+  if (!Array.isArray(list)) return `${where} must be an array`;
+  if (list.length === 0 && !mayBeEmpty) return `${where} must not be empty`;
+  if (list.length > QUARANTINE_MAX) return `${where} holds more than ${QUARANTINE_MAX} digests`;
+  if (!list.every((digest) => isSha256(digest))) return `${where} must hold SHA-256 digests`;
+  if (new Set(list).size !== list.length) return `${where} holds a digest twice`;
   return null;
 }
