@@ -7,10 +7,11 @@ interface Step {
   readonly current: string | null;
   readonly lastGood: string | null;
   readonly running: string | null;
+  readonly code: string | null;
 }
 
 describe('agent-upgrade demo', () => {
-  it('migrates, upgrades to v2, rolls a crashing v3 back, and leaves nothing behind', async () => {
+  it('migrates, upgrades to a signed v2, refuses a swapped v2.1, rolls a crashing v3 back, and leaves nothing behind', async () => {
     const run = await runCliInMemory(['demo', '--json']);
     expect(run.exitCode).toBe(0);
     const { demo } = JSON.parse(run.stdout) as { demo: { sandbox: string; kept: boolean; steps: Step[] } };
@@ -19,6 +20,7 @@ describe('agent-upgrade demo', () => {
       'migrate',
       'start',
       'install v2.0.0',
+      'install v2.1.0',
       'install v3.0.0',
     ]);
     const slot = (path: string | null) => path?.replace(/^.*aks-flex-node-/, '') ?? null;
@@ -27,8 +29,11 @@ describe('agent-upgrade demo', () => {
       ['blue', 'blue', null],
       ['blue', 'blue', 'blue (v1.0.0)'],
       ['green', 'blue', 'green (v2.0.0)'],
+      ['green', 'blue', 'green (v2.0.0)'],
       ['green', 'green', 'green (v2.0.0)'],
     ]);
+    // The swapped archive is refused before it reaches a slot; the crashing one is rolled back.
+    expect(demo.steps.map((step) => step.code)).toEqual([null, null, null, null, 'E_UNTRUSTED', 'E_UNHEALTHY']);
     expect(existsSync(demo.sandbox)).toBe(false);
     expect(processesUnder(demo.sandbox)).toEqual([]);
   }, 60_000);

@@ -50,6 +50,7 @@ export function expectDemo(bin: string, cwd: string): void {
       ['blue', 'blue'],
       ['blue', 'blue'],
       ['green', 'blue'],
+      ['green', 'blue'],
       ['green', 'green'],
     ],
   });

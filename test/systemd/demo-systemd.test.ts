@@ -11,7 +11,7 @@ describe('agent-upgrade demo --systemd', () => {
   }, 60_000);
   afterAll(async () => world?.close());
 
-  it('upgrades to v2 and rolls back v3 under systemd, then removes its units', () => {
+  it('upgrades to a signed v2, refuses a swapped v2.1 and rolls back v3 under systemd, then removes its units', () => {
     const run = world.systemd.run(CLI, ['demo', '--systemd', '--json'], { timeoutMs: 120_000 });
     expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr }).toEqual({ status: 0, stderr: '' });
     const { demo } = JSON.parse(run.stdout) as {
@@ -22,6 +22,7 @@ describe('agent-upgrade demo --systemd', () => {
       ['migrate', null],
       ['start', 'blue (v1.0.0)'],
       ['install v2.0.0', 'green (v2.0.0)'],
+      ['install v2.1.0', 'green (v2.0.0)'],
       ['install v3.0.0', 'green (v2.0.0)'],
     ]);
     expect(existsSync(demo.sandbox)).toBe(false);

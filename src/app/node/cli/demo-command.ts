@@ -6,20 +6,24 @@ export class DemoCommand extends BaseCommand {
   static override paths = [['demo']];
 
   static override usage = Command.Usage({
-    description: 'Show a whole upgrade story in a throw-away sandbox: migrate, upgrade, roll back a broken release.',
+    description:
+      'Show a whole upgrade story in a throw-away sandbox: migrate, upgrade, refuse a tampered release, roll back a broken one.',
     details: `
-      Needs no root and no systemd. Starts a release server on 127.0.0.1 with three releases of
-      a tiny demo agent (a real x86-64 executable): v1, v2, and a v3 that crashes on start.
-      Creates a sandbox with a legacy v1 install, migrates it to the blue/green layout, runs the
-      agent under the built-in supervisor, upgrades it to v2 with \`install --url\`, then offers
-      v3: the supervisor restarts it until its start limit, the health gate fails, and current
-      goes back to v2 automatically. Prints a timeline of phases, link targets and what runs.
+      Needs no root and no systemd. Starts a release server on 127.0.0.1 holding a TUF
+      repository (one demo key) that signs four releases of a tiny demo agent (a real x86-64
+      executable): v1, v2, v2.1 and a v3 that crashes on start. Creates a sandbox with a legacy
+      v1 install that trusts the repository's first root, migrates it to the blue/green layout,
+      runs the agent under the built-in supervisor and upgrades it to v2 with \`install --url\`.
+      Then v2.1's archive is swapped on the release server, as by someone who can write there but
+      holds no key: the install is refused (E_UNTRUSTED) before anything reaches a slot. Last, v3:
+      the supervisor restarts it until its start limit, the health gate fails, and current goes
+      back to v2 automatically. Prints a timeline of phases, link targets and what runs.
 
       With \`--systemd\` the host's systemd runs the agent instead, as a runtime unit with a name
       unique to the run (root needed); the unit is stopped and removed at the end.
 
       Nothing keeps running afterwards, and the sandbox is removed unless \`--keep\` is given.
-      Takes about 5 seconds. SIGINT, SIGTERM or SIGHUP — or the reader of its output going away
+      Takes about 7 seconds. SIGINT, SIGTERM or SIGHUP — or the reader of its output going away
       (\`demo | head\`) — stop it at the next step (an upgrade in flight is rolled back first),
       with the same clean-up. Exit codes: 0 shown, 1 failed, 2 invalid input, 128 + the
       signal's number when stopped early: 130 SIGINT, 143 SIGTERM, 129 SIGHUP, 141 when the

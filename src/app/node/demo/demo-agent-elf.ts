@@ -8,7 +8,9 @@
 const BASE_ADDRESS = 0x400000;
 const HEADERS_BYTES = 64 + 56;
 
-export function demoAgentElf(version: string, behaviour: 'healthy' | 'crash-on-start'): Uint8Array {
+export type DemoBehaviour = 'healthy' | 'crash-on-start';
+
+export function demoAgentElf(version: string, behaviour: DemoBehaviour): Uint8Array {
   const message = Buffer.from(`demo-agent version ${version}\n`, 'latin1');
   return elfImage(agentCode(message.length, behaviour), message);
 }

@@ -6,6 +6,9 @@ import * as tar from 'tar-stream';
 
 export interface DemoRelease {
   readonly version: string;
+  /** Its path in the signed repository, below the targets URL. */
+  readonly targetPath: string;
+  readonly archive: Buffer;
   readonly url: string;
   readonly sha256: string;
   readonly binarySha256: string;
@@ -27,7 +30,7 @@ export async function releaseArchive(member: string, binary: Uint8Array): Promis
   return gzipSync(Buffer.concat(chunks));
 }
 
-/** Serves release archives over loopback HTTP for the demo; nothing else is answered. */
+/** Serves release archives and signed metadata over loopback HTTP for the demo; nothing else is answered. */
 export class DemoReleaseServer {
   private readonly files = new Map<string, Buffer>();
 
@@ -38,7 +41,7 @@ export class DemoReleaseServer {
         response.writeHead(404).end();
         return;
       }
-      response.writeHead(200, { 'content-type': 'application/gzip', 'content-length': body.length }).end(body);
+      response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length }).end(body);
     });
   }
 
@@ -52,11 +55,38 @@ export class DemoReleaseServer {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
+  /** The base URL of the signed targets: a release's URL below it names its target path. */
+  get targetsUrl(): string {
+    return `${this.origin}/targets/`;
+  }
+
+  get metadataUrl(): string {
+    return `${this.origin}/metadata/`;
+  }
+
   async publish(member: string, version: string, binary: Uint8Array, crashes: boolean): Promise<DemoRelease> {
     const archive = await releaseArchive(member, binary);
-    const path = `/releases/${version}/agent.tar.gz`;
-    this.files.set(path, archive);
-    return { version, url: `${this.origin}${path}`, sha256: sha256(archive), binarySha256: sha256(binary), crashes };
+    const targetPath = `releases/${version}/agent.tar.gz`;
+    this.files.set(`/targets/${targetPath}`, archive);
+    return {
+      version,
+      targetPath,
+      archive,
+      url: `${this.targetsUrl}${targetPath}`,
+      sha256: sha256(archive),
+      binarySha256: sha256(binary),
+      crashes,
+    };
+  }
+
+  /** Puts metadata files under the metadata URL. */
+  serveMetadata(files: ReadonlyMap<string, Buffer>): void {
+    for (const [name, body] of files) this.files.set(`/metadata/${name}`, body);
+  }
+
+  /** What someone with write access to the release host does: other bytes at a release's URL. */
+  swap(release: DemoRelease, body: Buffer): void {
+    this.files.set(`/targets/${release.targetPath}`, body);
   }
 
   async close(): Promise<void> {

@@ -4,15 +4,13 @@ import { join } from 'node:path';
 import { failure } from '../../../domain/common/failure.js';
 import type { Clock } from '../../../ports/common/clock.js';
 import type { Logger } from '../../../ports/common/logger.js';
-import { parseConfigValue } from '../config/parse-config.js';
 import { raise, unwrap } from '../../common/failure-signal.js';
 import type { HostIdentity } from '../host-identity.js';
 import type { Upgrader } from '../upgrader.js';
-import { createUpgrader } from '../composition/create-upgrader.js';
 import { demoAgentElf } from './demo-agent-elf.js';
 import { supervisorPlatform, systemdPlatform, type DemoPlatform } from './demo-platforms.js';
 import { DemoReleaseServer, sha256, type DemoRelease } from './demo-releases.js';
-import { quietRecoveryIdentity } from './quiet-recovery.js';
+import { setUpDemo } from './demo-setup.js';
 
 export interface DemoOptions {
   /** Leave the sandbox directory for inspection (nothing keeps running either way). */
@@ -41,27 +39,17 @@ export interface DemoStep {
   readonly lastGood: string | null;
   readonly running: string | null;
   readonly note: string;
+  /** The error code when the step's command refused or failed (a refused tampered release, a rollback). */
+  readonly code: string | null;
 }
 
 const SLOTS = '/usr/local/lib/aks-flex-node';
-const VERSIONS = [
-  { version: '1.0.0', crashes: false },
-  { version: '2.0.0', crashes: false },
-  { version: '3.0.0', crashes: true },
-] as const;
-
-/** The demo's sandbox host (the platform adds root, paths and service); health settles in 1.5 s. */
-const DEMO_CONFIG = {
-  agent: { mode: 'sidecar', args: ['agent'] },
-  health: { timeoutMs: 10_000, stableMs: 1_500, pollMs: 250 },
-  container: { manager: 'none' },
-  cluster: { manager: 'none' },
-};
-
 /**
  * `agent-upgrade demo`: a legacy v1 install in a throw-away sandbox is migrated, run under the
- * built-in supervisor (or the host's systemd with `--systemd`), upgraded to v2 from a loopback
- * release server, then offered a v3 that crashes on start — which is rolled back automatically.
+ * built-in supervisor (or the host's systemd with `--systemd`), upgraded to v2 from a signed
+ * repository on a loopback release server, refuses a v2.1 whose archive was swapped on the
+ * release host after signing, then is offered a v3 that crashes on start — which is rolled back
+ * automatically.
  * Without `--systemd` it needs no root and no systemd; it prints a timeline and leaves nothing
  * running.
  */
@@ -104,13 +92,15 @@ interface Story {
 async function tellStory(story: Story): Promise<void> {
   const { options, platform, sandbox, releases } = story;
   const { signal } = options;
-  const { upgrader, published, label } = await setUpStory(story);
+  const { upgrader, published } = await setUpDemo(options, platform, sandbox, releases);
+  const [, v2, swapped, v3] = published as [DemoRelease, DemoRelease, DemoRelease, DemoRelease];
+  const label = labeller(published);
   const services = serviceProbe(upgrader, options.clock, signal);
   const step = stepRecorder(story, label, services);
 
   options.print(`Sandbox ${sandbox} (nothing outside it is touched).`);
   options.print(
-    `Release server ${releases.origin}: ${published.map((release) => `v${release.version}${release.crashes ? ' (crashes on start)' : ''}`).join(', ')}.`,
+    `Release server ${releases.origin}, a TUF repository signing ${published.map((release) => `v${release.version}${release.crashes ? ' (crashes on start)' : ''}`).join(', ')}; the node trusts its first root.`,
   );
   options.print('');
   mkdirSync(join(sandbox, 'usr/local/bin'), { recursive: true });
@@ -124,49 +114,32 @@ async function tellStory(story: Story): Promise<void> {
   await services.waitRunning();
   await step('start', `${platform.name} runs the agent through the current link`);
 
-  // The signal reaches the activations too: an interrupted one rolls back before it returns.
-  const v2 = published[1] as DemoRelease;
-  const upgraded = unwrap(await upgrader.install({ url: v2.url, sha256: v2.sha256, signal }));
+  // No digest in the requests: the signed metadata names the bytes. The signal reaches the
+  // activations too: an interrupted one rolls back before it returns.
+  const upgraded = unwrap(await upgrader.install({ url: v2.url, signal }));
   await step(
     `install v${v2.version}`,
-    `${upgraded.outcome}: ${upgraded.from} -> ${upgraded.to}, restarted and healthy for 1.5 s`,
+    `${upgraded.outcome}: ${upgraded.from} -> ${upgraded.to}, signed by the publisher, restarted and healthy for 1.5 s`,
   );
 
-  const v3 = published[2] as DemoRelease;
-  const broken = await upgrader.install({ url: v3.url, sha256: v3.sha256, signal });
+  // Someone with write access to the release host, but not the publisher's keys, swaps an archive.
+  releases.swap(swapped, v3.archive);
+  const tampered = await upgrader.install({ url: swapped.url, signal });
+  await step(
+    `install v${swapped.version}`,
+    `${tampered.ok ? `${tampered.value.outcome}: the swapped archive was installed` : `refused: ${tampered.failure.code}`}; the archive at its URL was swapped on the release host, and nothing reached a slot`,
+    tampered.ok ? (tampered.value.failure?.code ?? null) : tampered.failure.code,
+  );
+
+  const broken = await upgrader.install({ url: v3.url, signal });
   const brokenNote = broken.ok
     ? `${broken.value.outcome}${broken.value.failure === null ? '' : ` (${broken.value.failure.code}: ${broken.value.failure.message})`}`
     : `refused: ${broken.failure.code}`;
   await step(
     `install v${v3.version}`,
     `${brokenNote}; the previous binary runs again and v${v3.version}'s digest is quarantined`,
+    broken.ok ? (broken.value.failure?.code ?? null) : broken.failure.code,
   );
-}
-
-/** The sandbox's configuration file, the three releases on the server, and the use cases over them. */
-async function setUpStory({ options, platform, sandbox, releases }: Story): Promise<{
-  readonly upgrader: Upgrader;
-  readonly published: readonly DemoRelease[];
-  readonly label: (path: string | null) => string;
-}> {
-  const configValue = { ...DEMO_CONFIG, ...platform.configFor(sandbox) };
-  const config = unwrap(parseConfigValue(configValue, 'the demo configuration'));
-  // Where `--root SANDBOX` finds it: the on-failure hook's `recover --root SANDBOX` then runs on
-  // the demo's configuration too, not on the built-in profile.
-  mkdirSync(join(sandbox, 'etc/aks-flex-node'), { recursive: true });
-  writeFileSync(join(sandbox, 'etc/aks-flex-node/agent-upgrade.json'), `${JSON.stringify(configValue, null, 2)}\n`, {
-    mode: 0o600,
-  });
-  const member = config.agent.member.replace('{arch}', 'amd64');
-  const published: DemoRelease[] = [];
-  for (const { version, crashes } of VERSIONS)
-    published.push(
-      await releases.publish(member, version, demoAgentElf(version, crashes ? 'crash-on-start' : 'healthy'), crashes),
-    );
-  const upgrader = unwrap(
-    createUpgrader({ config, identity: quietRecoveryIdentity(options.identity, sandbox), logger: options.logger }),
-  );
-  return { upgrader, published, label: labeller(published) };
 }
 
 /** Records and prints one step of the timeline; an interrupt stops the demo before and after it. */
@@ -174,12 +147,12 @@ function stepRecorder(
   { options, sandbox, startedMs, steps }: Story,
   label: (path: string | null) => string,
   services: ReturnType<typeof serviceProbe>,
-): (phase: string, note: string) => Promise<void> {
+): (phase: string, note: string, code?: string | null) => Promise<void> {
   const stopIfInterrupted = (): void => {
     if (options.signal?.aborted === true)
       raise(failure('E_INTERRUPTED', 'the demo was interrupted; its agent is stopped and its sandbox removed'));
   };
-  return async (phase, note) => {
+  return async (phase, note, code = null) => {
     stopIfInterrupted();
     const entry: DemoStep = {
       atMs: options.clock.monotonicMs() - startedMs,
@@ -188,6 +161,7 @@ function stepRecorder(
       lastGood: linkTarget(sandbox, 'last-good'),
       running: await services.running(label),
       note,
+      code,
     };
     steps.push(entry);
     options.print(render(entry, label, sandbox));
