@@ -1,7 +1,7 @@
 /**
  * The agent-version report on a real kube-apiserver (Node,RBAC authorization, NodeRestriction),
  * with the shipped CRD, RBAC and admission policy applied: KubernetesOperationStore, connected as
- * the daemon connects with a node's kubeconfig, merge-patches the annotation on its own Node —
+ * the daemon connects with a node's kubeconfig, merge-patches the annotations on its own Node —
  * which the Node authorizer allows without any RBAC grant on nodes — and is refused on another
  * machine's Node. What the server answered is read from its audit log (codes only).
  */
@@ -10,7 +10,9 @@ import { KubeClient } from '../../src/adapters/common/kubernetes/kube-client.js'
 import {
   AGENT_VERSION_ANNOTATION,
   KubernetesOperationStore,
+  TRUSTED_METADATA_ANNOTATION,
 } from '../../src/adapters/node/kubernetes/kubernetes-operation-store.js';
+import { trustedMetadataText } from '../../src/domain/common/trust/trusted-metadata-text.js';
 import { SystemClock } from '../../src/adapters/common/runtime/system-clock.js';
 import type { KubeIdentity } from '../support/kube/real-apiserver.js';
 import { CRD, POLICY, RBAC, RealCluster } from '../support/kube/real-cluster.js';
@@ -77,26 +79,32 @@ describe('the agent-version report on a real API server', () => {
     expect(granted.stdout.trim()).toBe('yes');
   });
 
-  it("a node writes the annotation on its own Node (200), leaving the Node's other annotations", async () => {
+  it("a node writes the annotations on its own Node (200), leaving the Node's other annotations", async () => {
     const store = await storeAs(nodeA, 'node-a');
-    expect(await store.reportAgentVersion('1.2.3')).toBe('written');
-    expect(await annotationsOf('node-a')).toEqual({ kept: 'yes', [AGENT_VERSION_ANNOTATION]: '1.2.3' });
-    // A later report replaces it (a rollback writes the old version again).
-    expect(await store.reportAgentVersion('1.2.2')).toBe('written');
-    expect((await annotationsOf('node-a'))[AGENT_VERSION_ANNOTATION]).toBe('1.2.2');
+    const trusted = trustedMetadataText([{ role: 'timestamp', version: 7, expires: '2027-01-01T00:00:00Z' }]);
+    expect(await store.reportAgentVersion('1.2.3', trusted)).toBe('written');
+    expect(await annotationsOf('node-a')).toEqual({
+      kept: 'yes',
+      [AGENT_VERSION_ANNOTATION]: '1.2.3',
+      [TRUSTED_METADATA_ANNOTATION]: trusted,
+    });
+    // A later report replaces the version (a rollback writes the old one again), and a node
+    // without signed releases removes the trusted metadata.
+    expect(await store.reportAgentVersion('1.2.2', null)).toBe('written');
+    expect(await annotationsOf('node-a')).toEqual({ kept: 'yes', [AGENT_VERSION_ANNOTATION]: '1.2.2' });
     expect(await patchCodes('node-a')).toEqual([200, 200]);
   });
 
   it("is refused on another machine's Node (403, answered `forbidden`), which stays as it was", async () => {
     const store = await storeAs(nodeA, 'node-b');
-    expect(await store.reportAgentVersion('9.9.9')).toBe('forbidden');
+    expect(await store.reportAgentVersion('9.9.9', null)).toBe('forbidden');
     expect(await annotationsOf('node-b')).toEqual({ kept: 'yes' });
     expect(await patchCodes('node-b')).toEqual([403]);
   });
 
   it('finds no Node for a machine that has none (404, answered `gone`)', async () => {
     const store = await storeAs(await cluster.node('node-c'), 'node-c');
-    expect(await store.reportAgentVersion('1.2.3')).toBe('gone');
+    expect(await store.reportAgentVersion('1.2.3', null)).toBe('gone');
     expect((await cluster.admin('GET', '/api/v1/nodes/node-c')).status).toBe(404);
   });
 });

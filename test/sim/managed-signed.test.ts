@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Sha256 } from '../../src/domain/common/digest.js';
 import type { SignedTarget } from '../../src/domain/common/trust/signed-target.js';
 import type { UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
-import type { ReleaseTrust, TargetLookup } from '../../src/ports/common/release-trust.js';
+import type { ReleaseTrust, TargetLookup, TrustedRole } from '../../src/ports/common/release-trust.js';
 import { resolveInSnapshot } from './host-invariants.js';
 import { CONFIG, LAYOUT, ManagedWorld } from './managed-world.js';
 
@@ -22,13 +22,14 @@ const SIGNED_CONFIG: UpgraderConfig = {
 /** The signed targets by path, as verified metadata would describe them (no consistent snapshots). */
 class SignedTargets implements ReleaseTrust {
   readonly targets = new Map<string, SignedTarget>();
+  roles: readonly TrustedRole[] = [];
 
   lookup(targetPath: string): Promise<TargetLookup> {
     return Promise.resolve({ target: this.targets.get(targetPath) ?? null, consistentSnapshot: false });
   }
 
   trusted() {
-    return Promise.resolve([]);
+    return Promise.resolve(this.roles);
   }
 }
 
@@ -46,7 +47,7 @@ function signedWorld(
   const parameters = { downloadURL: release.url, ...extra };
   const operation = world.store.create({ name: 'signed', parameters });
   const handle = () => world.daemon(null, SIGNED_CONFIG).handler.handle({ operation, phase: null, parameters });
-  return { world, handle };
+  return { world, handle, trust };
 }
 
 const target = (sha256: string, bytes: number, version = '2.0.0'): SignedTarget => ({
@@ -84,5 +85,38 @@ describe('the managed path with signed releases', () => {
     expect(resolveInSnapshot(world.fs.snapshot(), LAYOUT.current)).toBe(LAYOUT.blue);
     expect(await world.fs.lstat(LAYOUT.record)).toBeNull();
     expect(await world.fs.lstat(LAYOUT.green)).toBeNull();
+  });
+});
+
+describe("the daemon's Node report with signed releases", () => {
+  const DAY_MS = 86_400_000;
+  const expiresIn = (world: ManagedWorld, days: number): string =>
+    `${new Date(world.clock.nowMs() + days * DAY_MS).toISOString().slice(0, 19)}Z`;
+
+  it("carries each trusted role's version and expiry beside the agent version, and warns of one about to expire", async () => {
+    const { world, trust } = signedWorld(() => null);
+    trust.roles = [
+      { role: 'root', version: 2, expires: expiresIn(world, 300) },
+      { role: 'timestamp', version: 41, expires: expiresIn(world, 3) },
+    ];
+    expect(await world.daemon(null, SIGNED_CONFIG).start()).toEqual({ kind: 'open' });
+    expect(world.store.versionReports).toEqual(['1.0.0']);
+    const [written] = world.store.trustedMetadataReports;
+    expect(JSON.parse(written ?? 'null')).toEqual(trust.roles);
+    const warned = world.logger.lines.filter((line) => line.level === 'warn' && 'expires' in line.fields);
+    expect(warned.map((line) => line.fields)).toEqual([expect.objectContaining({ role: 'timestamp' })]);
+  });
+
+  it('writes again when only the trusted metadata changed, and reports none before any was verified', async () => {
+    const { world, trust } = signedWorld(() => null);
+    const daemon = world.daemon(null, SIGNED_CONFIG);
+    expect(await daemon.start()).toEqual({ kind: 'open' });
+    trust.roles = [{ role: 'timestamp', version: 42, expires: expiresIn(world, 30) }];
+    expect(await daemon.start()).toEqual({ kind: 'open' });
+    expect(await daemon.start()).toEqual({ kind: 'open' });
+    expect(world.store.trustedMetadataReports.map((text) => (text === null ? null : JSON.parse(text)))).toEqual([
+      null,
+      trust.roles,
+    ]);
   });
 });

@@ -56,8 +56,9 @@ export interface OperationStore {
   /**
    * Writes the agent version this machine runs (`1.2.3`, as the domain formats it) where a rollout
    * controller reads it: the `agent-upgrade.dev/agent-version` annotation of this machine's Node
-   * (docs/operations.md#what-the-daemon-writes-to-its-node). Writing the value it already has is
-   * harmless; any other failure throws.
+   * (docs/operations.md#what-the-daemon-writes-to-its-node), with the trusted metadata of signed
+   * releases beside it (`agent-upgrade.dev/trusted-metadata`, removed when null). Writing the
+   * values it already has is harmless; any other failure throws.
    */
-  reportAgentVersion(version: string): Promise<VersionReportWrite>;
+  reportAgentVersion(version: string, trustedMetadata: string | null): Promise<VersionReportWrite>;
 }

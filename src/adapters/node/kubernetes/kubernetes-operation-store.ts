@@ -20,6 +20,8 @@ const CONFLICT_ATTEMPTS = 8;
 const CONFLICT_DELAY_MS = 50;
 /** Where a rollout controller reads the agent version a machine runs (docs/rollouts.md). */
 export const AGENT_VERSION_ANNOTATION = 'agent-upgrade.dev/agent-version';
+/** Signed releases: each trusted metadata role's version and expiry on this node, as JSON. */
+export const TRUSTED_METADATA_ANNOTATION = 'agent-upgrade.dev/trusted-metadata';
 
 export const DEFAULT_STREAM_SETTINGS: Omit<StreamSettings, 'machineName'> = {
   watchTimeoutMinSeconds: 300,
@@ -99,8 +101,10 @@ export class KubernetesOperationStore implements OperationStore {
    * alone and the last write wins. No such Node is `gone`; a refusal (another machine's Node
    * under the Node authorizer) is `forbidden`.
    */
-  async reportAgentVersion(version: string): Promise<VersionReportWrite> {
-    const patch = { metadata: { annotations: { [AGENT_VERSION_ANNOTATION]: version } } };
+  async reportAgentVersion(version: string, trustedMetadata: string | null): Promise<VersionReportWrite> {
+    // A JSON merge patch: null removes the annotation (signed releases turned off).
+    const annotations = { [AGENT_VERSION_ANNOTATION]: version, [TRUSTED_METADATA_ANNOTATION]: trustedMetadata };
+    const patch = { metadata: { annotations } };
     try {
       await this.observed(() => this.options.client.patchNode(this.options.machineName, patch));
       return 'written';

@@ -56,6 +56,8 @@ export class MemoryOperationStore implements OperationStore {
   readonly violations: PublishViolation[] = [];
   /** Every agent version written to this machine's Node, in order; the last is what it shows. */
   readonly versionReports: string[] = [];
+  /** The trusted-metadata annotation written with each of them (null: removed). */
+  readonly trustedMetadataReports: (string | null)[] = [];
 
   constructor(private readonly options: { readonly clock?: Clock } = {}) {}
 
@@ -194,12 +196,13 @@ export class MemoryOperationStore implements OperationStore {
     }
   }
 
-  async reportAgentVersion(version: string): Promise<VersionReportWrite> {
+  async reportAgentVersion(version: string, trustedMetadata: string | null): Promise<VersionReportWrite> {
     const fault = this.takeFault('reportAgentVersion');
     if (fault?.status === 403) return 'forbidden';
     if (fault?.status === 404) return 'gone';
     if (fault !== undefined && fault.afterWrite !== true) throw clusterError('reportAgentVersion', fault);
     this.versionReports.push(version);
+    this.trustedMetadataReports.push(trustedMetadata);
     if (fault !== undefined) throw clusterError('reportAgentVersion', fault);
     return 'written';
   }

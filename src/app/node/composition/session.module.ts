@@ -95,6 +95,7 @@ function bindHandlerAndSession(bind: Bind): void {
     config: T.Config,
     store: T.OperationStore,
     logger: T.Logger,
+    trust: T.ReleaseTrust,
   };
   bindBuilt(bind, T.AgentVersionReport, versions, ({ logger, ...dependencies }) => {
     return new AgentVersionReport({ ...dependencies, logger: logger.child({ component: 'agent-version' }) });

@@ -2,6 +2,9 @@ import { linkedSlot } from '../../../domain/node/layout/host-facts.js';
 import { slotPath } from '../../../domain/node/layout/slot-layout.js';
 import { recordedVersion } from '../../../domain/node/record/upgrade-state.js';
 import { formatVersion } from '../../../domain/common/version.js';
+import { expiringSoon } from '../../../domain/common/trust/expiry.js';
+import { trustedMetadataText } from '../../../domain/common/trust/trusted-metadata-text.js';
+import type { ReleaseTrust } from '../../../ports/common/release-trust.js';
 import type { Clock } from '../../../ports/common/clock.js';
 import type { FileSystem } from '../../../ports/node/file-system.js';
 import type { Logger } from '../../../ports/common/logger.js';
@@ -23,6 +26,15 @@ export interface AgentVersionReportDependencies {
   readonly config: UpgraderConfig;
   readonly store: OperationStore;
   readonly logger: Logger;
+  /** Signed releases: what was verified, reported beside the version; null without a trust section. */
+  readonly trust: ReleaseTrust | null;
+}
+
+/** What this machine's Node shows: the agent version, and the trusted metadata of signed releases. */
+export interface NodeReport {
+  readonly version: string;
+  /** Each trusted role's version and expiry (trusted-metadata-text.ts); null when none was verified. */
+  readonly trustedMetadata: string | null;
 }
 
 export type VersionReportOutcome =
@@ -43,26 +55,32 @@ export type VersionReportOutcome =
  * throws a port failure: a report never fails an upgrade or the gate.
  */
 export class AgentVersionReport {
-  /** The latest version offered. */
-  private wanted: string | null = null;
-  /** The version this process last wrote, or was answered `forbidden`/`gone` for. */
-  private settled: string | null = null;
+  /** The latest report offered. */
+  private wanted: NodeReport | null = null;
+  /** The report this process last wrote, or was answered `forbidden`/`gone` for. */
+  private settled: NodeReport | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: AgentVersionReportDependencies) {}
 
   /** Whether an offered version is still to be written (its last attempt failed). */
   get pending(): boolean {
-    return this.wanted !== null && this.wanted !== this.settled;
+    return this.wanted !== null && !sameReport(this.wanted, this.settled);
   }
 
   /**
    * What runs once the gate is open: the slot current names. Its version is the state file's
    * entry when that describes the very bytes in the slot, else what the binary itself prints
    * (`<slot> version`; a managed upgrade commits the digest only), else unknown. Never the
-   * never-downgrade mark: after a rollback that is the version that no longer runs.
+   * never-downgrade mark: after a rollback that is the version that no longer runs. With signed
+   * releases, the trusted metadata goes beside it, and roles about to expire are warned of.
    */
-  async observe(): Promise<string | null> {
+  async observe(): Promise<NodeReport | null> {
+    const version = await this.observeVersion();
+    return version === null ? null : { version, trustedMetadata: await this.observeTrust() };
+  }
+
+  private async observeVersion(): Promise<string | null> {
     const { deps } = this;
     try {
       const slot = linkedSlot(await deps.engine.inspect(), 'current');
@@ -84,9 +102,25 @@ export class AgentVersionReport {
     }
   }
 
-  /** Writes `version` (null: unknown, nothing written) unless this process already did. */
-  offer(version: string | null): Promise<VersionReportOutcome> {
-    this.wanted = version;
+  private async observeTrust(): Promise<string | null> {
+    const { trust, clock, logger } = this.deps;
+    if (trust === null) return null;
+    try {
+      const roles = await trust.trusted();
+      for (const role of expiringSoon(roles, clock.nowMs()))
+        logger.warn(
+          { role: role.role, expires: role.expires },
+          `The signed ${role.role} metadata expires ${role.expires}: after that no update can be verified until the publisher signs it again.`,
+        );
+      return trustedMetadataText(roles);
+    } catch (error) {
+      return this.dropped(error, 'The trusted metadata could not be read; it is not reported.', null);
+    }
+  }
+
+  /** Writes `report` (null: the version is unknown, nothing written) unless this process already did. */
+  offer(report: NodeReport | null): Promise<VersionReportOutcome> {
+    this.wanted = report;
     return this.serialised();
   }
 
@@ -102,15 +136,15 @@ export class AgentVersionReport {
   }
 
   private async attempt(): Promise<VersionReportOutcome> {
-    const version = this.wanted;
-    if (version === null) return 'unknown';
-    if (version === this.settled) return 'unchanged';
+    const report = this.wanted;
+    if (report === null) return 'unknown';
+    if (sameReport(report, this.settled)) return 'unchanged';
     try {
-      const answer = await this.deps.store.reportAgentVersion(version);
-      this.settled = version;
+      const answer = await this.deps.store.reportAgentVersion(report.version, report.trustedMetadata);
+      this.settled = report;
       if (answer !== 'written')
         this.deps.logger.warn(
-          { answer, version },
+          { answer, version: report.version },
           answer === 'gone'
             ? 'This machine has no Node object; its agent version is not reported.'
             : "This node may not write its Node's agent-version annotation; it is not reported.",
@@ -128,4 +162,8 @@ export class AgentVersionReport {
     this.deps.logger.warn({ [LogKeys.code]: translated.code }, message);
     return outcome;
   }
+}
+
+function sameReport(a: NodeReport, b: NodeReport | null): boolean {
+  return b !== null && a.version === b.version && a.trustedMetadata === b.trustedMetadata;
 }

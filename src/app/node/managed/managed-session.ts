@@ -51,11 +51,11 @@ export class ManagedSession {
     return runUseCase(async () => {
       const run = await withHostLock(this.deps.lock, async () => {
         const outcome = await this.startUnderLock();
-        const version = outcome.kind === 'open' ? await this.deps.versions.observe() : null;
-        return { outcome, version };
+        const report = outcome.kind === 'open' ? await this.deps.versions.observe() : null;
+        return { outcome, report };
       });
       if (run.kind === 'busy') return { kind: 'busy' } as const;
-      if (run.value.outcome.kind === 'open') await this.deps.versions.offer(run.value.version);
+      if (run.value.outcome.kind === 'open') await this.deps.versions.offer(run.value.report);
       return run.value.outcome;
     });
   }
