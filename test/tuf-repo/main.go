@@ -122,6 +122,7 @@ func cmdAddTarget(args []string) error {
 	file := f.String("file", "", "local file")
 	custom := f.String("custom", "", "custom metadata, a JSON object")
 	role := f.String("role", "targets", "targets role that lists it")
+	outside := f.Bool("outside-delegation", false, "let a delegated role list a path outside its paths (an attack)")
 	if err := f.parse(args, "path", "file"); err != nil {
 		return err
 	}
@@ -129,7 +130,7 @@ func cmdAddTarget(args []string) error {
 	if err != nil {
 		return err
 	}
-	return r.addTarget(*role, *path, *file, *custom)
+	return r.addTarget(*role, *path, *file, *custom, *outside)
 }
 
 func cmdRemoveTarget(args []string) error {
@@ -212,6 +213,7 @@ func cmdExpire(args []string) error {
 func cmdBump(args []string) error {
 	f := newFlags("bump")
 	role := f.String("role", "", "timestamp or snapshot")
+	toVersion := f.Int64("to-version", 0, "the version it gets (default: the next one); lower or far higher for attacks")
 	if err := f.parse(args, "role"); err != nil {
 		return err
 	}
@@ -219,7 +221,7 @@ func cmdBump(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := r.bump(*role); err != nil {
+	if err := r.bump(*role, *toVersion); err != nil {
 		return err
 	}
 	return r.save()

@@ -170,7 +170,7 @@ func (r *repo) expire(role string, at time.Time) error {
 		return r.writeTimestamp(allKeys)
 	case metadata.SNAPSHOT:
 		r.snapshot.Signed.Expires = at
-		return r.bump(metadata.SNAPSHOT)
+		return r.bump(metadata.SNAPSHOT, 0)
 	}
 	m, err := r.targetsRole(role)
 	if err != nil {
@@ -188,12 +188,20 @@ func (r *repo) expire(role string, at time.Time) error {
 	return r.writeTimestamp(allKeys)
 }
 
-// bump publishes a new version of timestamp or snapshot with nothing else changed.
-func (r *repo) bump(role string) error {
+// bump publishes a new version of timestamp or snapshot with nothing else changed; toVersion,
+// when not 0, is the version it gets (a fast-forward attack signs a far higher one, and the
+// publisher's recovery goes back to a low one after rotating the key).
+func (r *repo) bump(role string, toVersion int64) error {
 	switch role {
 	case metadata.TIMESTAMP:
+		if toVersion > 0 {
+			r.timestamp.Signed.Version = toVersion - 1
+		}
 		return r.writeTimestamp(allKeys)
 	case metadata.SNAPSHOT:
+		if toVersion > 0 {
+			r.snapshot.Signed.Version = toVersion - 1
+		}
 		if err := r.writeSnapshot(nil, allKeys); err != nil {
 			return err
 		}

@@ -113,12 +113,12 @@ func (r *repo) addDelegate(o initOptions, expires time.Time) error {
 }
 
 // addTarget stores file under its consistent-snapshot name and lists it in role (staged only).
-func (r *repo) addTarget(role, targetPath, file, custom string) error {
+func (r *repo) addTarget(role, targetPath, file, custom string, outsideDelegation bool) error {
 	m, err := r.targetsRole(role)
 	if err != nil {
 		return err
 	}
-	if err := r.checkTargetPath(role, targetPath); err != nil {
+	if err := r.checkTargetPath(role, targetPath, outsideDelegation); err != nil {
 		return err
 	}
 	data, err := os.ReadFile(file)
@@ -157,13 +157,15 @@ func (r *repo) storedTarget(targetPath string, info *metadata.TargetFiles) strin
 	return filepath.Join(r.targetsDir(), filepath.FromSlash(dir), hex.EncodeToString(info.Hashes["sha256"])+"."+base)
 }
 
-func (r *repo) checkTargetPath(role, targetPath string) error {
+// checkTargetPath refuses a path that is not clean and relative, and one outside the role's
+// delegated paths unless outsideDelegation asks for that on purpose (an extraneous-target attack).
+func (r *repo) checkTargetPath(role, targetPath string, outsideDelegation bool) error {
 	clean := path.Clean(targetPath)
 	if targetPath == "" || clean != targetPath || strings.HasPrefix(clean, "/") || strings.HasPrefix(clean, "../") {
 		return fmt.Errorf("--path %q: want a clean relative path such as agent/1.2.3/agent.tar.gz", targetPath)
 	}
 	for _, d := range r.delegations() {
-		if d.Name == role {
+		if d.Name == role && !outsideDelegation {
 			if ok, err := d.IsDelegatedPath(targetPath); err != nil || !ok {
 				return fmt.Errorf("--path %q is outside %s's paths %v", targetPath, role, d.Paths)
 			}

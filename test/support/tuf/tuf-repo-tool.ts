@@ -131,7 +131,11 @@ export class TufTestRepo {
   }
 
   /** Lists a target in `targets` (or `role`), staged until publish. */
-  addTarget(path: string, source: TufTargetSource, options: { custom?: unknown; role?: string } = {}): void {
+  addTarget(
+    path: string,
+    source: TufTargetSource,
+    options: { custom?: unknown; role?: string; outsideDelegation?: boolean } = {},
+  ): void {
     let file: string;
     if ('file' in source) {
       file = source.file;
@@ -147,6 +151,7 @@ export class TufTestRepo {
       file,
       ...(options.custom === undefined ? [] : ['--custom', JSON.stringify(options.custom)]),
       ...flag('role', options.role),
+      ...(options.outsideDelegation === true ? ['--outside-delegation'] : []),
     ]);
   }
 
@@ -180,9 +185,12 @@ export class TufTestRepo {
     this.run('expire', ['--role', role, '--at', typeof at === 'string' ? at : rfc3339(at)]);
   }
 
-  /** A new version of timestamp (or snapshot and timestamp) with nothing else changed. */
-  bump(role: 'timestamp' | 'snapshot'): void {
-    this.run('bump', ['--role', role]);
+  /**
+   * A new version of timestamp (or snapshot and timestamp) with nothing else changed; `toVersion`
+   * sets the version it gets instead of the next one (fast-forward attacks and their recovery).
+   */
+  bump(role: 'timestamp' | 'snapshot', options: { toVersion?: number } = {}): void {
+    this.run('bump', ['--role', role, ...flag('to-version', options.toVersion)]);
   }
 
   info(): TufRepoInfo {

@@ -25,6 +25,9 @@ const TOP_ROLES = ['root', 'timestamp', 'snapshot', 'targets'] as const;
  * new verified one, and no role's version goes back.
  */
 export class TrustedMetadataDir {
+  /** What each scratch directory started from: the trusted files as they were when it was staged. */
+  private readonly stagedFrom = new Map<string, ReadonlyMap<string, Buffer>>();
+
   /**
    * `beforeDurableStep` runs before each change of the trusted directory (a temp written, a
    * rename, a directory sync): the crash-point tests stop a refresh there, as a power loss would.
@@ -41,9 +44,10 @@ export class TrustedMetadataDir {
     this.sweepAbandoned();
     const scratch = join(this.dir, `.refresh-${process.pid}-${randomBytes(4).toString('hex')}`);
     mkdirSync(scratch, { mode: 0o700 });
-    const trusted = this.files();
-    if (!trusted.includes('root.json')) writeFileDurably(join(scratch, 'root.json'), this.readInitialRoot());
-    for (const name of trusted) writeFileDurably(join(scratch, name), readFileSync(join(this.dir, name)));
+    const trusted = new Map(this.files().map((name) => [name, readFileSync(join(this.dir, name))]));
+    if (!trusted.has('root.json')) writeFileDurably(join(scratch, 'root.json'), this.readInitialRoot());
+    for (const [name, bytes] of trusted) writeFileDurably(join(scratch, name), bytes);
+    this.stagedFrom.set(scratch, trusted);
     return scratch;
   }
 
@@ -52,9 +56,10 @@ export class TrustedMetadataDir {
     const staged = metadataFiles(scratch);
     const ordered = [...TOP_ROLES.map((role) => `${role}.json`).filter((name) => staged.includes(name))];
     ordered.push(...staged.filter((name) => !ordered.includes(name)).sort());
+    const before = this.stagedFrom.get(scratch) ?? new Map<string, Buffer>();
     for (const name of ordered) {
       const bytes = readFileSync(join(scratch, name));
-      if (!this.advances(name, bytes)) continue;
+      if (!this.replaces(name, bytes, before.get(name))) continue;
       const temp = join(this.dir, `.${name}.${randomBytes(4).toString('hex')}.tmp`);
       this.beforeDurableStep(`write ${name}`);
       writeFileDurably(temp, bytes);
@@ -67,6 +72,7 @@ export class TrustedMetadataDir {
   }
 
   discard(scratch: string): void {
+    this.stagedFrom.delete(scratch);
     rmSync(scratch, { recursive: true, force: true });
   }
 
@@ -88,11 +94,14 @@ export class TrustedMetadataDir {
   }
 
   /**
-   * Whether a verified file should replace the trusted one: it differs and its version is not
-   * lower. Two refreshes may run at once (a `fetch` beside the daemon); the slower one must not
-   * put back an older version the faster one already replaced.
+   * Whether a verified file should replace the trusted one. While the trusted file is still what
+   * this refresh started from, the verified one always does, even at a lower version: after a
+   * rotation of the timestamp or snapshot keys, a fast-forwarded file the old key signed no longer
+   * verifies, and the publisher's lower version must become the baseline that stops a rollback.
+   * When another refresh (a `fetch` beside the daemon) replaced it meanwhile, the higher version
+   * stays, so the slower refresh never puts back an older one.
    */
-  private advances(name: string, bytes: Buffer): boolean {
+  private replaces(name: string, bytes: Buffer, stagedFrom: Buffer | undefined): boolean {
     let current: Buffer;
     try {
       current = readFileSync(join(this.dir, name));
@@ -100,6 +109,7 @@ export class TrustedMetadataDir {
       return true;
     }
     if (current.equals(bytes)) return false;
+    if (stagedFrom !== undefined && current.equals(stagedFrom)) return true;
     return versionOf(bytes) >= versionOf(current);
   }
 
