@@ -106,6 +106,24 @@ describe('a release the publisher did not sign changes nothing on the host', () 
     expect(node.tree()).toEqual(before);
   });
 
+  it.each([
+    ['other bytes', { body: archiveOf('6.6.6') }],
+    ['endless bytes', { endless: true }],
+  ])('a malicious mirror serving %s for the signed archive: E_UNTRUSTED', async (_name, answer) => {
+    const { repo, mirror } = await signedRepository();
+    const malicious = await serveTufRepo(repo.dir);
+    try {
+      const node = await signedNode(repo, mirror, [`${malicious.targetsUrl}/`]);
+      const before = node.tree();
+      malicious.override(`/targets/releases/${sha256(archiveOf('2.0.0'))}.agent-2.0.0.tar.gz`, answer);
+      const installed = await node.upgrader.install({ url: `${malicious.targetsUrl}/${RELEASE}` });
+      expect(codeOf(installed)).toBe('E_UNTRUSTED');
+      expect(node.tree()).toEqual(before);
+    } finally {
+      await malicious.close();
+    }
+  });
+
   it('a signed archive whose binary prints another version (mix-and-match): E_UNTRUSTED', async () => {
     const { repo, mirror } = await signedRepository();
     repo.addTarget(

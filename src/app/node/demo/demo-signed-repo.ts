@@ -3,7 +3,7 @@ import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:cryp
 /**
  * The demo's publisher: a TUF 1.0 repository with one ed25519 key for all four roles, signed in
  * memory and served by the demo's release server. Just enough to show a node installing only what
- * was signed; real publishers use a TUF tool (docs/operations.md#publishing-a-signed-release).
+ * was signed; real publishers use a TUF tool (docs/operations.md#publish-a-release).
  */
 
 const SPEC_VERSION = '1.0.31';
