@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestAgent, type TestAgentBuild } from '../support/agent/build-agent.js';
 import { releaseArchive } from '../support/archive/index.js';
-import { serve, startHostileServer, type HostileServer } from '../support/http/hostile-server.js';
 import { machineOperation } from '../support/kube/machine-operations.js';
 import { snapshotTree } from '../support/real-tree.js';
 import { CLI, SystemdWorld, TEST_IDENTITY, type SandboxHost } from '../support/systemd/systemd-host.js';
 import { waitFor } from '../support/wait-for.js';
 import { fakeCluster, realCluster, type E2eCluster, type FakeCluster, type OperationStatus } from './clusters.js';
+import { plainReleaseHost, signedReleaseHost, type ReleaseHost } from './release-hosts.js';
 
 const MACHINE = 'node-1';
 const CANARY = 'CANARY-e2e-5d1f';
@@ -28,7 +28,12 @@ afterAll(async () => {
 interface Running<C extends E2eCluster> {
   readonly cluster: C;
   readonly host: SandboxHost;
-  publish(build: TestAgentBuild): { readonly parameters: Record<string, string>; readonly digest: string };
+  readonly releases: ReleaseHost;
+  publish(build: TestAgentBuild): {
+    readonly parameters: Record<string, string>;
+    readonly digest: string;
+    readonly archive: Uint8Array;
+  };
   terminal(name: string, timeoutMs?: number): Promise<OperationStatus>;
   terminalWrites(name: string): Promise<number>;
   /** The status and the daemon's last log lines, for a failed expectation's message. */
@@ -38,27 +43,30 @@ interface Running<C extends E2eCluster> {
 /**
  * End to end: `agent-upgrade daemon` runs as a systemd service of a private systemd (sidecar of the
  * compiled test agent), talks to the API server `start` brings up, downloads releases from a
- * loopback server and upgrades the agent as MachineOperations arrive. `more` adds the cases only
- * that server can stage; they run after the shared upgrade cases.
+ * loopback server (or, with `releaseHost: signedReleaseHost`, a TUF repository it trusts) and
+ * upgrades the agent as MachineOperations arrive. `more` adds the cases only that setup can
+ * stage; they run after the shared upgrade cases.
  */
 function daemonEndToEnd<C extends E2eCluster>(
   title: string,
   unit: string,
   start: () => Promise<C>,
-  more: (running: () => Running<C>) => void = () => undefined,
+  options: { more?: (running: () => Running<C>) => void; releaseHost?: () => Promise<ReleaseHost> } = {},
 ): void {
   describe(`agent-upgrade daemon end to end (${title}, real systemd, C agent)`, () => {
     let running: Running<C>;
-    let releases: HostileServer;
+    let releases: ReleaseHost;
     const logPath = () => join(world.base, `${unit}.log`);
 
     beforeAll(async () => {
       const cluster = await start();
-      releases = await startHostileServer();
+      releases = await (options.releaseHost ?? plainReleaseHost)();
       const host = await world.runningHost({
         agent: { mode: 'sidecar' },
         cluster: { manager: 'kubernetes', kubeconfig: cluster.kubeconfigPath, machineName: MACHINE },
+        ...releases.config,
       });
+      releases.install((path) => host.path(path));
       running = runningOn(cluster, host, releases, logPath());
       const started = host.systemd.run('systemd-run', [
         `--unit=${unit}`,
@@ -84,7 +92,7 @@ function daemonEndToEnd<C extends E2eCluster>(
     }, 60_000);
 
     sharedCases(() => running);
-    more(() => running);
+    options.more?.(() => running);
 
     it('the download URL credential appears in no status, watch event or log line; nor do the credentials', async () => {
       const { cluster } = running;
@@ -105,21 +113,18 @@ function daemonEndToEnd<C extends E2eCluster>(
 function runningOn<C extends E2eCluster>(
   cluster: C,
   host: SandboxHost,
-  releases: HostileServer,
+  releases: ReleaseHost,
   logPath: string,
 ): Running<C> {
   return {
     cluster,
     host,
+    releases,
     publish(build) {
       const binary = readFileSync(buildTestAgent(world.agentsDir(), { ...build, embedsUpgrader: true }));
       const archive = releaseArchive(`aks-flex-node-linux-${TEST_IDENTITY.arch}`, binary);
-      const path = `/agent-${build.version}.tar.gz`;
-      releases.route(path, serve(archive));
-      return {
-        parameters: { downloadURL: `${releases.url(path)}?sig=${CANARY}`, sha256: sha256(archive) },
-        digest: sha256(binary),
-      };
+      const parameters = releases.publish(archive, build.version, TEST_IDENTITY.arch, `sig=${CANARY}`);
+      return { parameters, digest: sha256(binary), archive };
     },
     async terminal(name, timeoutMs = 60_000) {
       const finished = async () => ['Complete', 'Failed'].includes((await cluster.status(name))?.phase ?? '');
@@ -205,11 +210,8 @@ function sharedCases<C extends E2eCluster>(get: () => Running<C>): void {
   });
 }
 
-daemonEndToEnd(
-  'fake API server',
-  'e2e-daemon-fake.service',
-  () => fakeCluster(world.base),
-  (get: () => Running<FakeCluster>) => {
+daemonEndToEnd('fake API server', 'e2e-daemon-fake.service', () => fakeCluster(world.base), {
+  more: (get: () => Running<FakeCluster>) => {
     it('a dropped watch and a storm of 409s during an upgrade still end in exactly one terminal status', async () => {
       const { cluster, publish, terminal, terminalWrites, explain } = get();
       const release = publish({ version: '4.0.0' });
@@ -229,8 +231,30 @@ daemonEndToEnd(
       expect((await terminal('after-storm')).phase).toBe('Failed');
     });
   },
-);
+});
 
-daemonEndToEnd('a real kube-apiserver, as a node with a client certificate', 'e2e-daemon-real.service', () =>
-  realCluster(MACHINE),
+daemonEndToEnd(
+  'a real kube-apiserver, as a node with a client certificate, from a signed repository',
+  'e2e-daemon-real.service',
+  () => realCluster(MACHINE),
+  {
+    releaseHost: signedReleaseHost,
+    more: (get) => {
+      it('a release swapped on the release host: Failed/Untrusted, nothing installed, the agent runs on', async () => {
+        const { cluster, host, publish, releases, terminal, explain } = get();
+        const running = host.mainExecutable();
+        const before = snapshotTree(host.path('/usr/local/lib/aks-flex-node'));
+        const release = publish({ version: '5.0.0' });
+        releases.swap(release.archive, '5.0.0', publish({ version: '5.0.1', behaviour: 'crash-on-start' }).archive);
+        await cluster.create(machineOperation('upgrade-swapped', MACHINE, { parameters: release.parameters }));
+        const status = await terminal('upgrade-swapped');
+        expect({ phase: status.phase, reason: status.conditions?.[0]?.reason }, explain(status)).toEqual({
+          phase: 'Failed',
+          reason: 'Untrusted',
+        });
+        expect(snapshotTree(host.path('/usr/local/lib/aks-flex-node'))).toEqual(before);
+        expect(host.mainExecutable()).toBe(running);
+      });
+    },
+  },
 );
