@@ -45,6 +45,7 @@ describe('cli', () => {
     ['supervise', '--help'],
     ['daemon', '--help'],
     ['demo', '--help'],
+    ['controller', '--help'],
   ])('prints help for %s', async (...argv) => {
     const run = await runCliInMemory(argv);
     expect(run.exitCode).toBe(0);

@@ -2,6 +2,9 @@
  * `agent-upgrade controller` in memory: its help, and the flags it refuses (exit 2, E_USAGE)
  * before it ever reaches for a cluster.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInMemory } from '../support/run-cli.js';
 
@@ -29,6 +32,7 @@ describe('agent-upgrade controller', () => {
       '--metrics-address',
       '--kube-api-qps',
       '--kube-api-burst',
+      '--config',
       '--log-level',
       '--json',
     ])
@@ -48,6 +52,22 @@ describe('agent-upgrade controller', () => {
     [['--kube-api-burst', '2.5']],
   ])('%j is E_USAGE, exit 2', async (argv) => {
     expect(await controller(...argv)).toEqual({ exitCode: 2, ok: false, code: 'E_USAGE' });
+  });
+
+  it('a --config path that is not absolute is E_USAGE, exit 2', async () => {
+    expect(await controller('--config', 'controller.json')).toEqual({ exitCode: 2, ok: false, code: 'E_USAGE' });
+  });
+
+  it('a --config file that is missing or invalid is E_CONFIG, exit 2, before any cluster is reached', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'controller-cli-'));
+    try {
+      const invalid = join(dir, 'controller.json');
+      writeFileSync(invalid, JSON.stringify({ trust: { mode: 'tuf' } }));
+      for (const path of [join(dir, 'missing.json'), invalid])
+        expect(await controller('--config', path)).toEqual({ exitCode: 2, ok: false, code: 'E_CONFIG' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('an unknown flag is E_USAGE, exit 2', async () => {

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { AxiosArtifactSource } from '../../src/adapters/node/http/axios-artifact-source.js';
+import { AxiosArtifactSource } from '../../src/adapters/common/http/axios-artifact-source.js';
 import { gzip, releaseArchive, releaseTar, sha256Hex } from '../support/archive/index.js';
 import { serve, status, truncate } from '../support/http/hostile-server.js';
 import { ARCHIVE, DIGEST, servingWith } from './b-http-fixtures.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { AxiosArtifactSource } from '../../src/adapters/node/http/axios-artifact-source.js';
+import { AxiosArtifactSource } from '../../src/adapters/common/http/axios-artifact-source.js';
 import type { FetchReport } from '../../src/app/node/artifact/fetch-to-file.js';
 import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
 import type { ErrorCode } from '../../src/domain/common/error-codes.js';

@@ -239,7 +239,10 @@ describe('a fleet rollout on a real API server with real daemons and two control
     expect(await waitFor(succeeded, 150_000, 500), standby.logTail()).toBe(true);
     const { status } = await rolloutNamed(cluster(), 'fleet-v3');
     const fleet = MACHINES.length;
-    expect(status).toMatchObject({ progress: `${fleet}/${fleet}`, counts: { succeeded: fleet, failed: 0, inFlight: 0 } });
+    expect(status).toMatchObject({
+      progress: `${fleet}/${fleet}`,
+      counts: { succeeded: fleet, failed: 0, inFlight: 0 },
+    });
     const operations = await childOperations(cluster(), 'fleet-v3');
     expect(operations.map((op) => op.machineRef).sort()).toEqual(MACHINES.map((m) => m.name));
     expect(operations.every((op) => op.phase === 'Complete' && op.reason === 'Succeeded')).toBe(true);

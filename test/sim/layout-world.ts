@@ -9,7 +9,7 @@ import type { RollbackOutcome } from '../../src/app/node/activation/rollback-to-
 import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
 import type { MigrationReport } from '../../src/app/node/layout/layout-engine.js';
 import type { Upgrader } from '../../src/app/node/upgrader.js';
-import { LazyArtifactSource } from '../../src/adapters/node/http/lazy-artifact-source.js';
+import { LazyArtifactSource } from '../../src/adapters/common/http/lazy-artifact-source.js';
 import { MemoryHostLock } from '../../src/adapters/node/memory/memory-host-lock.js';
 import { NoOperationStore } from '../../src/adapters/node/none/no-operation-store.js';
 import { RecordingLogger } from '../support/recording-logger.js';

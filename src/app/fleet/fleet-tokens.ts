@@ -2,6 +2,7 @@ import type { ServiceIdentifier } from 'inversify';
 import type { ControllerCluster, LeaseStore } from '../../ports/fleet/controller-cluster.js';
 import type { ControllerMetrics } from '../../ports/fleet/controller-metrics.js';
 import { CommonTokens } from '../common/common-tokens.js';
+import type { ControllerTrust } from './controller/release-verifier.js';
 import type { ControllerSettings, RolloutController } from './controller/rollout-controller.js';
 
 /** The rollout controller's process (createController): its ports and use case, with the shared Logger and Clock. */
@@ -11,5 +12,7 @@ export const FleetTokens = Object.freeze({
   ControllerCluster: Symbol('ControllerCluster') as ServiceIdentifier<ControllerCluster>,
   LeaseStore: Symbol('LeaseStore') as ServiceIdentifier<LeaseStore>,
   ControllerMetrics: Symbol('ControllerMetrics') as ServiceIdentifier<ControllerMetrics>,
+  /** Signed releases, or null: the `trust` settings and the repository's client. */
+  ControllerTrust: Symbol('ControllerTrust') as ServiceIdentifier<ControllerTrust | null>,
   RolloutController: Symbol('RolloutController') as ServiceIdentifier<RolloutController>,
 });

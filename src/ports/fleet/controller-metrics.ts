@@ -9,6 +9,15 @@ export interface ApiRequestSample {
   readonly code: number | null;
 }
 
+/** One role of the trusted metadata, after the controller verified a release against it. */
+export interface TrustRoleExpiry {
+  readonly role: string;
+  /** When its signed metadata expires; `null` when the signed date cannot be read. */
+  readonly expiresMs: number | null;
+  /** Within the warning window (a week), or already expired, or unreadable. */
+  readonly expiringSoon: boolean;
+}
+
 /**
  * The controller's Prometheus metrics, as the app reports them. Implementations keep only the
  * latest value per rollout (gauges) and running totals (counters); they never fail the caller.
@@ -25,4 +34,6 @@ export interface ControllerMetrics {
   apiRequest(sample: ApiRequestSample): void;
   /** Whether this replica holds the leader Lease. */
   leading(isLeader: boolean): void;
+  /** The trusted metadata's roles as last verified (signed releases only). */
+  trustMetadataObserved(roles: readonly TrustRoleExpiry[]): void;
 }

@@ -194,6 +194,27 @@ describe('PrometheusMetrics', () => {
     expect(valueOf(await scrape(metrics), 'agent_upgrade_controller_leader')).toBe(0);
   });
 
+  it('reports each trusted role: when it expires, and whether within the warning window', async () => {
+    const metrics = new PrometheusMetrics();
+    metrics.trustMetadataObserved([
+      { role: 'root', expiresMs: Date.UTC(2027, 0, 1), expiringSoon: false },
+      { role: 'timestamp', expiresMs: Date.UTC(2026, 0, 2), expiringSoon: true },
+    ]);
+    const samples = await scrape(metrics);
+    const expiry = (role: string) =>
+      valueOf(samples, 'agent_upgrade_trust_metadata_expiry_timestamp_seconds', { role });
+    const expiring = (role: string) => valueOf(samples, 'agent_upgrade_trust_metadata_expiring', { role });
+    expect([expiry('root'), expiry('timestamp')]).toEqual([Date.UTC(2027, 0, 1) / 1000, Date.UTC(2026, 0, 2) / 1000]);
+    expect([expiring('root'), expiring('timestamp')]).toEqual([0, 1]);
+
+    metrics.trustMetadataObserved([{ role: 'timestamp', expiresMs: null, expiringSoon: true }]);
+    const after = await scrape(metrics);
+    expect(
+      valueOf(after, 'agent_upgrade_trust_metadata_expiry_timestamp_seconds', { role: 'timestamp' }),
+    ).toBeUndefined();
+    expect(valueOf(after, 'agent_upgrade_trust_metadata_expiring', { role: 'timestamp' })).toBe(1);
+  });
+
   it('never throws: a malformed status is reported and leaves the previous series whole', async () => {
     const errors: string[] = [];
     const metrics = new PrometheusMetrics({ onError: (_error, method) => errors.push(method) });

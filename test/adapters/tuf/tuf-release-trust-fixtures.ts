@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { AxiosArtifactSource } from '../../../src/adapters/node/http/axios-artifact-source.js';
+import { AxiosArtifactSource } from '../../../src/adapters/common/http/axios-artifact-source.js';
 import { TufReleaseTrust } from '../../../src/adapters/common/tuf/tuf-release-trust.js';
 import { serveTufRepo, type TufMirror } from '../../support/tuf/serve-tuf-repo.js';
 import { type TufInitOptions, TufTestRepo } from '../../support/tuf/tuf-repo-tool.js';

@@ -68,6 +68,7 @@ export const quietMetrics: ControllerMetrics = {
   reconciled: () => undefined,
   apiRequest: () => undefined,
   leading: () => undefined,
+  trustMetadataObserved: () => undefined,
 };
 
 export function quietLogger(): Logger {

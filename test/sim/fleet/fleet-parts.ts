@@ -24,6 +24,7 @@ export const NO_METRICS: ControllerMetrics = {
   reconciled: () => undefined,
   apiRequest: () => undefined,
   leading: () => undefined,
+  trustMetadataObserved: () => undefined,
 };
 
 /** Keeps the first warnings and errors (a run that fails says why); drops everything else. */

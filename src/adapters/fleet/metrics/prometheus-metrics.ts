@@ -1,6 +1,6 @@
 import type { AgentRolloutStatus, RolloutCounts } from '../../../domain/fleet/status/rollout-status.js';
 import { ROLLOUT_PHASES } from '../../../domain/fleet/status/rollout-status.js';
-import type { ApiRequestSample, ControllerMetrics } from '../../../ports/fleet/controller-metrics.js';
+import type { ApiRequestSample, ControllerMetrics, TrustRoleExpiry } from '../../../ports/fleet/controller-metrics.js';
 import { Counter, Gauge, Histogram, Registry } from './prom-client-classes.js';
 
 /** The `state` label of `agent_upgrade_rollout_machines`, and where each value comes from. */
@@ -52,6 +52,8 @@ export class PrometheusMetrics implements ControllerMetrics {
   private readonly reconcileDuration: Histogram<'outcome'>;
   private readonly apiRequests: Counter<'verb' | 'resource' | 'code'>;
   private readonly leader: Gauge;
+  private readonly trustExpiry: Gauge<'role'>;
+  private readonly trustExpiring: Gauge<'role'>;
   private readonly series = new Map<string, RolloutSeries>();
   private readonly onError: NonNullable<PrometheusMetricsOptions['onError']>;
 
@@ -98,6 +100,18 @@ export class PrometheusMetrics implements ControllerMetrics {
     this.leader = new Gauge({
       name: 'agent_upgrade_controller_leader',
       help: 'Whether this replica holds the leader Lease (1) or not (0).',
+      registers,
+    });
+    this.trustExpiry = new Gauge({
+      name: 'agent_upgrade_trust_metadata_expiry_timestamp_seconds',
+      help: 'When each role of the trusted release metadata expires, as last verified (signed releases).',
+      labelNames: ['role'],
+      registers,
+    });
+    this.trustExpiring = new Gauge({
+      name: 'agent_upgrade_trust_metadata_expiring',
+      help: 'Whether a role of the trusted release metadata expires within 7 days, or has (1), or not (0).',
+      labelNames: ['role'],
       registers,
     });
   }
@@ -170,6 +184,17 @@ export class PrometheusMetrics implements ControllerMetrics {
 
   leading(isLeader: boolean): void {
     this.guard('leading', () => this.leader.set(isLeader ? 1 : 0));
+  }
+
+  trustMetadataObserved(roles: readonly TrustRoleExpiry[]): void {
+    this.guard('trustMetadataObserved', () => {
+      for (const { role, expiresMs, expiringSoon } of roles) {
+        // An unreadable expiry has no timestamp to show; its warning says enough.
+        if (expiresMs === null) this.trustExpiry.remove({ role });
+        else this.trustExpiry.set({ role }, expiresMs / 1000);
+        this.trustExpiring.set({ role }, expiringSoon ? 1 : 0);
+      }
+    });
   }
 
   private seriesOf(name: string): RolloutSeries {

@@ -4,7 +4,8 @@ import type { ClusterChoice, FleetCliContext } from './fleet-cli-context.js';
 
 /**
  * The fleet's commands: they reach the cluster only, with kubectl's options, and never read this
- * host's configuration or layout (no `--config`, no `--root`).
+ * host's configuration or layout (no `--root`; the controller's own `--config` holds only its
+ * signed-release settings).
  */
 export abstract class ClusterCommand extends OutputCommand<FleetCliContext> {
   kubeconfig = Option.String('--kubeconfig', {

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { Command, Option } from 'clipanion';
 import { translatePortError } from '../../common/translate-port-error.js';
 import { controllerSettings, DEFAULT_NAMESPACE } from '../controller/controller-options.js';
+import { CONTROLLER_TRUST_CACHE_DIR, loadControllerConfig } from '../controller/controller-config.js';
 import { LOG_LEVELS } from '../../common/cli/output-command.js';
 import { ClusterCommand } from './cluster-command.js';
 
@@ -24,6 +25,16 @@ export class ControllerCommand extends ClusterCommand {
       over within the lease duration when the leader stops renewing. \`--identity\` (default
       POD_NAME, else the host name) names this replica in the Lease and in its Events.
 
+      Signed releases: \`--config FILE\` is a JSON file with the nodes' \`trust\` section
+      (docs/configuration.md#the-controllers-configuration). The controller then verifies every
+      AgentRelease artifact against that TUF repository before any rollout dispatches it: the
+      downloadURL must lie under \`trust.targetsUrl\` or a mirror, and the publisher must have
+      signed that target with the release's version, the artifact's architecture and its SHA-256.
+      A release that is not is \`Validated=False\` with reason \`Untrusted\` and is dispatched
+      nowhere; an unreachable repository changes no verdict. Verified metadata is kept in
+      \`trust.cacheDir\` (default ${CONTROLLER_TRUST_CACHE_DIR}); a role expiring within 7
+      days is logged, recorded as an Event and shown in metrics.
+
       Prometheus metrics are served on \`--metrics-address\` at /metrics, with /healthz and
       /readyz (ready once this replica stands by, or leads with its caches filled).
 
@@ -40,7 +51,8 @@ export class ControllerCommand extends ClusterCommand {
 
       Exit codes: 0 stopped by a signal; 1 the cluster cannot be reached or refuses the
       credentials (\`E_CLUSTER\`, \`E_CLUSTER_AUTH\`), or the metrics port cannot be bound
-      (\`E_CONFIG\`); 2 a flag is wrong (\`E_USAGE\`). The controller never changes this host.
+      (\`E_CONFIG\`); 2 a flag is wrong (\`E_USAGE\`) or the \`--config\` file is missing or
+      invalid (\`E_CONFIG\`). The controller never changes this host.
     `,
     examples: [
       ['As its Deployment runs it', '$0 controller --log-level info'],
@@ -49,6 +61,10 @@ export class ControllerCommand extends ClusterCommand {
         '$0 controller --kubeconfig ./kubeconfig --metrics-address 127.0.0.1:9090',
       ],
       ['Writes paced at 50 a second, bursts of 100', '$0 controller --kube-api-qps 50 --kube-api-burst 100'],
+      [
+        "Signed releases: verify every AgentRelease against the nodes' TUF repository first",
+        '$0 controller --config /etc/agent-upgrade-controller/config.json',
+      ],
     ],
   });
 
@@ -80,21 +96,33 @@ export class ControllerCommand extends ClusterCommand {
   kubeApiBurst = Option.String('--kube-api-burst', '30', {
     description: 'Writes the client-side limit lets out at once (default 30)',
   });
+  config = Option.String('--config', {
+    description: 'JSON file with a `trust` section: verify releases against signed metadata first',
+  });
 
   override async execute(): Promise<number> {
     const invalid = this.invalidLogLevel();
     if (invalid !== null) return this.failWith(invalid);
     const settings = controllerSettings(this, process.env, hostname().toLowerCase());
     if (!settings.ok) return this.failWith(settings.failure);
+    const config = await loadControllerConfig(this.config);
+    if (!config.ok) return this.failWith(config.failure);
     const logger = await this.context.logger(this.logLevel);
     // Loaded only here: the cluster client and the metrics registry cost every other command's start-up nothing.
     const { openHostController } = await import('../composition/host-controller.js');
-    const opened = await openHostController(settings.value, logger.child({ component: 'controller' }));
+    const opened = await openHostController(settings.value, logger.child({ component: 'controller' }), config.value);
     if (!opened.ok) return this.failWith(opened.failure);
     const { controller, metricsAddress } = opened.value;
+    const trust = config.value.trust;
     logger.info(
-      { identity: settings.value.leader.identity, metrics: metricsAddress },
-      'The rollout controller started.',
+      {
+        identity: settings.value.leader.identity,
+        metrics: metricsAddress,
+        ...(trust !== null && { metadataUrl: trust.metadataUrl, targetsUrl: trust.targetsUrl }),
+      },
+      trust === null
+        ? 'The rollout controller started.'
+        : 'The rollout controller started; every release is verified against the signed metadata before dispatch.',
     );
     try {
       await this.interruptible((signal) => controller.run(signal ?? new AbortController().signal));

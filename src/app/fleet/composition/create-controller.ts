@@ -1,5 +1,6 @@
 import { Container, ContainerModule } from 'inversify';
 import type { Clock } from '../../../ports/common/clock.js';
+import type { ReleaseTrust } from '../../../ports/common/release-trust.js';
 import type { ControllerCluster, LeaseStore } from '../../../ports/fleet/controller-cluster.js';
 import type { ControllerMetrics } from '../../../ports/fleet/controller-metrics.js';
 import type { Logger } from '../../../ports/common/logger.js';
@@ -13,6 +14,8 @@ export interface ControllerPorts {
   readonly leases: LeaseStore;
   readonly metrics: ControllerMetrics;
   readonly clock: Clock;
+  /** The client of the trusted repository, when the settings name one (`trust`). */
+  readonly releaseTrust?: ReleaseTrust | null;
 }
 
 export interface ControllerInput {
@@ -28,7 +31,11 @@ export interface ControllerInput {
  */
 export function createController(input: ControllerInput): RolloutController {
   const container = new Container({ defaultScope: 'Singleton' });
-  const { ports } = input;
+  const { ports, settings } = input;
+  const trustSettings = settings.trust ?? null;
+  const releaseTrust = ports.releaseTrust ?? null;
+  if ((trustSettings === null) !== (releaseTrust === null))
+    throw new TypeError('createController: trust settings and a ReleaseTrust port come together, or neither does');
   container.load(
     new ContainerModule(({ bind }) => {
       bind(FleetTokens.ControllerSettings).toConstantValue(input.settings);
@@ -37,6 +44,8 @@ export function createController(input: ControllerInput): RolloutController {
       bind(FleetTokens.LeaseStore).toConstantValue(ports.leases);
       bind(FleetTokens.ControllerMetrics).toConstantValue(ports.metrics);
       bind(FleetTokens.Clock).toConstantValue(ports.clock);
+      const trust = trustSettings === null || releaseTrust === null ? null : { settings: trustSettings, releaseTrust };
+      bind(FleetTokens.ControllerTrust).toConstantValue(trust);
     }),
     new ContainerModule(({ bind }) => {
       const dependencies = {
@@ -46,6 +55,7 @@ export function createController(input: ControllerInput): RolloutController {
         logger: FleetTokens.Logger,
         metrics: FleetTokens.ControllerMetrics,
         settings: FleetTokens.ControllerSettings,
+        trust: FleetTokens.ControllerTrust,
       };
       bindBuilt(bind, FleetTokens.RolloutController, dependencies, (ports) => new RolloutController(ports));
     }),

@@ -2,9 +2,12 @@ import { connectController } from '../../../adapters/fleet/kubernetes/connect-co
 import { PrometheusMetrics } from '../../../adapters/fleet/metrics/prometheus-metrics.js';
 import { startMetricsServer, type MetricsServer } from '../../../adapters/fleet/metrics/metrics-server.js';
 import { SystemClock } from '../../../adapters/common/runtime/system-clock.js';
+import { LazyArtifactSource } from '../../../adapters/common/http/lazy-artifact-source.js';
+import { TufReleaseTrust } from '../../../adapters/common/tuf/tuf-release-trust.js';
 import { fail, ok, type Result } from '../../../domain/common/failure.js';
 import type { Logger } from '../../../ports/common/logger.js';
 import type { ControllerProcessSettings } from '../controller/controller-options.js';
+import { CONTROLLER_CONFIG_DEFAULTS, type ControllerConfig } from '../controller/controller-config.js';
 import type { RolloutController } from '../controller/rollout-controller.js';
 import { translatePortError } from '../../common/translate-port-error.js';
 import { createController } from './create-controller.js';
@@ -18,14 +21,16 @@ export interface HostController {
 }
 
 /**
- * The real controller process: the system clock, Prometheus metrics and their listener, and the
- * cluster connection, composed by createController. A kubeconfig that cannot be used, credentials
- * that cannot be obtained, or a metrics port that cannot be bound are failures with a code, and
+ * The real controller process: the system clock, Prometheus metrics and their listener, the
+ * cluster connection and, with a `trust` section in `config`, the client of the trusted
+ * repository, composed by createController. A kubeconfig that cannot be used, credentials that
+ * cannot be obtained, or a metrics port that cannot be bound are failures with a code, and
  * nothing is left running.
  */
 export async function openHostController(
   settings: ControllerProcessSettings,
   logger: Logger,
+  config: ControllerConfig = CONTROLLER_CONFIG_DEFAULTS,
 ): Promise<Result<HostController>> {
   const clock = new SystemClock();
   const metrics = new PrometheusMetrics({
@@ -50,7 +55,23 @@ export async function openHostController(
     if (failure !== null) return { ok: false, failure };
     return fail('E_CONFIG', `the cluster connection cannot be set up: ${messageOf(error)}`);
   }
-  const controller = createController({ settings, logger, ports: { ...connection, metrics, clock } });
+  const { trust, artifact } = config;
+  // Metadata travels the same hardened HTTP as the nodes' downloads (docs/operations.md#fetch).
+  const releaseTrust =
+    trust === null
+      ? null
+      : new TufReleaseTrust(new LazyArtifactSource(), {
+          metadataUrl: trust.metadataUrl,
+          cacheDir: trust.cacheDir,
+          rootFile: trust.rootFile,
+          timeoutMs: artifact.timeoutMs,
+          idleTimeoutMs: artifact.idleTimeoutMs,
+        });
+  const controller = createController({
+    settings: { ...settings, trust },
+    logger,
+    ports: { ...connection, metrics, clock, releaseTrust },
+  });
   let server: MetricsServer | null = null;
   if (settings.metrics !== null) {
     try {

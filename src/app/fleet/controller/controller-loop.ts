@@ -6,6 +6,7 @@ import type { Logger } from '../../../ports/common/logger.js';
 import { ClusterCache, type WorkKey } from './cluster-cache.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import { Reconciler } from './reconciler.js';
+import type { ControllerTrust } from './release-verifier.js';
 
 export interface LoopSettings {
   /** Every reconcile runs again this often even without a change: the level-based safety net. */
@@ -25,6 +26,8 @@ export interface LoopDeps {
   readonly logger: Logger;
   readonly metrics: ControllerMetrics;
   readonly settings: LoopSettings;
+  /** Signed releases: every release is verified before a rollout dispatches it (release-verifier.ts). */
+  readonly trust?: ControllerTrust | null;
 }
 
 /**
@@ -75,7 +78,7 @@ export class ControllerLoop {
       if (key === null) return;
       this.working = true;
       try {
-        await this.reconcileOne(key);
+        await this.reconcileOne(key, signal);
       } finally {
         this.working = false;
         this.queue.done(key);
@@ -83,11 +86,11 @@ export class ControllerLoop {
     }
   }
 
-  private async reconcileOne(key: WorkKey): Promise<void> {
+  private async reconcileOne(key: WorkKey, signal: AbortSignal): Promise<void> {
     const { clock, metrics, logger, settings } = this.d;
     const startedMs = clock.monotonicMs();
     try {
-      const result = await this.reconciler.reconcile(key);
+      const result = await this.reconciler.reconcile(key, signal);
       metrics.reconciled(clock.monotonicMs() - startedMs, result.outcome === 'conflict' ? 'conflict' : 'applied');
       this.failures.delete(key);
       if (result.requeueAfterMs !== null) this.queue.addAfter(key, result.requeueAfterMs);

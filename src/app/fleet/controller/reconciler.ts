@@ -15,6 +15,8 @@ import { claimsElsewhere } from './claims-elsewhere.js';
 import { CREATE_BATCH_MAX, reconcileSteps, type ReconcileStep } from './reconcile-steps.js';
 import { rolloutSnapshot } from './rollout-snapshot.js';
 import { messageOf } from '../../../domain/common/message-of.js';
+import { untrustedEvent } from '../../../domain/fleet/trust/release-signature.js';
+import { ReleaseVerifier, type ControllerTrust } from './release-verifier.js';
 
 /** Plan again this soon after a 409 that no watch event may follow (someone else's write, a fault). */
 export const CONFLICT_RETRY_MS = 1_000;
@@ -33,6 +35,8 @@ export interface ReconcilerDeps {
   readonly metrics: ControllerMetrics;
   /** The largest slow-start batch of creates (reconcile-steps.ts); default CREATE_BATCH_MAX. */
   readonly createBatchMax?: number;
+  /** Signed releases (`controller --config`): every release is verified before any rollout dispatches it. */
+  readonly trust?: ControllerTrust | null;
 }
 
 /**
@@ -48,20 +52,23 @@ export class Reconciler {
   private readonly own: OwnWrites;
   /** What the planner keeps between plans (planner-memo.ts): it makes a plan cheaper, never different. */
   private readonly memo = new PlannerMemo();
+  private readonly verifier: ReleaseVerifier | null;
 
   constructor(private readonly d: ReconcilerDeps) {
     this.own = new OwnWrites(d.cache);
+    this.verifier = d.trust ? new ReleaseVerifier({ ...d, trust: d.trust }) : null;
   }
 
-  async reconcile(key: WorkKey): Promise<ReconcileResult> {
+  /** `signal` ends a release's verification early (the loop is stopping). */
+  async reconcile(key: WorkKey, signal?: AbortSignal): Promise<ReconcileResult> {
     const slash = key.indexOf('/');
     const name = key.slice(slash + 1);
-    return key.startsWith('release/') ? this.reconcileRelease(name) : this.reconcileRollout(name);
+    return key.startsWith('release/') ? this.reconcileRelease(name, signal) : this.reconcileRollout(name);
   }
 
   private async reconcileRollout(name: string): Promise<ReconcileResult> {
     const { cache, clock, metrics } = this.d;
-    const found = rolloutSnapshot(cache, name);
+    const found = rolloutSnapshot(cache, name, this.verifier !== null);
     const snapshot =
       found === null
         ? null
@@ -161,14 +168,26 @@ export class Reconciler {
     }
   }
 
-  private async reconcileRelease(name: string): Promise<ReconcileResult> {
+  /**
+   * A release's status: its spec validated and, under signed releases, verified against the signed
+   * metadata first (release-verifier.ts), then checked again every REVERIFY_MS.
+   */
+  private async reconcileRelease(name: string, signal: AbortSignal | undefined): Promise<ReconcileResult> {
     const release = this.d.cache.get('releases', name);
-    if (release === undefined) return { outcome: 'gone', requeueAfterMs: null };
-    const update = planReleaseStatus(release, this.d.clock.nowMs());
-    if (update === null) return { outcome: 'applied', requeueAfterMs: null };
+    if (release === undefined) {
+      this.verifier?.forget(name);
+      return { outcome: 'gone', requeueAfterMs: null };
+    }
+    const trust = (await this.verifier?.check(release, signal)) ?? null;
+    const requeueAfterMs = trust?.recheckAfterMs ?? null;
+    if (signal?.aborted === true) return { outcome: 'applied', requeueAfterMs: null };
+    const nowMs = this.d.clock.nowMs();
+    const update = planReleaseStatus(release, nowMs, trust?.check ?? null);
+    if (update === null) return { outcome: 'applied', requeueAfterMs };
     const outcome = await this.d.cluster.updateReleaseStatus(update.name, update.resourceVersion, update.status);
-    return outcome === 'updated'
-      ? { outcome: 'applied', requeueAfterMs: null }
-      : { outcome: 'conflict', requeueAfterMs: CONFLICT_RETRY_MS };
+    if (outcome !== 'updated') return { outcome: 'conflict', requeueAfterMs: CONFLICT_RETRY_MS };
+    const event = untrustedEvent(release, update.status);
+    if (event !== null) await this.execute({ kind: 'RecordEvent', event }, nowMs);
+    return { outcome: 'applied', requeueAfterMs };
   }
 }

@@ -1,13 +1,17 @@
+import type { TufTrustSettings } from '../../../domain/common/trust/trust-settings.js';
 import type { Clock } from '../../../ports/common/clock.js';
 import type { ControllerCluster, LeaseStore } from '../../../ports/fleet/controller-cluster.js';
 import type { ControllerMetrics } from '../../../ports/fleet/controller-metrics.js';
 import type { Logger } from '../../../ports/common/logger.js';
 import { ControllerLoop, type LoopSettings } from './controller-loop.js';
 import { LeaderElection, type LeaderSettings } from './leader-election.js';
+import type { ControllerTrust } from './release-verifier.js';
 
 export interface ControllerSettings {
   readonly leader: LeaderSettings;
   readonly loop: LoopSettings;
+  /** The `trust` section of `--config`: releases are verified against it before dispatch. Absent: none. */
+  readonly trust?: TufTrustSettings | null;
 }
 
 export interface ControllerDeps {
@@ -17,6 +21,8 @@ export interface ControllerDeps {
   readonly logger: Logger;
   readonly metrics: ControllerMetrics;
   readonly settings: ControllerSettings;
+  /** Signed releases (`--config` with a `trust` section); absent or null: releases are not verified. */
+  readonly trust?: ControllerTrust | null;
 }
 
 /**

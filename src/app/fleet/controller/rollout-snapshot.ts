@@ -6,9 +6,10 @@ import type { ClusterCache } from './cluster-cache.js';
  * What the planner is given for one rollout, read from the caches alone: the rollout, the
  * releases it names, every Node (the planner applies the selector), its children (labelled with
  * its name; the planner tells a namesake's by owner uid) and every other AgentUpgrade operation.
- * `null` when the rollout is not in the cache.
+ * `signedReleasesOnly`: the controller verifies releases, so only a release whose status says so
+ * is dispatched. `null` when the rollout is not in the cache.
  */
-export function rolloutSnapshot(cache: ClusterCache, name: string): RolloutSnapshot | null {
+export function rolloutSnapshot(cache: ClusterCache, name: string, signedReleasesOnly = false): RolloutSnapshot | null {
   const rollout = cache.get('rollouts', name);
   if (rollout === undefined) return null;
   const children: ChildOperation[] = [];
@@ -24,6 +25,7 @@ export function rolloutSnapshot(cache: ClusterCache, name: string): RolloutSnaps
     nodes: [...cache.all('nodes')],
     children,
     foreignOperations,
+    ...(signedReleasesOnly && { signedReleasesOnly }),
   };
 }
 

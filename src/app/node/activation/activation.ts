@@ -23,7 +23,7 @@ import type { StateStore } from '../state/state-store.js';
 import { activeBinary, planDirect, serviceIsActive } from './activation-support.js';
 import type { ActivationReport, PreflightReport } from './activation-report.js';
 import { snapshotCandidate, type ActivateRequest, type ActivationInput } from './candidate-intake.js';
-import { checkSignedCandidate, signatureRequest } from './candidate-signature.js';
+import { checkSignedCandidate, signatureRequest } from './signed-candidate-check.js';
 import type { InterruptedActivation } from './interrupted-activation.js';
 import { runSteps } from './run-steps.js';
 import { realSlotPath, type SlotEffects } from './slot-effects.js';

@@ -1,6 +1,6 @@
 import { ContainerModule } from 'inversify';
 import { TarGzExtractor } from '../../../adapters/node/archive/tar-gz-extractor.js';
-import { LazyArtifactSource } from '../../../adapters/node/http/lazy-artifact-source.js';
+import { LazyArtifactSource } from '../../../adapters/common/http/lazy-artifact-source.js';
 import { FlockHostLock } from '../../../adapters/node/lock/flock-host-lock.js';
 import { NodeFileSystem } from '../../../adapters/node/host/node-file-system.js';
 import { NodeProcessRunner } from '../../../adapters/common/runtime/node-process-runner.js';

@@ -1,13 +1,9 @@
 import { systemdCanNameProgram } from '../../../adapters/node/systemd/render-units.js';
 import { isPathInside } from '../../../domain/node/layout/posix-path.js';
 import { deriveLayout } from '../../../domain/node/layout/slot-layout.js';
+import type { ConfigProblem } from '../../common/config/config-checks.js';
+import { plainHttpTrustProblem } from '../../common/config/trust-section.js';
 import type { UpgraderConfig } from './upgrader-config.js';
-
-/** Why a configuration is refused: the keys to change (none for a file-level problem) and what is wrong. */
-export interface ConfigProblem {
-  readonly keys: readonly string[];
-  readonly problem: string;
-}
 
 /**
  * Rules across keys that each pass the schema alone but together make the upgrader unable to
@@ -62,18 +58,7 @@ function healthProblem({ health }: UpgraderConfig): ConfigProblem | null {
 }
 
 function trustProblem({ trust, artifact }: UpgraderConfig): ConfigProblem | null {
-  if (trust === null || artifact.allowHttp) return null;
-  const named = {
-    'trust.metadataUrl': [trust.metadataUrl],
-    'trust.targetsUrl': [trust.targetsUrl],
-    'trust.mirrors': trust.mirrors,
-  };
-  const keys = Object.entries(named)
-    .filter(([, urls]) => urls.some((url) => url.startsWith('http:')))
-    .map(([key]) => key);
-  if (keys.length === 0) return null;
-  // Signatures make plain HTTP safe for the bytes, but not for the privacy of what a node fetches.
-  return { keys: [...keys, 'artifact.allowHttp'], problem: 'plain-HTTP repository URLs need artifact.allowHttp=true' };
+  return plainHttpTrustProblem(trust, artifact.allowHttp);
 }
 
 function startLimitProblem({ service }: UpgraderConfig): ConfigProblem | null {

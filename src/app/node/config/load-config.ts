@@ -1,7 +1,7 @@
 import { fail, ok, type Result } from '../../../domain/common/failure.js';
 import { isCleanAbsolutePath, rerootPath } from '../../../domain/node/layout/posix-path.js';
 import type { FileSystem } from '../../../ports/node/file-system.js';
-import { isPlainText } from './config-text.js';
+import { isPlainText } from '../../common/config/config-text.js';
 import { parseConfigText, parseConfigValue, withRoot } from './parse-config.js';
 import { CONFIG_TEXT_MAX_BYTES, DEFAULT_CONFIG_PATH, type UpgraderConfig } from './upgrader-config.js';
 

@@ -2,47 +2,27 @@ import * as t from 'typanion';
 import { MIB } from '../../../domain/node/artifact/byte-units.js';
 import { fail, ok, type Result } from '../../../domain/common/failure.js';
 import { isCleanAbsolutePath } from '../../../domain/node/layout/posix-path.js';
-import { defaultTrustCacheDir, isTrustBaseUrl } from '../../../domain/common/trust/trust-settings.js';
-import { findRuleProblem, systemdPathProblem, type ConfigProblem } from './config-rules.js';
-import { CONFIG_NESTING_MAX, isPlainText, nestsDeeperThan } from './config-text.js';
+import { defaultTrustCacheDir } from '../../../domain/common/trust/trust-settings.js';
+import {
+  hasPlainText,
+  integerIn,
+  isAbsolutePathText,
+  isFilePathText,
+  type ConfigProblem,
+} from '../../common/config/config-checks.js';
+import { CONFIG_NESTING_MAX, isPlainText, nestsDeeperThan } from '../../common/config/config-text.js';
+import { isTrustSection, trustSettingsOf } from '../../common/config/trust-section.js';
+import { findRuleProblem, systemdPathProblem } from './config-rules.js';
 import { FLEX_PROFILE, type UpgraderConfig } from './upgrader-config.js';
 
 /** Error texts quote the offending value; a long one would bury the key it names. */
 const CONFIG_MESSAGE_MAX_CHARS = 400;
 
-/**
- * A string check that reports its failure under the key being validated. A bare predicate in a
- * cascade fails silently, and the refusal then names no key at all.
- */
-const refine = (test: (value: string) => boolean, problem: string) =>
-  t.makeValidator<string, string>({
-    test: (value, state): value is string => {
-      if (test(value)) return true;
-      state?.errors?.push(`${state.p ?? '.'}: ${problem}`);
-      return false;
-    },
-  });
-
-const hasPlainText = refine(isPlainText, 'must not contain control characters (C0, DEL, C1) or unpaired surrogates');
 const isText = t.cascade(t.isString(), [hasPlainText]);
-const isAbsolutePathText = t.cascade(t.isString(), [
-  hasPlainText,
-  refine(isCleanAbsolutePath, 'must be an absolute, clean path (no ".", "..", "//" or trailing "/")'),
-]);
-/** An absolute path naming a file or a dedicated directory (never the root directory). */
-const isFilePathText = t.cascade(isAbsolutePathText, [
-  refine((value) => value !== '/', 'must not be the root directory'),
-]);
-const isBaseUrl = t.cascade(t.isString(), [
-  hasPlainText,
-  refine(isTrustBaseUrl, 'must be an absolute http(s) URL ending in "/", without user information, query or fragment'),
-]);
 const isName = t.cascade(t.isString(), [t.matchesRegExp(/^[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}$/)]);
 /** The agent's name becomes slot, link and script names: the layout's own rule. */
 const isAgentName = t.cascade(t.isString(), [t.matchesRegExp(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/)]);
 const isUnitName = t.cascade(t.isString(), [t.matchesRegExp(/^[A-Za-z0-9][A-Za-z0-9_.@-]{0,120}\.service$/)]);
-const integerIn = (low: number, high: number) =>
-  t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(low, high)]);
 const optional = <T>(validator: t.StrictValidator<unknown, T>) => t.isOptional(validator);
 
 /** Every key optional; unknown keys and wrong types are refused, naming the key. */
@@ -113,18 +93,7 @@ const isConfigFile = t.isObject({
       operationMode: optional(t.isEnum(['auto', 'disable'] as const)),
     }),
   ),
-  trust: optional(
-    t.isNullable(
-      t.isObject({
-        mode: t.isEnum(['tuf'] as const),
-        rootFile: isFilePathText,
-        metadataUrl: isBaseUrl,
-        targetsUrl: isBaseUrl,
-        mirrors: optional(t.cascade(t.isArray(isBaseUrl), [t.hasMaxLength(16)])),
-        cacheDir: optional(isFilePathText),
-      }),
-    ),
-  ),
+  trust: optional(t.isNullable(isTrustSection)),
 });
 
 export type ConfigCheck =
@@ -172,14 +141,7 @@ export function checkConfigValue(value: unknown): ConfigCheck {
     trust: null,
   };
   if (value.trust !== undefined && value.trust !== null)
-    config = {
-      ...config,
-      trust: {
-        ...value.trust,
-        mirrors: value.trust.mirrors ?? [],
-        cacheDir: value.trust.cacheDir ?? defaultTrustCacheDir(config.paths.state),
-      },
-    };
+    config = { ...config, trust: trustSettingsOf(value.trust, defaultTrustCacheDir(config.paths.state)) };
   const problem = findRuleProblem(config);
   return problem === null ? { ok: true, config } : { ok: false, problem };
 }

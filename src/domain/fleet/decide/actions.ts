@@ -35,6 +35,8 @@ export const EVENT_REASONS = [
   'MachinesVanished',
   'ReleaseUnavailable',
   'InvalidSpec',
+  /** On a release the controller verified: a role of the trusted metadata expires within a week. */
+  'TrustMetadataExpiring',
 ] as const;
 export type EventReason = (typeof EVENT_REASONS)[number];
 

@@ -116,11 +116,18 @@ function observe(
 ): World {
   // Once started, the rollout holds on to the release it started with.
   const started = previous.targetSnapshot !== null;
-  const release = resolveRelease(spec.releaseRef.name, snapshot.release, started ? previous.release : null);
+  const signedOnly = snapshot.signedReleasesOnly === true;
+  const remembered = started ? previous.release : null;
+  const release = resolveRelease(spec.releaseRef.name, snapshot.release, remembered, signedOnly);
   const rollbackRelease =
     spec.rollback === null
       ? null
-      : resolveRelease(spec.rollback.releaseRef.name, snapshot.rollbackRelease, previous.rollback?.release ?? null);
+      : resolveRelease(
+          spec.rollback.releaseRef.name,
+          snapshot.rollbackRelease,
+          previous.rollback?.release ?? null,
+          signedOnly,
+        );
   const fleet = memo.fleet(snapshot, spec, release.facts, nowMs);
   const ledger = buildForwardLedger(spec.strategy.waves, previous.waves, fleet, previous.counts.alreadyAtTarget);
   const rollbackPending = new Set(previous.rollback?.pendingCreates ?? []);

@@ -70,6 +70,11 @@ export interface RolloutSnapshot {
   readonly nodes: readonly NodeFacts[];
   readonly children: readonly ChildOperation[];
   readonly foreignOperations: readonly ForeignOperation[];
+  /**
+   * The controller verifies releases against signed metadata (docs/rollouts.md#signed-releases):
+   * a release is dispatched only when its status says it was verified. Absent: false.
+   */
+  readonly signedReleasesOnly?: boolean;
 }
 
 export function isLivePhase(phase: OperationPhase | null): boolean {

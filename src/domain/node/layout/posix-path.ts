@@ -3,32 +3,10 @@
  * needs absolute, slash-separated host paths.
  */
 
-export function isAbsolutePath(path: string): boolean {
-  return path.startsWith('/');
-}
+import { isAbsolutePath, normalizePath } from '../../common/clean-path.js';
 
-/** Collapses `.`, `..`, repeated and trailing slashes. `..` above the root stays at the root. */
-export function normalizePath(path: string): string {
-  const absolute = isAbsolutePath(path);
-  const parts: string[] = [];
-  for (const segment of path.split('/')) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') {
-      if (parts.length > 0 && parts[parts.length - 1] !== '..') parts.pop();
-      else if (!absolute) parts.push('..');
-      continue;
-    }
-    parts.push(segment);
-  }
-  const joined = parts.join('/');
-  if (absolute) return `/${joined}`;
-  return joined === '' ? '.' : joined;
-}
-
-/** A clean path is absolute and already in normal form (no `.`, `..`, `//` or trailing slash). */
-export function isCleanAbsolutePath(path: string): boolean {
-  return isAbsolutePath(path) && !path.includes('\0') && normalizePath(path) === path;
-}
+// Shared with the fleet (its configuration's paths); re-exported so the node's imports stay put.
+export { isAbsolutePath, isCleanAbsolutePath, isPathInside, normalizePath } from '../../common/clean-path.js';
 
 export function joinPath(...parts: readonly string[]): string {
   return normalizePath(parts.filter((part) => part !== '').join('/'));
@@ -64,14 +42,6 @@ export function relativePath(from: string, to: string): string {
 /** Resolves a link's stored target text against the directory holding the link. */
 export function resolveLinkTarget(linkPath: string, target: string): string {
   return isAbsolutePath(target) ? normalizePath(target) : joinPath(dirnamePath(linkPath), target);
-}
-
-/** True when `path` is `ancestor` itself or lies below it. */
-export function isPathInside(ancestor: string, path: string): boolean {
-  const a = normalizePath(ancestor);
-  const p = normalizePath(path);
-  if (a === '/') return isAbsolutePath(p);
-  return p === a || p.startsWith(`${a}/`);
 }
 
 /**

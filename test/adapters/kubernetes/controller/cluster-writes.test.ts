@@ -73,6 +73,15 @@ describe('status updates', () => {
     );
   });
 
+  it("keeps a signed release's record: the CRD's schema holds status.signed, so it is not pruned", async () => {
+    const { fake, cluster } = await seeded();
+    const version = fake.releases.get('rel')?.metadata.resourceVersion ?? '';
+    const artifact = { arch: 'amd64' as const, targetPath: 'agent/1.4.2/agent-amd64.tar.gz', sha256: 'a'.repeat(64) };
+    const status = { ...releaseStatus('True'), signed: { version: '1.4.2', artifacts: [artifact] } };
+    expect(await cluster.updateReleaseStatus('rel', version, status as never)).toBe('updated');
+    expect(fake.releases.get('rel')?.status).toEqual(status);
+  });
+
   it('answers a status the CRD refuses with the ClusterError 422', async () => {
     const { fake, cluster } = await seeded();
     const version = fake.rollouts.get('fleet')?.metadata.resourceVersion ?? '';

@@ -50,6 +50,7 @@ export class RecordingMetrics implements ControllerMetrics {
   halted(): void {}
   reconciled(): void {}
   leading(): void {}
+  trustMetadataObserved(): void {}
   apiRequest(sample: ApiRequestSample): void {
     this.requests.push(sample);
   }
