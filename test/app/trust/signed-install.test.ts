@@ -14,6 +14,11 @@ import {
 
 const RELEASE = 'releases/agent-2.0.0.tar.gz';
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+const flippedLastByte = (bytes: Uint8Array): Buffer => {
+  const copy = Buffer.from(bytes);
+  copy[copy.length - 1] = (copy[copy.length - 1] ?? 0) ^ 0xff;
+  return copy;
+};
 const codeOf = (result: { ok: boolean; failure?: { code: string } }): string =>
   result.ok ? 'ok' : (result.failure?.code ?? '?');
 
@@ -108,6 +113,8 @@ describe('a release the publisher did not sign changes nothing on the host', () 
 
   it.each([
     ['other bytes', { body: archiveOf('6.6.6') }],
+    // Same length, broken gzip trailer: the gzip layer fails before the digest is known.
+    ['the signed length of other bytes', { body: flippedLastByte(archiveOf('2.0.0')) }],
     ['endless bytes', { endless: true }],
   ])('a malicious mirror serving %s for the signed archive: E_UNTRUSTED', async (_name, answer) => {
     const { repo, mirror } = await signedRepository();

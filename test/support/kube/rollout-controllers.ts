@@ -26,10 +26,16 @@ export class ControllerReplica {
   ) {}
 
   /** Starts `agent-upgrade controller` as `identity` and waits (bounded) until it serves /readyz. */
-  static async start(identity: string, kubeconfig: string, logDir: string): Promise<ControllerReplica> {
+  static async start(
+    identity: string,
+    kubeconfig: string,
+    logDir: string,
+    extraArgs: readonly string[] = [],
+  ): Promise<ControllerReplica> {
     const port = await freeLoopbackPort();
     const args = [
       'controller',
+      ...extraArgs,
       ...['--kubeconfig', kubeconfig, '--namespace', CONTROLLER_NAMESPACE, '--identity', identity],
       ...['--lease-duration', `${LEASE_DURATION_MS / 1000}s`, '--renew-deadline', '3s', '--retry-period', '1s'],
       ...['--metrics-address', `127.0.0.1:${port}`, '--log-level', 'info'],

@@ -61,6 +61,12 @@ export async function inBatches<T, R>(items: readonly T[], limit: number, work: 
   return results;
 }
 
+/** What every machine of a fleet gets besides the defaults: configuration keys, and files under its root. */
+export interface MachineHostSetup {
+  readonly config: Record<string, unknown>;
+  install(root: string): void;
+}
+
 export class RolloutFleet {
   readonly machines: FleetMachine[] = [];
   private readonly processes: ManagedProcess[] = [];
@@ -82,13 +88,14 @@ export class RolloutFleet {
     specs: readonly MachineSpec[],
     initialAgent: string,
     concurrency: number,
+    host: MachineHostSetup = { config: {}, install: () => undefined },
   ): Promise<RolloutFleet> {
     assertBuildCurrent();
     const fleet = new RolloutFleet();
     try {
       await inBatches(specs, concurrency, async (spec) => {
         const kubeconfig = (await cluster.node(spec.name)).kubeconfigPath;
-        fleet.machines.push(await fleet.startMachine(spec, kubeconfig, initialAgent));
+        fleet.machines.push(await fleet.startMachine(spec, kubeconfig, initialAgent, host));
       });
     } catch (error) {
       await fleet.stop();
@@ -97,9 +104,15 @@ export class RolloutFleet {
     return fleet;
   }
 
-  private async startMachine(spec: MachineSpec, kubeconfig: string, initialAgent: string): Promise<FleetMachine> {
+  private async startMachine(
+    spec: MachineSpec,
+    kubeconfig: string,
+    initialAgent: string,
+    host: MachineHostSetup,
+  ): Promise<FleetMachine> {
     const root = join(this.scratch.root, spec.name);
     mkdirSync(join(root, 'etc/aks-flex-node'), { recursive: true });
+    host.install(root);
     writeFileSync(
       join(root, 'etc/aks-flex-node/agent-upgrade.json'),
       JSON.stringify({
@@ -110,6 +123,7 @@ export class RolloutFleet {
         health: HEALTH,
         container: { manager: 'none' },
         cluster: { manager: 'kubernetes', kubeconfig, machineName: spec.name },
+        ...host.config,
       }),
     );
     mkdirSync(join(root, 'usr/local/bin'), { recursive: true });

@@ -8,14 +8,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildTestAgent } from '../agent/build-agent.js';
-import { startHostileServer, type HostileServer } from '../http/hostile-server.js';
 import { assertBuildCurrent } from '../systemd/systemd-host.js';
 import { waitFor } from '../wait-for.js';
 import { serviceAccountKubeconfig } from './real-apiserver-accounts.js';
 import { CRD, POLICY, RBAC, RealCluster } from './real-cluster.js';
-import { CONTROLLER_ACCOUNT, CONTROLLER_NAMESPACE, ControllerReplica, publishRelease } from './rollout-controllers.js';
+import { CONTROLLER_ACCOUNT, CONTROLLER_NAMESPACE, ControllerReplica } from './rollout-controllers.js';
 import { agentVersions, createObject, RELEASES, ROLLOUTS } from './rollout-evidence.js';
 import { createNodes, RolloutFleet, sha256, type MachineSpec } from './rollout-fleet.js';
+import { plainRolloutReleases, signedRolloutReleases, type RolloutReleaseHost } from './rollout-release-host.js';
 
 const REPO = resolve(import.meta.dirname, '../../..');
 const RELEASE_CRD = join(REPO, 'deploy/agentrelease-crd.yaml');
@@ -35,7 +35,18 @@ export interface RolloutWorld {
   readonly replicas: readonly ControllerReplica[];
   /** SHA-256 of each healthy agent build, by version. */
   readonly digests: Readonly<Record<string, string>>;
+  /** Where the releases are served (a signed world can swap an artifact there). */
+  readonly releases: RolloutReleaseHost;
+  /** Compiles a further release's agent and creates its AgentRelease. */
+  publish(plan: ReleasePlan): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface RolloutWorldOptions {
+  /** Releases from a go-tuf repository the daemons and the controllers trust. */
+  readonly signed?: boolean;
+  /** The controller replicas' identities: two by default, for leader election. */
+  readonly replicas?: readonly string[];
 }
 
 /**
@@ -45,10 +56,11 @@ export interface RolloutWorld {
 export async function startRolloutWorld(
   machines: readonly MachineSpec[],
   plans: readonly ReleasePlan[],
+  options: RolloutWorldOptions = {},
 ): Promise<RolloutWorld> {
   // Every daemon and controller is the built CLI: refuse a stale dist/ before starting anything.
   assertBuildCurrent();
-  const parts: { cluster?: RealCluster; releases?: HostileServer; fleet?: RolloutFleet; dir?: string } = {};
+  const parts: { cluster?: RealCluster; releases?: RolloutReleaseHost; fleet?: RolloutFleet; dir?: string } = {};
   const replicas: ControllerReplica[] = [];
   const stop = async (): Promise<void> => {
     // Each step runs whatever failed before it: no process may outlive the test file.
@@ -61,18 +73,31 @@ export async function startRolloutWorld(
   try {
     const cluster = (parts.cluster = await startCluster());
     parts.dir = await mkdtemp(join(tmpdir(), 'rollout-world-'));
-    const releases = (parts.releases = await startHostileServer());
-    const { digests, initialAgent } = await publishReleases(cluster, releases, join(parts.dir, 'agents'), plans);
+    const releases = (parts.releases = await (
+      options.signed === true ? signedRolloutReleases : plainRolloutReleases
+    )());
+    const agentsDir = join(parts.dir, 'agents');
+    const digests: Record<string, string> = {};
+    const publish = async (plan: ReleasePlan) => {
+      const { digest, agent } = await publishRelease(cluster, releases, agentsDir, plan);
+      digests[plan.version] = digest;
+      return agent;
+    };
+    let initialAgent = '';
+    for (const plan of plans) initialAgent ||= await publish(plan);
     await createNodes(cluster, machines);
-    const fleet = (parts.fleet = await RolloutFleet.start(cluster, machines, initialAgent, 3));
+    const fleet = (parts.fleet = await RolloutFleet.start(cluster, machines, initialAgent, 3, releases.machines));
     const first = plans[0]?.version;
     // Each daemon reports its agent's version on its own Node once its startup gate opened.
     const reported = async () => Object.values(await agentVersions(cluster)).every((version) => version === first);
     if (!(await waitFor(reported, 120_000, 500))) throw new Error(`not every machine reported ${first}`);
     const kubeconfig = join(parts.dir, 'controller.kubeconfig');
     await serviceAccountKubeconfig(cluster.server, CONTROLLER_NAMESPACE, CONTROLLER_ACCOUNT, kubeconfig);
-    for (const identity of ['a', 'b']) replicas.push(await ControllerReplica.start(identity, kubeconfig, fleet.logDir));
-    return { cluster, fleet, replicas, digests, stop };
+    for (const identity of options.replicas ?? ['a', 'b']) {
+      const extraArgs = releases.controllerArgs(join(parts.dir, `controller-${identity}`));
+      replicas.push(await ControllerReplica.start(identity, kubeconfig, fleet.logDir, extraArgs));
+    }
+    return { cluster, fleet, replicas, digests, releases, publish: async (plan) => void (await publish(plan)), stop };
   } catch (error) {
     await stop();
     throw error;
@@ -96,25 +121,19 @@ async function startCluster(): Promise<RealCluster> {
   }
 }
 
-/** Compiles each release's agent, serves its archives and creates its AgentRelease. */
-async function publishReleases(
+/** Compiles a release's agent, serves its archives and creates its AgentRelease. */
+async function publishRelease(
   cluster: RealCluster,
-  releases: HostileServer,
+  releases: RolloutReleaseHost,
   agentsDir: string,
-  plans: readonly ReleasePlan[],
-): Promise<{ digests: Record<string, string>; initialAgent: string }> {
-  const digests: Record<string, string> = {};
-  let initialAgent = '';
-  for (const plan of plans) {
-    const healthy = buildTestAgent(agentsDir, { version: plan.version });
-    const bytes = readFileSync(healthy);
-    digests[plan.version] = sha256(bytes);
-    initialAgent ||= healthy;
-    const arm64 =
-      plan.arm64CrashesOnStart === true
-        ? readFileSync(buildTestAgent(agentsDir, { version: plan.version, behaviour: 'crash-on-start' }))
-        : bytes;
-    await createObject(cluster, RELEASES, publishRelease(releases, plan.name, plan.version, { amd64: bytes, arm64 }));
-  }
-  return { digests, initialAgent };
+  plan: ReleasePlan,
+): Promise<{ digest: string; agent: string }> {
+  const healthy = buildTestAgent(agentsDir, { version: plan.version });
+  const bytes = readFileSync(healthy);
+  const arm64 =
+    plan.arm64CrashesOnStart === true
+      ? readFileSync(buildTestAgent(agentsDir, { version: plan.version, behaviour: 'crash-on-start' }))
+      : bytes;
+  await createObject(cluster, RELEASES, releases.release(plan.name, plan.version, { amd64: bytes, arm64 }));
+  return { digest: sha256(bytes), agent: healthy };
 }

@@ -7,6 +7,7 @@ import type { ArtifactSource } from '../../../ports/common/artifact-source.js';
 import type { ReleaseTrust } from '../../../ports/common/release-trust.js';
 import type { FileDigest, FileSystem } from '../../../ports/node/file-system.js';
 import { FailureSignal, raise } from '../../common/failure-signal.js';
+import { SignedBody } from './signed-body.js';
 
 export interface FetchDependencies {
   readonly source: ArtifactSource;
@@ -50,14 +51,13 @@ export interface FetchedMember {
  */
 export async function fetchMember(deps: FetchDependencies, request: FetchMemberRequest): Promise<FetchedMember> {
   const { signedLength } = request;
-  if (signedLength === undefined) return fetchVerified(deps, request);
-  const length = { differs: false };
+  if (signedLength === undefined) return fetchVerified(deps, request, (body) => body);
+  let signed: SignedBody | null = null;
   try {
-    return await fetchVerified(deps, request, length);
+    return await fetchVerified(deps, request, (body) => (signed = new SignedBody(body, signedLength)));
   } catch (error) {
-    // Whatever the body's length broke (the gzip stream, the tar, the digest), the cause is that
-    // these are not the signed bytes.
-    if (length.differs || isFailure(error, 'E_DIGEST_MISMATCH'))
+    const interrupted = request.signal?.aborted === true || isFailure(error, 'E_INTERRUPTED');
+    if (signed !== null && !interrupted && (await notTheSignedBytes(signed, error, request.expectedDigest)))
       raise(
         failure(
           'E_UNTRUSTED',
@@ -65,13 +65,31 @@ export async function fetchMember(deps: FetchDependencies, request: FetchMemberR
         ),
       );
     throw error;
+  } finally {
+    await (signed as SignedBody | null)?.close();
+  }
+}
+
+/**
+ * Whatever broke the download of a signed target (the gzip stream, the tar, the digest), these
+ * were not the publisher's bytes when their length or their SHA-256 differs: the rest of the body
+ * is read to tell. A body that cannot be read to its end keeps its own code (a transfer failure).
+ */
+async function notTheSignedBytes(signed: SignedBody, error: unknown, signedDigest: Sha256 | null): Promise<boolean> {
+  if (signed.lengthDiffers || isFailure(error, 'E_DIGEST_MISMATCH') || isFailure(error, 'E_UNTRUSTED')) return true;
+  if (signedDigest === null) return false;
+  try {
+    const digest = await signed.drain();
+    return signed.lengthDiffers || digest !== signedDigest;
+  } catch {
+    return signed.lengthDiffers;
   }
 }
 
 async function fetchVerified(
   deps: FetchDependencies,
   request: FetchMemberRequest,
-  length?: { differs: boolean },
+  bodyOf: (body: AsyncIterable<Uint8Array>) => AsyncIterable<Uint8Array>,
 ): Promise<FetchedMember> {
   const stream = await deps.source.open({
     url: request.url,
@@ -86,7 +104,7 @@ async function fetchVerified(
   });
   try {
     const extracted = await deps.extractor.extract({
-      body: length === undefined ? stream.body : measured(stream.body, request.signedLength ?? 0, length),
+      body: bodyOf(stream.body),
       expectedMember: request.member,
       limits: request.limits,
       sink: (chunk) => staged.write(chunk),
@@ -111,24 +129,6 @@ async function fetchVerified(
     await staged.discard();
     throw error;
   }
-}
-
-/** The body, noting whether its length differs from the signed one (and ending it past that). */
-async function* measured(
-  body: AsyncIterable<Uint8Array>,
-  signedLength: number,
-  length: { differs: boolean },
-): AsyncGenerator<Uint8Array> {
-  let bytes = 0;
-  for await (const chunk of body) {
-    bytes += chunk.byteLength;
-    if (bytes > signedLength) {
-      length.differs = true;
-      raise(failure('E_UNTRUSTED', `the download is longer than the signed ${signedLength} bytes`));
-    }
-    yield chunk;
-  }
-  if (bytes !== signedLength) length.differs = true;
 }
 
 function isFailure(error: unknown, code: string): boolean {
