@@ -50,9 +50,9 @@ export class ControllerCommand extends ClusterCommand {
       SIGTERM or SIGINT stops it and hands the Lease back.
 
       Exit codes: 0 stopped by a signal; 1 the cluster cannot be reached or refuses the
-      credentials (\`E_CLUSTER\`, \`E_CLUSTER_AUTH\`), or the metrics port cannot be bound
-      (\`E_CONFIG\`); 2 a flag is wrong (\`E_USAGE\`) or the \`--config\` file is missing or
-      invalid (\`E_CONFIG\`). The controller never changes this host.
+      credentials (\`E_CLUSTER\`, \`E_CLUSTER_AUTH\`); 2 a flag is wrong (\`E_USAGE\`), the
+      \`--config\` file is missing or invalid, or the metrics port cannot be bound
+      (\`E_CONFIG\`). The controller never changes this host.
     `,
     examples: [
       ['As its Deployment runs it', '$0 controller --log-level info'],
