@@ -47,3 +47,19 @@ export function nestsDeeperThan(text: string, maximum: number): boolean {
   }
   return false;
 }
+
+/**
+ * The JSON value of a configuration file's text, or why it is refused as a whole (nested too
+ * deep for the checks that walk it, or not JSON): the step before any key is checked.
+ */
+export function configJson(
+  text: string,
+): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly problem: string } {
+  if (nestsDeeperThan(text, CONFIG_NESTING_MAX))
+    return { ok: false, problem: `arrays or objects nest deeper than ${CONFIG_NESTING_MAX} levels` };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false, problem: 'not valid JSON' };
+  }
+}

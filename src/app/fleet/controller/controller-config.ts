@@ -5,7 +5,7 @@ import { isPathInside } from '../../../domain/common/clean-path.js';
 import { fail, ok, type Result } from '../../../domain/common/failure.js';
 import type { TufTrustSettings } from '../../../domain/common/trust/trust-settings.js';
 import { integerIn, type ConfigProblem } from '../../common/config/config-checks.js';
-import { CONFIG_NESTING_MAX, isPlainText, nestsDeeperThan } from '../../common/config/config-text.js';
+import { configJson, isPlainText } from '../../common/config/config-text.js';
 import { isTrustSection, plainHttpTrustProblem, trustSettingsOf } from '../../common/config/trust-section.js';
 
 /**
@@ -64,14 +64,9 @@ export function parseControllerConfigText(text: string, source: string): Result<
 
 /** The structured form of `parseControllerConfigText`: on refusal, the keys to change and why. */
 export function checkControllerConfigText(text: string): ControllerConfigCheck {
-  if (nestsDeeperThan(text, CONFIG_NESTING_MAX))
-    return refused([], `arrays or objects nest deeper than ${CONFIG_NESTING_MAX} levels`);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return refused([], 'not valid JSON');
-  }
+  const json = configJson(text);
+  if (!json.ok) return refused([], json.problem);
+  const { value } = json;
   const errors: string[] = [];
   if (!isControllerConfigFile(value, { errors })) {
     // typanion reports `.trust.rootFile: why`; the key is the part before the first ": ".

@@ -10,7 +10,7 @@ import {
   isFilePathText,
   type ConfigProblem,
 } from '../../common/config/config-checks.js';
-import { CONFIG_NESTING_MAX, isPlainText, nestsDeeperThan } from '../../common/config/config-text.js';
+import { configJson, isPlainText } from '../../common/config/config-text.js';
 import { isTrustSection, trustSettingsOf } from '../../common/config/trust-section.js';
 import { findRuleProblem, systemdPathProblem } from './config-rules.js';
 import { FLEX_PROFILE, type UpgraderConfig } from './upgrader-config.js';
@@ -113,15 +113,8 @@ export function parseConfigValue(value: unknown, source: string): Result<Upgrade
 
 /** The structured form of `parseConfigText`: on refusal, the keys to change and why. */
 export function checkConfigText(text: string): ConfigCheck {
-  if (nestsDeeperThan(text, CONFIG_NESTING_MAX))
-    return refused([], `arrays or objects nest deeper than ${CONFIG_NESTING_MAX} levels`);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return refused([], 'not valid JSON');
-  }
-  return checkConfigValue(value);
+  const json = configJson(text);
+  return json.ok ? checkConfigValue(json.value) : refused([], json.problem);
 }
 
 export function checkConfigValue(value: unknown): ConfigCheck {
