@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { AxiosArtifactSource } from '../../../src/adapters/common/http/axios-artifact-source.js';
 import { TufReleaseTrust } from '../../../src/adapters/common/tuf/tuf-release-trust.js';
+import { SystemClock } from '../../../src/adapters/common/runtime/system-clock.js';
+import type { Clock } from '../../../src/ports/common/clock.js';
 import { serveTufRepo, type TufMirror } from '../../support/tuf/serve-tuf-repo.js';
 import { type TufInitOptions, TufTestRepo } from '../../support/tuf/tuf-repo-tool.js';
 
@@ -52,6 +54,7 @@ export function trustedNode(
     rootMode?: number;
     beforeDurableStep?: (step: string) => void;
     trustedFiles?: Record<string, string>;
+    clock?: Clock;
   } = {},
 ): TrustedNode {
   const home = mkdtempSync(join(tmpdir(), 'tuf-node-'));
@@ -70,6 +73,7 @@ export function trustedNode(
     rootFile,
     timeoutMs: 10_000,
     idleTimeoutMs: 5_000,
+    clock: options.clock ?? new SystemClock(),
     ...(options.beforeDurableStep === undefined ? {} : { beforeDurableStep: options.beforeDurableStep }),
   });
   const snapshot = (): Record<string, string> => {

@@ -122,6 +122,7 @@ export function signedController(repo: TufTestRepo, mirror: TufMirror, release: 
       rootFile,
       timeoutMs: 5_000,
       idleTimeoutMs: 2_000,
+      clock,
     });
     const logger = quietLogger();
     const trust = { settings, releaseTrust };

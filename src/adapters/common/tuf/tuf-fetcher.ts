@@ -19,13 +19,28 @@ export interface TufFetcherOptions {
  */
 export class TufFetcher implements Fetcher {
   transportFailure: ArtifactError | null = null;
+  /** A timestamp fetched before the refresh began, handed to tuf-js instead of a second request. */
+  private prefetched: { readonly url: string; readonly bytes: Buffer; readonly skipRootProbe: boolean } | null = null;
 
   constructor(
     private readonly source: ArtifactSource,
     private readonly options: TufFetcherOptions,
   ) {}
 
+  /**
+   * The refresh that follows gets `bytes` for the timestamp at `url`; with `skipRootProbe`, the
+   * probe for root N+1 is answered "none" without a request (TufReleaseTrust decides when).
+   */
+  usePrefetched(url: string, bytes: Buffer, options: { readonly skipRootProbe: boolean }): void {
+    this.prefetched = { url, bytes, skipRootProbe: options.skipRootProbe };
+  }
+
   async downloadBytes(url: string, maxLength: number): Promise<Buffer> {
+    const prefetched = this.prefetched;
+    if (prefetched !== null && url === prefetched.url && prefetched.bytes.byteLength <= maxLength)
+      return prefetched.bytes;
+    if (prefetched?.skipRootProbe === true && ROOT_FILE.test(url))
+      throw new DownloadHTTPError('no newer root is looked for: the timestamp is the trusted one', 404);
     const redacted = RedactedUrl.fromValidated(new URL(url));
     try {
       const stream = await this.source.open({
@@ -51,6 +66,9 @@ export class TufFetcher implements Fetcher {
     return Promise.reject(new Error('TufFetcher does not download targets'));
   }
 }
+
+/** `N.root.json`: the probe for the next root version. */
+const ROOT_FILE = /\/\d+\.root\.json$/;
 
 async function collect(body: AsyncIterable<Uint8Array>, maxLength: number, url: RedactedUrl): Promise<Buffer> {
   const chunks: Uint8Array[] = [];

@@ -6,6 +6,7 @@ import type { ErrorCode } from '../../../domain/common/error-codes.js';
 import { ArtifactError, TrustError } from '../../../domain/common/port-errors.js';
 import type { SignedTarget } from '../../../domain/common/trust/signed-target.js';
 import type { ArtifactSource } from '../../../ports/common/artifact-source.js';
+import type { Clock } from '../../../ports/common/clock.js';
 import type { ReleaseTrust, TargetLookup, TrustedRole } from '../../../ports/common/release-trust.js';
 import { TufFetcher } from './tuf-fetcher.js';
 import { signedPart, TrustedMetadataDir } from './trusted-metadata-dir.js';
@@ -17,21 +18,36 @@ export interface TufReleaseTrustOptions {
   readonly rootFile: string;
   readonly timeoutMs: number;
   readonly idleTimeoutMs: number;
+  /** Times the root probes (see ROOT_PROBE_INTERVAL_MS). */
+  readonly clock: Clock;
   /** See TrustedMetadataDir: the crash-point tests stop a refresh before a durable step. */
   readonly beforeDurableStep?: (step: string) => void;
 }
+
+/**
+ * How long a refresh that finds the trusted timestamp unchanged may skip the probe for root N+1:
+ * a refresh with nothing new then costs one request (the timestamp). A publication that changes
+ * anything re-signs the timestamp, and then the root is probed at once; a root changed alone (a
+ * root key rotated, nothing else re-signed) is seen within this interval, and by every new process.
+ */
+export const ROOT_PROBE_INTERVAL_MS = 24 * 3_600_000;
+/** tuf-js's own cap on timestamp.json. */
+const TIMESTAMP_MAX_BYTES = 16_384;
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const ROLES = ['root', 'timestamp', 'snapshot', 'targets'] as const;
 
 /**
  * ReleaseTrust on tuf-js (TUF 1.0 client workflow, §5): every lookup refreshes the metadata in a
- * scratch copy of the trusted directory and commits what it verified (TrustedMetadataDir). tuf-js
+ * scratch copy of the trusted directory and commits what it verified (TrustedMetadataDir), the
+ * timestamp fetched first so that a refresh with nothing new costs one request (timestampFirst). tuf-js
  * errors become TrustError E_TRUST_METADATA here; a transport failure keeps its own code, so a
  * repository that is only unreachable is retried like a download.
  */
 export class TufReleaseTrust implements ReleaseTrust {
   private readonly trustedDir: TrustedMetadataDir;
+  /** When this process last refreshed with a probe for root N+1 (monotonic); null before the first. */
+  private rootProbedMs: number | null = null;
 
   constructor(
     private readonly source: ArtifactSource,
@@ -46,6 +62,7 @@ export class TufReleaseTrust implements ReleaseTrust {
       idleTimeoutMs: this.options.idleTimeoutMs,
       ...(signal === undefined ? {} : { signal }),
     });
+    const probesRoot = await this.timestampFirst(fetcher);
     const scratch = onDisk(() => this.trustedDir.stage());
     try {
       const updater = new Updater({
@@ -59,11 +76,34 @@ export class TufReleaseTrust implements ReleaseTrust {
       const target = found === undefined ? null : signedTarget(found);
       const consistent = consistentSnapshot(readFileSync(join(scratch, 'root.json')));
       onDisk(() => this.trustedDir.commit(scratch));
+      if (probesRoot) this.rootProbedMs = this.options.clock.monotonicMs();
       return { target, consistentSnapshot: consistent };
     } catch (error) {
       this.trustedDir.discard(scratch);
       throw asTrustFailure(error, fetcher.transportFailure);
     }
+  }
+
+  /**
+   * Fetches the timestamp before the refresh (TUF's workflow fetches it after the root probe) and
+   * hands it to tuf-js, which verifies it as always. When it is byte for byte the trusted one and
+   * this process probed for a new root within ROOT_PROBE_INTERVAL_MS, nothing is new: the probe
+   * is skipped and the refresh reads the rest from the trusted files. Whether it probes.
+   */
+  private async timestampFirst(fetcher: TufFetcher): Promise<boolean> {
+    const url = new URL('timestamp.json', this.options.metadataUrl).href;
+    let bytes: Buffer;
+    try {
+      bytes = await fetcher.downloadBytes(url, TIMESTAMP_MAX_BYTES);
+    } catch (error) {
+      throw asTrustFailure(error, fetcher.transportFailure);
+    }
+    const trusted = this.trustedDir.read('timestamp');
+    const probedMs = this.rootProbedMs;
+    const unchanged = trusted !== null && trusted.equals(bytes);
+    const recent = probedMs !== null && this.options.clock.monotonicMs() - probedMs < ROOT_PROBE_INTERVAL_MS;
+    fetcher.usePrefetched(url, bytes, { skipRootProbe: unchanged && recent });
+    return !(unchanged && recent);
   }
 
   trusted(): Promise<readonly TrustedRole[]> {

@@ -66,6 +66,7 @@ export async function openHostController(
           rootFile: trust.rootFile,
           timeoutMs: artifact.timeoutMs,
           idleTimeoutMs: artifact.idleTimeoutMs,
+          clock,
         });
   const controller = createController({
     settings: { ...settings, trust },

@@ -21,8 +21,8 @@ export const hostModule = new ContainerModule(({ bind }) => {
   bindBuilt(bind, Tokens.HostLock, lock, ({ layout, identity }) => {
     return new FlockHostLock(layout.lock, identity.command, { root: layout.root });
   });
-  const trust = { config: Tokens.Config, layout: Tokens.Layout, source: Tokens.ArtifactSource };
-  bindBuilt(bind, Tokens.ReleaseTrust, trust, ({ config, layout, source }) => {
+  const trust = { config: Tokens.Config, layout: Tokens.Layout, source: Tokens.ArtifactSource, clock: Tokens.Clock };
+  bindBuilt(bind, Tokens.ReleaseTrust, trust, ({ config, layout, source, clock }) => {
     if (config.trust === null) return null;
     return new TufReleaseTrust(source, {
       metadataUrl: config.trust.metadataUrl,
@@ -30,6 +30,7 @@ export const hostModule = new ContainerModule(({ bind }) => {
       rootFile: rerootPath(layout.root, config.trust.rootFile),
       timeoutMs: config.artifact.timeoutMs,
       idleTimeoutMs: config.artifact.idleTimeoutMs,
+      clock,
     });
   });
 });
