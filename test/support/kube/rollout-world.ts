@@ -84,7 +84,10 @@ export async function startRolloutWorld(
       return agent;
     };
     let initialAgent = '';
-    for (const plan of plans) initialAgent ||= await publish(plan);
+    for (const plan of plans) {
+      const agent = await publish(plan);
+      initialAgent ||= agent;
+    }
     await createNodes(cluster, machines);
     const fleet = (parts.fleet = await RolloutFleet.start(cluster, machines, initialAgent, 3, releases.machines));
     const first = plans[0]?.version;
