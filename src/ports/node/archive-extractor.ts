@@ -8,8 +8,20 @@ import type { FileDigest } from './file-system.js';
  * passed the domain's rules. Every cap is enforced while streaming. Failures are `ArtifactError`s
  * (E_ARCHIVE_FORMAT, E_ARCHIVE_MEMBER*, E_TOO_LARGE, E_TRUNCATED).
  */
+/** Hashes the compressed bytes (SHA-256) as the extractor reads them. */
+export interface ArchiveHasher {
+  update(chunk: Uint8Array): void;
+  /** Lower-case hex; called once, after the last update. */
+  hexDigest(): string;
+}
+
 export interface ExtractRequest {
   readonly body: AsyncIterable<Uint8Array>;
+  /**
+   * The hasher to use instead of the extractor's own: a caller that must know the digest of a
+   * body the extractor gave up on (a signed download) keeps hashing where the extractor stopped.
+   */
+  readonly hasher?: ArchiveHasher;
   readonly expectedMember: string;
   readonly limits: ArchiveLimits;
   readonly sink: (chunk: Uint8Array) => Promise<void>;

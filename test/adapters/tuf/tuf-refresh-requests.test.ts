@@ -1,9 +1,11 @@
-// What a refresh costs on the wire: with nothing new, one request (the timestamp, fetched first);
-// anything published re-signs the timestamp, and then the root is probed at once as TUF's
-// workflow does; a root changed alone is probed for within a day, and by every new process.
+// What a refresh costs on the wire: with nothing new, one request (the timestamp, fetched first),
+// in the process that probed for a new root last or in a new one (the probe's time is kept beside
+// the metadata); anything published re-signs the timestamp, and then the root is probed at once as
+// TUF's workflow does; a root changed alone is probed for within a day.
 import { describe, expect, it } from 'vitest';
 import { MemoryClock } from '../../../src/adapters/common/memory/memory-clock.js';
-import { ROOT_PROBE_INTERVAL_MS } from '../../../src/adapters/common/tuf/tuf-release-trust.js';
+import { AxiosArtifactSource } from '../../../src/adapters/common/http/axios-artifact-source.js';
+import { ROOT_PROBE_INTERVAL_MS, TufReleaseTrust } from '../../../src/adapters/common/tuf/tuf-release-trust.js';
 import { publishedRepository, trustedNode } from './tuf-release-trust-fixtures.js';
 import type { TufMirror } from '../../support/tuf/serve-tuf-repo.js';
 
@@ -17,7 +19,7 @@ async function requestsDuring(mirror: TufMirror, body: () => Promise<unknown>): 
 }
 
 describe('the requests of a refresh', () => {
-  it('the first refresh of a process probes for a new root; one with nothing new is the timestamp alone', async () => {
+  it('the first refresh probes for a new root; one with nothing new is the timestamp alone', async () => {
     const { repo, mirror } = await publishedRepository();
     const node = trustedNode(repo, mirror, { clock: new MemoryClock() });
     const first = await requestsDuring(mirror, () => node.trust.lookup(RELEASE_PATH));
@@ -26,6 +28,24 @@ describe('the requests of a refresh', () => {
     expect(first.filter((path) => path === '/metadata/timestamp.json')).toHaveLength(1);
     expect(await requestsDuring(mirror, () => node.trust.lookup(RELEASE_PATH))).toEqual(['/metadata/timestamp.json']);
     expect((await node.trust.lookup(RELEASE_PATH)).target).not.toBeNull();
+  });
+
+  it('a new process with nothing new costs the timestamp alone too; a wall clock stepped back probes again', async () => {
+    const { repo, mirror } = await publishedRepository();
+    const clock = new MemoryClock();
+    const node = trustedNode(repo, mirror, { clock });
+    await node.trust.lookup(RELEASE_PATH);
+    const another = new TufReleaseTrust(new AxiosArtifactSource(), {
+      metadataUrl: `${mirror.metadataUrl}/`,
+      cacheDir: node.cacheDir,
+      rootFile: node.rootFile,
+      timeoutMs: 10_000,
+      idleTimeoutMs: 5_000,
+      clock,
+    });
+    expect(await requestsDuring(mirror, () => another.lookup(RELEASE_PATH))).toEqual(['/metadata/timestamp.json']);
+    clock.stepWall(-60_000);
+    expect(await requestsDuring(mirror, () => another.lookup(RELEASE_PATH))).toContain('/metadata/2.root.json');
   });
 
   it('a new publication re-signs the timestamp: the root is probed and a rotated one trusted at once', async () => {

@@ -19,7 +19,14 @@ describe('TufReleaseTrust against a go-tuf repository', () => {
       },
       consistentSnapshot: true,
     });
-    expect(readdirSync(node.cacheDir).sort()).toEqual(['root.json', 'snapshot.json', 'targets.json', 'timestamp.json']);
+    // The verified metadata, and when a refresh last looked for a newer root (a hint).
+    expect(readdirSync(node.cacheDir).sort()).toEqual([
+      '.root-probed-at',
+      'root.json',
+      'snapshot.json',
+      'targets.json',
+      'timestamp.json',
+    ]);
     const roles = await node.trust.trusted();
     expect(roles.map((role) => [role.role, role.version])).toEqual([
       ['root', 1],

@@ -30,6 +30,7 @@ describe('install of a signed release (trust mode tuf, go-tuf repository)', () =
     expect(installed).toMatchObject({ ok: true, value: { outcome: 'activated', candidateVersion: '2.0.0' } });
     expect(readFileSync(node.at(P.green), 'utf8')).toBe(agentScript('2.0.0'));
     expect(readdirSync(node.at(TRUST_CACHE_DIR)).sort()).toEqual([
+      '.root-probed-at',
       'root.json',
       'snapshot.json',
       'targets.json',

@@ -9,10 +9,14 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  writeFileSync,
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { TrustError } from '../../../domain/common/port-errors.js';
+
+/** Where `markRootProbed` keeps its hint (a dot file: never taken for metadata). */
+const ROOT_PROBED_FILE = '.root-probed-at';
 
 /** The top-level roles in the order a refresh trusts them: each one is checked against the ones before. */
 const TOP_ROLES = ['root', 'timestamp', 'snapshot', 'targets'] as const;
@@ -74,6 +78,23 @@ export class TrustedMetadataDir {
   discard(scratch: string): void {
     this.stagedFrom.delete(scratch);
     rmSync(scratch, { recursive: true, force: true });
+  }
+
+  /**
+   * When a refresh last looked for root N+1 (wall-clock ms, as written by `markRootProbed`), or
+   * null when unknown. A hint, not trusted metadata: lost or garbled, the next refresh probes.
+   */
+  rootProbedAtMs(): number | null {
+    try {
+      const value = Number(readFileSync(join(this.dir, ROOT_PROBED_FILE), 'utf8'));
+      return Number.isSafeInteger(value) ? value : null;
+    } catch {
+      return null;
+    }
+  }
+
+  markRootProbed(atMs: number): void {
+    writeFileSync(join(this.dir, ROOT_PROBED_FILE), `${atMs}\n`, { mode: 0o644 });
   }
 
   /** The trusted file of one role, or null before it was first verified. */

@@ -28,7 +28,7 @@ export interface TufReleaseTrustOptions {
  * How long a refresh that finds the trusted timestamp unchanged may skip the probe for root N+1:
  * a refresh with nothing new then costs one request (the timestamp). A publication that changes
  * anything re-signs the timestamp, and then the root is probed at once; a root changed alone (a
- * root key rotated, nothing else re-signed) is seen within this interval, and by every new process.
+ * root key rotated, nothing else re-signed) is seen within this interval.
  */
 export const ROOT_PROBE_INTERVAL_MS = 24 * 3_600_000;
 /** tuf-js's own cap on timestamp.json. */
@@ -46,8 +46,6 @@ const ROLES = ['root', 'timestamp', 'snapshot', 'targets'] as const;
  */
 export class TufReleaseTrust implements ReleaseTrust {
   private readonly trustedDir: TrustedMetadataDir;
-  /** When this process last refreshed with a probe for root N+1 (monotonic); null before the first. */
-  private rootProbedMs: number | null = null;
 
   constructor(
     private readonly source: ArtifactSource,
@@ -76,7 +74,7 @@ export class TufReleaseTrust implements ReleaseTrust {
       const target = found === undefined ? null : signedTarget(found);
       const consistent = consistentSnapshot(readFileSync(join(scratch, 'root.json')));
       onDisk(() => this.trustedDir.commit(scratch));
-      if (probesRoot) this.rootProbedMs = this.options.clock.monotonicMs();
+      if (probesRoot) onDisk(() => this.trustedDir.markRootProbed(this.options.clock.nowMs()));
       return { target, consistentSnapshot: consistent };
     } catch (error) {
       this.trustedDir.discard(scratch);
@@ -87,8 +85,9 @@ export class TufReleaseTrust implements ReleaseTrust {
   /**
    * Fetches the timestamp before the refresh (TUF's workflow fetches it after the root probe) and
    * hands it to tuf-js, which verifies it as always. When it is byte for byte the trusted one and
-   * this process probed for a new root within ROOT_PROBE_INTERVAL_MS, nothing is new: the probe
-   * is skipped and the refresh reads the rest from the trusted files. Whether it probes.
+   * a refresh (of any process: the time is kept beside the metadata) probed for a new root within
+   * ROOT_PROBE_INTERVAL_MS, nothing is new: the probe is skipped and the refresh reads the rest
+   * from the trusted files. Whether it probes.
    */
   private async timestampFirst(fetcher: TufFetcher): Promise<boolean> {
     const url = new URL('timestamp.json', this.options.metadataUrl).href;
@@ -99,9 +98,11 @@ export class TufReleaseTrust implements ReleaseTrust {
       throw asTrustFailure(error, fetcher.transportFailure);
     }
     const trusted = this.trustedDir.read('timestamp');
-    const probedMs = this.rootProbedMs;
+    const probedAtMs = this.trustedDir.rootProbedAtMs();
+    const sinceMs = probedAtMs === null ? null : this.options.clock.nowMs() - probedAtMs;
     const unchanged = trusted !== null && trusted.equals(bytes);
-    const recent = probedMs !== null && this.options.clock.monotonicMs() - probedMs < ROOT_PROBE_INTERVAL_MS;
+    // A wall clock stepped back (a probe "in the future") counts as no recent probe.
+    const recent = sinceMs !== null && sinceMs >= 0 && sinceMs < ROOT_PROBE_INTERVAL_MS;
     fetcher.usePrefetched(url, bytes, { skipRootProbe: unchanged && recent });
     return !(unchanged && recent);
   }

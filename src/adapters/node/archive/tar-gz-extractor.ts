@@ -11,7 +11,12 @@ import {
 } from '../../../domain/node/artifact/archive-rules.js';
 import { sha256FromHex } from '../../../domain/common/digest.js';
 import { ArtifactError } from '../../../domain/common/port-errors.js';
-import type { ArchiveExtractor, ExtractRequest, ExtractResult } from '../../../ports/node/archive-extractor.js';
+import type {
+  ArchiveExtractor,
+  ArchiveHasher,
+  ExtractRequest,
+  ExtractResult,
+} from '../../../ports/node/archive-extractor.js';
 import { gunzipSingleMember } from './single-member-gunzip.js';
 import { strictTarShape } from './strict-tar-shape.js';
 
@@ -38,7 +43,7 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set<TarEntryType>([
  */
 export class TarGzExtractor implements ArchiveExtractor {
   async extract(request: ExtractRequest): Promise<ExtractResult> {
-    const hash = createHash('sha256');
+    const hash = request.hasher ?? nodeHasher();
     let archiveBytes = 0;
     const { limits } = request;
     const metered = async function* (): AsyncGenerator<Uint8Array> {
@@ -79,8 +84,13 @@ export class TarGzExtractor implements ArchiveExtractor {
       if (sinkFailure !== null) throw sinkFailure.error;
       throw asArchiveError(await preferPipelineError(feeding, error));
     }
-    return { archive: { sha256: sha256FromHex(hash.digest('hex')), bytes: archiveBytes }, memberBytes };
+    return { archive: { sha256: sha256FromHex(hash.hexDigest()), bytes: archiveBytes }, memberBytes };
   }
+}
+
+function nodeHasher(): ArchiveHasher {
+  const hash = createHash('sha256');
+  return { update: (chunk) => void hash.update(chunk), hexDigest: () => hash.digest('hex') };
 }
 
 async function readSingleMember(

@@ -2,7 +2,7 @@ import type { ArchiveLimits } from '../../../domain/node/artifact/archive-rules.
 import type { Sha256 } from '../../../domain/common/digest.js';
 import { failure } from '../../../domain/common/failure.js';
 import type { RedactedUrl } from '../../../domain/common/redacted-url.js';
-import type { ArchiveExtractor } from '../../../ports/node/archive-extractor.js';
+import type { ArchiveExtractor, ExtractRequest } from '../../../ports/node/archive-extractor.js';
 import type { ArtifactSource } from '../../../ports/common/artifact-source.js';
 import type { ReleaseTrust } from '../../../ports/common/release-trust.js';
 import type { FileDigest, FileSystem } from '../../../ports/node/file-system.js';
@@ -51,10 +51,14 @@ export interface FetchedMember {
  */
 export async function fetchMember(deps: FetchDependencies, request: FetchMemberRequest): Promise<FetchedMember> {
   const { signedLength } = request;
-  if (signedLength === undefined) return fetchVerified(deps, request, (body) => body);
+  if (signedLength === undefined) return fetchVerified(deps, request, (body) => ({ body }));
   let signed: SignedBody | null = null;
   try {
-    return await fetchVerified(deps, request, (body) => (signed = new SignedBody(body, signedLength)));
+    return await fetchVerified(deps, request, (body) => {
+      const wrapped = new SignedBody(body, signedLength);
+      signed = wrapped;
+      return { body: wrapped, hasher: wrapped.hasher };
+    });
   } catch (error) {
     const interrupted = request.signal?.aborted === true || isFailure(error, 'E_INTERRUPTED');
     if (signed !== null && !interrupted && (await notTheSignedBytes(signed, error, request.expectedDigest)))
@@ -89,7 +93,7 @@ async function notTheSignedBytes(signed: SignedBody, error: unknown, signedDiges
 async function fetchVerified(
   deps: FetchDependencies,
   request: FetchMemberRequest,
-  bodyOf: (body: AsyncIterable<Uint8Array>) => AsyncIterable<Uint8Array>,
+  bodyOf: (body: AsyncIterable<Uint8Array>) => Pick<ExtractRequest, 'body' | 'hasher'>,
 ): Promise<FetchedMember> {
   const stream = await deps.source.open({
     url: request.url,
@@ -104,7 +108,7 @@ async function fetchVerified(
   });
   try {
     const extracted = await deps.extractor.extract({
-      body: bodyOf(stream.body),
+      ...bodyOf(stream.body),
       expectedMember: request.member,
       limits: request.limits,
       sink: (chunk) => staged.write(chunk),
