@@ -5,12 +5,11 @@
 //
 //   npm run bench:fetch                      # sizes 10,100,200,256 MB, 3 rounds
 //   node bench/fetch/run.mjs --sizes 200 --rounds 5 --markdown
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hasTool, makeReleaseArchive, startServer, summarize, timed } from '../common/measure.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const member = process.arch === 'arm64' ? 'aks-flex-node-linux-arm64' : 'aks-flex-node-linux-amd64';
@@ -19,11 +18,11 @@ for (const tool of ['/usr/bin/time', 'curl', 'tar', 'sha256sum']) requireTool(to
 if (!existsSync(join(repo, 'dist/app/main/main.js'))) fail('run `npm run build` first');
 
 const work = mkdtempSync(join(tmpdir(), 'agent-upgrade-bench-'));
-const server = await startServer(work);
+const server = await startServer(join(repo, 'bench/fetch/serve.mjs'), work);
 try {
   const rows = [];
   for (const megabytes of options.sizes) {
-    const archive = await makeArchive(work, megabytes);
+    const archive = await makeReleaseArchive(work, work, megabytes, member);
     rows.push(await measure(server.port, archive, megabytes));
   }
   report(rows);
@@ -46,7 +45,7 @@ async function measure(port, archive, megabytes) {
 function runNode(url, archive) {
   const output = join(work, 'out-node');
   rmSync(output, { force: true });
-  const result = timed(join(repo, 'bin/agent-upgrade'), [
+  const result = timedOk(join(repo, 'bin/agent-upgrade'), [
     'fetch',
     '--url',
     url,
@@ -65,65 +64,10 @@ function runShell(url, archive) {
   rmSync(output, { recursive: true, force: true });
   mkdirSync(output);
   const script = `set -o pipefail; curl -s "$1" | tee >(sha256sum > "$2/sum") | tar -xz -C "$2"`;
-  const result = timed('bash', ['-c', script, 'bench', url, output]);
+  const result = timedOk('bash', ['-c', script, 'bench', url, output]);
   const sum = readFileSync(join(output, 'sum'), 'utf8').split(' ')[0];
   if (sum !== archive.sha256) fail('the shell pipeline computed a different digest');
   return result;
-}
-
-/** Wall seconds and peak RSS (KiB) of the largest process, from GNU time. */
-function timed(command, args) {
-  const run = spawnSync('/usr/bin/time', ['-f', '%e %M', command, ...args], {
-    encoding: 'utf8',
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  if (run.status !== 0) fail(`${command} failed: ${run.stderr}`);
-  const last = run.stderr.trim().split('\n').pop() ?? '';
-  const [seconds, kib] = last.split(' ').map(Number);
-  return { seconds, rssMiB: kib / 1024, stdout: run.stdout };
-}
-
-function summarize(results) {
-  return { seconds: median(results.map((r) => r.seconds)), rssMiB: median(results.map((r) => r.rssMiB)) };
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-async function makeArchive(directory, megabytes) {
-  const name = `release-${megabytes}mb.tar.gz`;
-  const staging = join(directory, `member-${megabytes}`);
-  mkdirSync(staging);
-  // Random bytes do not compress, so the archive is as large as the binary: the worst case.
-  execFileSync('bash', [
-    '-c',
-    `head -c ${megabytes * 1_000_000} /dev/urandom > "$1/${member}" && tar -C "$1" -cf - ${member} | gzip -1 > "$2"`,
-    'make',
-    staging,
-    join(directory, name),
-  ]);
-  rmSync(staging, { recursive: true, force: true });
-  const hash = createHash('sha256');
-  let bytes = 0;
-  for await (const chunk of createReadStream(join(directory, name))) {
-    hash.update(chunk);
-    bytes += chunk.length;
-  }
-  return { name, sha256: hash.digest('hex'), bytes };
-}
-
-async function startServer(directory) {
-  const child = spawn(process.execPath, [join(repo, 'bench/fetch/serve.mjs'), directory], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise((resolve, reject) => {
-    child.stdout.once('data', (data) => resolve(Number(String(data).trim())));
-    child.once('exit', () => reject(new Error('the benchmark server exited')));
-  });
-  return { child, port };
 }
 
 function report(rows) {
@@ -156,11 +100,17 @@ function parseArguments(argv) {
 }
 
 function requireTool(tool) {
-  if (spawnSync('bash', ['-c', `command -v ${tool}`]).status !== 0)
-    fail(`${tool} is needed (Debian: apt-get install -y time curl tar coreutils)`);
+  if (!hasTool(tool)) fail(`${tool} is needed (Debian: apt-get install -y time curl tar coreutils)`);
 }
 
 function fail(message) {
   process.stderr.write(`bench/fetch: ${message}\n`);
   process.exit(1);
+}
+
+/** A timed run that must succeed. */
+function timedOk(command, args) {
+  const result = timed(command, args);
+  if (result.status !== 0) fail(`${command} failed: ${result.stderr}`);
+  return result;
 }

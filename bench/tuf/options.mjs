@@ -1,5 +1,5 @@
 // bench/tuf's command line, and its refusals before anything was started.
-import { spawnSync } from 'node:child_process';
+import { hasTool } from '../common/measure.mjs';
 
 export function parseArguments(argv) {
   const parsed = { sizes: [200], rounds: 3, markdown: false, verbose: false };
@@ -23,8 +23,7 @@ export function parseArguments(argv) {
 }
 
 export function requireTool(tool) {
-  if (spawnSync('bash', ['-c', `command -v ${tool}`]).status !== 0)
-    exit(`${tool} is needed (Debian: apt-get install -y time tar gzip)`);
+  if (!hasTool(tool)) exit(`${tool} is needed (Debian: apt-get install -y time tar gzip)`);
 }
 
 /** Before anything was started. */

@@ -9,14 +9,14 @@
 //
 //   npm run bench:tuf                                  # 200 MB, 3 rounds
 //   node bench/tuf/run.mjs --sizes 10,200 --rounds 5 --markdown   # --verbose: every run on stderr
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { exit, parseArguments, requireTool } from './options.mjs';
 import { renderReport } from './report.mjs';
+import { makeReleaseArchive, median, startServer, summarize, timed } from '../common/measure.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const arch = process.arch === 'arm64' ? 'arm64' : 'amd64';
@@ -34,14 +34,14 @@ const work = mkdtempSync(join(tmpdir(), 'agent-upgrade-bench-tuf-'));
 const served = join(work, 'served');
 mkdirSync(join(served, 'metadata'), { recursive: true });
 mkdirSync(join(served, 'targets'));
-const server = await startServer(served);
+const server = await startServer(join(repo, 'bench/tuf/serve.mjs'), served);
 const base = `http://127.0.0.1:${server.port}`;
 let caches = 0;
 try {
   const plainConfig = writeConfig('plain.json', { artifact: { allowHttp: true } });
   const rows = [];
   for (const megabytes of options.sizes) {
-    const archive = makeArchive(join(served, 'targets'), megabytes);
+    const archive = await makeReleaseArchive(join(served, 'targets'), work, megabytes, member);
     const rootFile = publish(archive);
     rows.push(await measure(archive, rootFile, plainConfig));
   }
@@ -127,7 +127,7 @@ function refreshAlone(rootFile, archive) {
 function runFetch(kind, url, extraArguments, config) {
   const output = join(work, 'out');
   rmSync(output, { force: true });
-  const result = timed(join(repo, 'bin/agent-upgrade'), [
+  const result = timedOk(join(repo, 'bin/agent-upgrade'), [
     'fetch',
     '--url',
     url,
@@ -193,47 +193,6 @@ function sameEveryTime(runs, what) {
   return requests[0];
 }
 
-/** Wall seconds, peak RSS (KiB) and CPU seconds (user + system), from GNU time. */
-function timed(command, args) {
-  const run = spawnSync('/usr/bin/time', ['-f', '%e %M %U %S', command, ...args], {
-    encoding: 'utf8',
-    env: childEnv,
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  if (run.status !== 0) fail(`${command} ${args[0]} failed (exit ${run.status}): ${run.stdout}${run.stderr}`);
-  const last = run.stderr.trim().split('\n').pop() ?? '';
-  const [seconds, kib, user, system] = last.split(' ').map(Number);
-  return { seconds, rssMiB: kib / 1024, cpuSeconds: user + system, stdout: run.stdout, stderr: run.stderr };
-}
-
-function summarize(results) {
-  const of = (key) => median(results.map((result) => result[key]));
-  return { seconds: of('seconds'), rssMiB: of('rssMiB'), cpuSeconds: of('cpuSeconds') };
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-function makeArchive(directory, megabytes) {
-  const name = `release-${megabytes}mb.tar.gz`;
-  const staging = join(work, `member-${megabytes}`);
-  mkdirSync(staging);
-  // Random bytes do not compress, so the archive is as large as the binary: the worst case.
-  execFileSync('bash', [
-    '-c',
-    `head -c ${megabytes * 1_000_000} /dev/urandom > "$1/${member}" && tar -C "$1" -cf - ${member} | gzip -1 > "$2"`,
-    'make',
-    staging,
-    join(directory, name),
-  ]);
-  rmSync(staging, { recursive: true, force: true });
-  const bytes = readFileSync(join(directory, name));
-  return { megabytes, name, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
-}
-
 /** Signs the archive as the one target of a new repository; returns the root to trust first. */
 function publish(archive) {
   const bytes = readFileSync(join(served, 'targets', archive.name));
@@ -270,18 +229,15 @@ function writeConfig(name, value) {
   return path;
 }
 
-async function startServer(directory) {
-  const child = spawn(process.execPath, [join(repo, 'bench/tuf/serve.mjs'), directory], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise((resolve, reject) => {
-    child.stdout.once('data', (data) => resolve(Number(String(data).trim())));
-    child.once('exit', () => reject(new Error('the benchmark server exited')));
-  });
-  return { child, port };
-}
-
 /** A failed fetch: thrown, so the server and the scratch directory are still cleaned up. */
 function fail(message) {
   throw new Error(message);
+}
+
+/** A timed run that must succeed, with the CLI on the Node that runs this script. */
+function timedOk(command, args) {
+  const result = timed(command, args, childEnv);
+  if (result.status !== 0)
+    fail(`${command} ${args[0]} failed (exit ${result.status}): ${result.stdout}${result.stderr}`);
+  return result;
 }

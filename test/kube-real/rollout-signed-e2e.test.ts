@@ -68,7 +68,9 @@ describe('a rollout of signed releases (real API server, real daemons, go-tuf re
       metadata: { name: 'agent-unsigned' },
       spec: {
         version: '9.0.0',
-        artifacts: [{ arch: 'amd64', downloadURL: 'http://127.0.0.1:9/agent-9.0.0.tar.gz', sha256: 'a'.repeat(64) }],
+        artifacts: [
+          { arch: 'amd64', downloadURL: 'https://releases.invalid/agent-9.0.0.tar.gz', sha256: 'a'.repeat(64) },
+        ],
       },
     };
     await createObject(world.cluster, RELEASES, unsigned);

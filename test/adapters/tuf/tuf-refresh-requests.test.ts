@@ -2,6 +2,8 @@
 // in the process that probed for a new root last or in a new one (the probe's time is kept beside
 // the metadata); anything published re-signs the timestamp, and then the root is probed at once as
 // TUF's workflow does; a root changed alone is probed for within a day.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MemoryClock } from '../../../src/adapters/common/memory/memory-clock.js';
 import { AxiosArtifactSource } from '../../../src/adapters/common/http/axios-artifact-source.js';
@@ -46,6 +48,15 @@ describe('the requests of a refresh', () => {
     expect(await requestsDuring(mirror, () => another.lookup(RELEASE_PATH))).toEqual(['/metadata/timestamp.json']);
     clock.stepWall(-60_000);
     expect(await requestsDuring(mirror, () => another.lookup(RELEASE_PATH))).toContain('/metadata/2.root.json');
+  });
+
+  it('a probe time that cannot be kept fails nothing: the next refresh probes again', async () => {
+    const { repo, mirror } = await publishedRepository();
+    const node = trustedNode(repo, mirror, { clock: new MemoryClock() });
+    // A directory where the hint file goes: writing it fails (EISDIR), reading it gives nothing.
+    mkdirSync(join(node.cacheDir, '.root-probed-at'), { recursive: true });
+    expect((await node.trust.lookup(RELEASE_PATH)).target).not.toBeNull();
+    expect(await requestsDuring(mirror, () => node.trust.lookup(RELEASE_PATH))).toContain('/metadata/2.root.json');
   });
 
   it('a new publication re-signs the timestamp: the root is probed and a rotated one trusted at once', async () => {

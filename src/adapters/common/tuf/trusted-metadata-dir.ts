@@ -93,8 +93,16 @@ export class TrustedMetadataDir {
     }
   }
 
+  /**
+   * Best effort: the refresh it follows has committed, and a hint that cannot be written (a full
+   * disk) only makes the next refresh probe again, so it fails nothing.
+   */
   markRootProbed(atMs: number): void {
-    writeFileSync(join(this.dir, ROOT_PROBED_FILE), `${atMs}\n`, { mode: 0o644 });
+    try {
+      writeFileSync(join(this.dir, ROOT_PROBED_FILE), `${atMs}\n`, { mode: 0o644 });
+    } catch {
+      // the next refresh probes for root N+1
+    }
   }
 
   /** The trusted file of one role, or null before it was first verified. */

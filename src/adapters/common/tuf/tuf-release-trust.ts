@@ -74,7 +74,7 @@ export class TufReleaseTrust implements ReleaseTrust {
       const target = found === undefined ? null : signedTarget(found);
       const consistent = consistentSnapshot(readFileSync(join(scratch, 'root.json')));
       onDisk(() => this.trustedDir.commit(scratch));
-      if (probesRoot) onDisk(() => this.trustedDir.markRootProbed(this.options.clock.nowMs()));
+      if (probesRoot) this.trustedDir.markRootProbed(this.options.clock.nowMs());
       return { target, consistentSnapshot: consistent };
     } catch (error) {
       this.trustedDir.discard(scratch);
