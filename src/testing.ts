@@ -35,6 +35,7 @@ export {
   type ScriptedBehaviour,
 } from './adapters/node/memory/memory-process-runner.js';
 export { MemoryHostLock } from './adapters/node/memory/memory-host-lock.js';
+export { MemoryHealthProbe, type MemoryHealthProbeOptions } from './adapters/node/memory/memory-health-probe.js';
 /**
  * A platform of port instances for `createUpgrader({ …, platform })`: the production use cases
  * over the memory adapters above (or an embedder's own), as the project's own simulator runs them.

@@ -10,3 +10,4 @@ export type * from './node/operation-store.js';
 export type * from './common/process-runner.js';
 export type * from './fleet/rollout-store.js';
 export type * from './node/service-manager.js';
+export type * from './node/health-probe.js';

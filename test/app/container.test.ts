@@ -37,6 +37,7 @@ const PORTS = [
   'ProcessRunner',
   'ContainerRootfs',
   'ServiceManager',
+  'HealthProbe',
 ];
 
 function memory(): Platform {

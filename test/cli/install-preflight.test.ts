@@ -23,6 +23,7 @@ function reportingService(activity: ServiceActivity): ServiceManager {
     currentRun: async () => null,
     restart: acted,
     scheduleRestart: acted,
+    restartCount: async () => ({ restartEpoch: null, restarts: null }),
     mainExecutable: async () => null,
     waitHealthy: acted,
   };

@@ -35,6 +35,7 @@ const healthyOnGreenOnly: ServiceManager = {
   currentRun: async () => null,
   restart: async () => ({ restarted: true }),
   scheduleRestart: async () => undefined,
+  restartCount: async () => ({ restartEpoch: null, restarts: null }),
   mainExecutable: async () => null,
   waitHealthy: async (expectedPath) =>
     expectedPath.endsWith('-green') ? { kind: 'healthy' } : { kind: 'unhealthy', reason: 'it crashed on start' },

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkConfigText } from '../../src/app/node/config/parse-config.js';
 import { FLEX_PROFILE } from '../../src/app/node/config/upgrader-config.js';
+import { PROBE_DEFAULTS } from '../../src/domain/node/health/probe-target.js';
 
 const DOC = readFileSync(join(import.meta.dirname, '../../docs/configuration.md'), 'utf8');
 
@@ -50,11 +51,20 @@ function examples(): string[] {
   return blocks;
 }
 
+/**
+ * Keys of the optional `health.probe` section, which the profile leaves out: those with a default
+ * are in the tables too, with it.
+ */
+const PROBE_KEY_DEFAULTS = new Map<string, unknown>([
+  ...Object.entries(PROBE_DEFAULTS).map(([key, value]) => [`health.probe.${key}`, value] as const),
+  ['health.probe.http.path', '/'],
+]);
+
 describe('docs/configuration.md', () => {
   const documented = documentedDefaults();
-  const profile = leaves(FLEX_PROFILE);
+  const profile = new Map([...leaves(FLEX_PROFILE), ...PROBE_KEY_DEFAULTS]);
 
-  it('documents exactly the keys of the flex profile', () => {
+  it('documents exactly the keys of the flex profile, and of the optional health probe', () => {
     expect([...documented.keys()].sort()).toEqual([...profile.keys()].sort());
   });
 

@@ -41,6 +41,7 @@ export const FLEX_PATHS: Readonly<Record<PathRole, string>> = {
   recoveryScript: '/usr/local/lib/aks-flex-node/aks-flex-node-recovery.sh',
   record: '/etc/aks-flex-node/agent-upgrade-signal.json',
   activation: '/etc/aks-flex-node/agent-upgrade-activation.json',
+  watch: '/etc/aks-flex-node/agent-upgrade-watch.json',
   state: '/etc/aks-flex-node/agent-upgrade-state.json',
   lock: '/run/aks-flex-node-agent-upgrade.lock',
   daemonState: '/etc/aks-flex-node/daemon-state.json',

@@ -18,6 +18,7 @@ import {
   type RecordedFailure,
   type UpgradeRecord,
 } from '../../src/domain/node/record/upgrade-record.js';
+import { NO_RESTART_OBSERVATION } from '../../src/domain/node/recovery/watch-rules.js';
 
 /**
  * Every combination of record shape × observation × progress, for both modes: the policy is
@@ -128,6 +129,9 @@ function assertStartupRules(input: StartupInput, d: StartupDecision): void {
     fail('only a self-hosted daemon restarts itself');
 }
 
+/** The window's rows have their own tests (watch-window.test.ts); here none is open or configured. */
+const NO_WINDOW = { watch: null, watchMs: 0 } as const;
+
 describe('decideStartup: exhaustive', () => {
   it('is total and keeps the global rules for every combination', () => {
     let count = 0;
@@ -157,8 +161,10 @@ describe('decideStartup: exhaustive', () => {
                                 stateCommitted,
                                 self: mode === 'self-hosted' ? runner : null,
                                 agent: mode === 'sidecar' ? runner : null,
+                                restarts: NO_RESTART_OBSERVATION,
                               },
-                              progress: { published, containerCopiedFrom, restartedInto },
+                              progress: { published, containerCopiedFrom, restartedInto, watchReported: false },
+                              ...NO_WINDOW,
                             };
                             const decision = decideStartup(input);
                             assertStartupRules(input, decision);

@@ -17,6 +17,7 @@ import {
   type RecordedFailure,
   type UpgradeRecord,
 } from '../../src/domain/node/record/upgrade-record.js';
+import { NO_RESTART_OBSERVATION } from '../../src/domain/node/recovery/watch-rules.js';
 
 export const SELF = '0123456789abcdef0123456789abcdef';
 export const OTHER = 'fedcba9876543210fedcba9876543210';
@@ -55,6 +56,7 @@ const base: StartupObservation = {
   container: 'unknown',
   quarantined: false,
   stateCommitted: false,
+  restarts: NO_RESTART_OBSERVATION,
 };
 
 /** The candidate (green) is current and this self-hosted daemon runs it. */
@@ -75,7 +77,15 @@ export function start(
   mode: StartupInput['mode'] = 'self-hosted',
   instanceId = SELF,
 ): StartupInput {
-  return { record, mode, instanceId, observed: { ...base, ...observed }, progress: { ...NO_PROGRESS, ...progress } };
+  return {
+    record,
+    mode,
+    instanceId,
+    observed: { ...base, ...observed },
+    progress: { ...NO_PROGRESS, ...progress },
+    watch: null,
+    watchMs: 0,
+  };
 }
 
 export function recoverIn(

@@ -3,7 +3,8 @@ import { SimulatedCrash, type RebootMode } from '../../src/adapters/node/memory/
 import type { AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
 import { checkHostInvariants, resolveInSnapshot, tempEntries } from './host-invariants.js';
 import { describeCrash } from './sim-process.js';
-import { agentScript, digestOf, LAYOUT, ManagedWorld } from './managed-world.js';
+import type { UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
+import { agentScript, CONFIG, digestOf, LAYOUT, ManagedWorld } from './managed-world.js';
 
 const V1 = agentScript('1.0.0');
 const V2 = agentScript('2.0.0');
@@ -22,8 +23,14 @@ interface Run {
  * `crashAt` of the first process) reboots the world in `mode`; every process after a reboot is
  * new and remembers nothing.
  */
-async function drive(behaviour: AgentBehaviour, crashAt: number | null, mode: RebootMode): Promise<Run> {
+async function drive(
+  behaviour: AgentBehaviour,
+  crashAt: number | null,
+  mode: RebootMode,
+  config: UpgraderConfig = CONFIG,
+): Promise<Run> {
   const world = new ManagedWorld();
+  world.config = config;
   const release = world.publishRelease('2.0.0');
   world.behaviours.set(digestOf(V2), behaviour);
   const parameters = { downloadURL: release.url, sha256: release.sha256 };
@@ -64,8 +71,8 @@ async function drive(behaviour: AgentBehaviour, crashAt: number | null, mode: Re
   throw new Error(`no quiescence: ${trace.join(' ')}`);
 }
 
-async function opCount(behaviour: AgentBehaviour): Promise<number> {
-  const run = await drive(behaviour, null, 'prefix');
+async function opCount(behaviour: AgentBehaviour, config: UpgraderConfig = CONFIG): Promise<number> {
+  const run = await drive(behaviour, null, 'prefix', config);
   return run.world.fs.opCount;
 }
 
@@ -77,6 +84,7 @@ async function expectSettled({ world, trace }: Run, behaviour: AgentBehaviour): 
   expect(world.store.violations, context).toEqual([]);
   expect(world.store.terminalWrites('upgrade'), context).toBe(1);
   expect(await world.fs.lstat(LAYOUT.record), context).toBeNull();
+  expect(await world.fs.lstat(LAYOUT.watch), context).toBeNull();
   const status = world.store.get('upgrade');
   // The binary the agent starts from: current, or the legacy entry on a host not yet migrated.
   const current = resolveInSnapshot(snapshot, LAYOUT.current) ?? resolveInSnapshot(snapshot, LAYOUT.entry);
@@ -115,3 +123,27 @@ describe.each(['healthy', 'crash-on-start'] as const)(
     );
   },
 );
+
+/**
+ * With a watch window every checkpoint is one more crash point: a crash between any two leaves
+ * the window to the next process, which resumes it (a reboot is no crash of the candidate), so
+ * every crash after the window opened still ends Complete. A 3 s window has three checkpoints,
+ * each the same write as the ten of a longer one; prefix durability is the harsher mode.
+ */
+describe('managed path with a healthy candidate in a 3 s watch window: crash at every FS op', () => {
+  const config: UpgraderConfig = { ...CONFIG, health: { ...CONFIG.health, watchMs: 3_000 } };
+  it.each(['prefix'] as const)('keeps I1, I5, I7, I12 and completes (%s durability)', async (mode) => {
+    const uninterrupted = await drive('healthy', null, 'prefix', config);
+    const count = uninterrupted.world.fs.opCount;
+    const opened = uninterrupted.world.fs.journal.find((entry) => entry.path.startsWith(LAYOUT.watch))?.index;
+    expect(opened).toBeGreaterThan(10);
+    expect(count).toBeGreaterThan(await opCount('healthy'));
+    for (let crashAt = 0; crashAt < count; crashAt += 1) {
+      const run = await drive('healthy', crashAt, mode, config);
+      await expectSettled(run, 'healthy');
+      if (crashAt >= (opened ?? count))
+        expect(run.world.store.get('upgrade')?.phase, run.trace.join(' ')).toBe('Complete');
+    }
+    console.info(`managed path, healthy candidate, 3 s window, ${mode}: ${count} crash points`);
+  });
+});

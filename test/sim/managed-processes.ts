@@ -6,7 +6,7 @@ import type { Clock } from '../../src/ports/common/clock.js';
 import type { AgentUpgradeRequest } from '../../src/ports/node/operation-store.js';
 import { requestFor, type Tracked } from './managed-operations.js';
 import { slotLabel } from './managed-view.js';
-import { CONFIG, LAYOUT, type ManagedWorld } from './managed-world.js';
+import { LAYOUT, type ManagedWorld } from './managed-world.js';
 import { orThrow, simProcess } from './sim-process.js';
 
 // The processes of the managed simulation's host: one daemon per start of the unit, and the
@@ -79,7 +79,7 @@ export class DaemonProcesses {
 
   /** The session of the next start, as a test sees it: no self executable, nothing queued. */
   sweeper(): ManagedSession {
-    const next = simProcess(this.world.ports(), CONFIG, this.world.logger);
+    const next = simProcess(this.world.ports(), this.world.config, this.world.logger);
     return orThrow(next.managed({ store: this.world.store, selfExecutable: null }));
   }
 
@@ -108,7 +108,7 @@ export class DaemonProcesses {
           },
         }
       : world.clock;
-    const upgrader = simProcess({ ...world.ports(), clock }, CONFIG, world.logger, number);
+    const upgrader = simProcess({ ...world.ports(), clock }, world.config, world.logger, number);
     const session = orThrow(upgrader.managed({ store: world.store, selfExecutable: self, instanceId }));
     const queue = new Map<string, AgentUpgradeRequest>();
     // What the watch delivers to a new process: operations not yet started.
@@ -126,7 +126,10 @@ export async function recoveryScript(world: ManagedWorld): Promise<string> {
   try {
     // The recovery unit's `recover` is a process of its own.
     const report = orThrow(
-      await simProcess(world.ports(), CONFIG, world.logger).recover({ message: RECOVERY_MESSAGE, failedRun: null }),
+      await simProcess(world.ports(), world.config, world.logger).recover({
+        message: RECOVERY_MESSAGE,
+        failedRun: null,
+      }),
     );
     outcome = report.recovered
       ? `recovered${report.rolledBackTo === null ? '' : ` to ${report.rolledBackTo}`}`

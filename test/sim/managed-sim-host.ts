@@ -1,6 +1,7 @@
 import { SimulatedCrash, type RebootMode } from '../../src/adapters/node/memory/memory-file-system.js';
 import type { HandleOutcome } from '../../src/app/node/managed/agent-upgrade-handler.js';
 import type { StartOutcome } from '../../src/app/node/managed/managed-session.js';
+import type { UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
 import { FailureSignal } from '../../src/app/common/failure-signal.js';
 import { translatePortError } from '../../src/app/common/translate-port-error.js';
 import { problemsOf, SimFailure } from './harness/failure.js';
@@ -58,6 +59,8 @@ export interface SimHostOptions {
   readonly faults?: FaultChooser;
   /** The test injects errnos into FS ops (a failed cleanup may leave a temp for the next sweep). */
   readonly fsErrnoFaults?: boolean;
+  /** What every process reads instead of the simulation's CONFIG (e.g. with a health probe). */
+  readonly config?: UpgraderConfig;
 }
 
 export class SimHost {
@@ -72,6 +75,7 @@ export class SimHost {
   private active: Tracked | null = null;
 
   constructor(private readonly options: SimHostOptions = {}) {
+    if (options.config !== undefined) this.world.config = options.config;
     this.faults = new PortFaultInjector(options.faults ?? (() => null), () => this.active !== null, this.trace);
     this.daemons = new DaemonProcesses(this.world, () => [...this.ops.values()]);
     this.versions.set(digestOf(agentScript('1.0.0')), 'v1.0.0');

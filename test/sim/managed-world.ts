@@ -5,9 +5,11 @@ import { MemoryFileSystem, type RebootMode } from '../../src/adapters/node/memor
 import { MemoryHostLock } from '../../src/adapters/node/memory/memory-host-lock.js';
 import { MemoryOperationStore } from '../../src/adapters/node/memory/memory-operation-store.js';
 import { MemoryProcessRunner } from '../../src/adapters/node/memory/memory-process-runner.js';
+import { MemoryHealthProbe } from '../../src/adapters/node/memory/memory-health-probe.js';
 import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
 import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
 import { ArtifactError } from '../../src/domain/common/port-errors.js';
+import type { ProbeOutcome } from '../../src/domain/node/health/probe-target.js';
 import { deriveLayout, type SlotLayout } from '../../src/domain/node/layout/slot-layout.js';
 import type { ArtifactRequest, ArtifactSource, ArtifactStream } from '../../src/ports/common/artifact-source.js';
 import type { ReleaseTrust } from '../../src/ports/common/release-trust.js';
@@ -26,7 +28,7 @@ export const CONFIG: UpgraderConfig = {
   ...FLEX_PROFILE,
   agent: { ...FLEX_PROFILE.agent, allowScripts: true },
   service: { ...FLEX_PROFILE.service, manager: 'none' },
-  health: { timeoutMs: 30_000, stableMs: 3_000, pollMs: 250 },
+  health: { timeoutMs: 30_000, stableMs: 3_000, pollMs: 250, watchMs: 0 },
 };
 
 /** The same host with the upgrader as a separate sidecar daemon of another agent. */
@@ -65,6 +67,12 @@ export class ManagedWorld {
   readonly source = new MemoryArtifactSource();
   readonly runner = new MemoryProcessRunner();
   readonly behaviours = new Map<string, AgentBehaviour>();
+  /** The configuration every process of this host reads (a test may give it a health probe). */
+  config: UpgraderConfig = CONFIG;
+  /** A seeded fault in front of the agent's health endpoint: a non-null outcome replaces its answer. */
+  probeFault: (() => ProbeOutcome | null) | null = null;
+  /** `health.probe`, answered by the agent the unit runs now (after a reboot too). */
+  readonly probe = new MemoryHealthProbe({ services: () => this.services, fault: () => this.probeFault?.() ?? null });
   readonly logger = new RecordingLogger();
   lock = new MemoryHostLock();
   fs: MemoryFileSystem;
@@ -103,7 +111,7 @@ export class ManagedWorld {
 
   /** The ports as they are now (a reboot replaces the lock, the services and the container). */
   ports(): SimPorts {
-    const { fs, clock, lock, services, container, runner, source, store } = this;
+    const { fs, clock, lock, services, container, runner, source, store, probe } = this;
     return {
       ...(this.releaseTrust === undefined ? {} : { releaseTrust: this.releaseTrust }),
       fileSystem: fs,
@@ -114,11 +122,12 @@ export class ManagedWorld {
       processRunner: runner,
       artifactSource: source,
       operationStore: store,
+      healthProbe: probe,
     };
   }
 
   /** A new process of the upgrader over this host (ports replaced as given, e.g. its clock). */
-  process(config: UpgraderConfig = CONFIG, ports: Partial<SimPorts> = {}): Upgrader {
+  process(config: UpgraderConfig = this.config, ports: Partial<SimPorts> = {}): Upgrader {
     this.scriptVersions();
     return simProcess({ ...this.ports(), ...ports }, config, this.logger);
   }
@@ -127,10 +136,10 @@ export class ManagedWorld {
    * A new daemon process: the production composition over the memory platform, with a fresh
    * instance id and nothing carried in memory. Its methods throw a use case's failure.
    */
-  daemon(selfExecutable: string | null = null, config: UpgraderConfig = CONFIG) {
+  daemon(selfExecutable: string | null = null, config: UpgraderConfig = this.config, ports: Partial<SimPorts> = {}) {
     this.instances += 1;
     const instanceId = this.instances.toString(16).padStart(32, '0');
-    const upgrader = this.process(config);
+    const upgrader = this.process(config, ports);
     const session = orThrow(upgrader.managed({ store: this.store, selfExecutable, instanceId }));
     return {
       instanceId,

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { SystemClock } from '../../src/adapters/common/runtime/system-clock.js';
 import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
 import { requestSupervisor } from '../../src/adapters/node/supervisor/control-client.js';
@@ -42,7 +42,14 @@ export interface SupervisedSandbox {
   close(): Promise<void>;
 }
 
-export async function startSupervisedSandbox(prefix: string): Promise<SupervisedSandbox> {
+/**
+ * `changes` replaces sections of the sandbox's configuration (`agent`, `health`, …) given the
+ * sandbox root, e.g. to pass the agent a path under it; everything else stays as below.
+ */
+export async function startSupervisedSandbox(
+  prefix: string,
+  changes: (root: string) => Record<string, unknown> = () => ({}),
+): Promise<SupervisedSandbox> {
   assertBuildCurrent();
   const scratch = makeScratch(prefix);
   const path = (hostPath: string) => join(scratch.root, hostPath);
@@ -56,17 +63,7 @@ export async function startSupervisedSandbox(prefix: string): Promise<Supervised
   };
   const agent = (build: TestAgentBuild) =>
     buildTestAgent(join(scratch.root, 'agents'), { ...build, embedsUpgrader: true });
-  mkdirSync(path('/etc/aks-flex-node'), { recursive: true });
-  writeFileSync(
-    path('/etc/aks-flex-node/agent-upgrade.json'),
-    JSON.stringify({
-      agent: { args: ['agent'] },
-      service: { manager: 'supervisor', ...FAST_SERVICE },
-      health: FAST_HEALTH,
-      container: { manager: 'none' },
-      cluster: { manager: 'none' },
-    }),
-  );
+  writeSandboxConfig(path('/etc/aks-flex-node/agent-upgrade.json'), changes(scratch.root));
   mkdirSync(path('/usr/local/bin'), { recursive: true });
   copyFileSync(agent({ version: '1.0.0' }), path('/usr/local/bin/aks-flex-node'));
   if (cli('migrate').status !== 0) throw new Error('the sandbox did not migrate');
@@ -111,4 +108,20 @@ export async function startSupervisedSandbox(prefix: string): Promise<Supervised
     hookIdle,
     close,
   };
+}
+
+/** The sandbox's configuration file: the supervisor, test timings, no container or cluster. */
+function writeSandboxConfig(file: string, changes: Record<string, unknown>): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(
+    file,
+    JSON.stringify({
+      agent: { args: ['agent'] },
+      service: { manager: 'supervisor', ...FAST_SERVICE },
+      health: FAST_HEALTH,
+      container: { manager: 'none' },
+      cluster: { manager: 'none' },
+      ...changes,
+    }),
+  );
 }

@@ -11,4 +11,6 @@ export const LogKeys = {
   digest: 'digest',
   error: 'err',
   component: 'component',
+  /** A health probe's target as it may be printed (no URL query, no arguments). */
+  probe: 'probe',
 } as const;

@@ -20,6 +20,7 @@ export async function hostFingerprint(fs: FileSystem, layout: SlotLayout, config
     layout.recoveryScript,
     layout.record,
     layout.activation,
+    layout.watch,
     layout.state,
     joinPath(layout.unitDir, config.service.unit),
     joinPath(layout.unitDir, config.service.recoveryUnit),

@@ -10,10 +10,12 @@ import type { HostLock } from '../../ports/node/host-lock.js';
 import type { OperationStore } from '../../ports/node/operation-store.js';
 import type { ProcessRunner } from '../../ports/common/process-runner.js';
 import type { ServiceManager } from '../../ports/node/service-manager.js';
+import type { HealthProbe } from '../../ports/node/health-probe.js';
 import type { Activation, ActivationDependencies } from './activation/activation.js';
 import type { InterruptedActivation } from './activation/interrupted-activation.js';
 import type { SlotEffects } from './activation/slot-effects.js';
 import type { UpgraderConfig } from './config/upgrader-config.js';
+import type { HealthGate } from './health/health-gate.js';
 import type { HostIdentity } from './host-identity.js';
 import type { LayoutEngine } from './layout/layout-engine.js';
 import type { AgentUpgradeHandler } from './managed/agent-upgrade-handler.js';
@@ -23,6 +25,7 @@ import type { ManagedSession, ManagedSessionFactory } from './managed/managed-se
 import type { RecoverDependencies } from './managed/recover.js';
 import type { StartupGate } from './managed/startup-gate.js';
 import type { MarkerStore } from './record/marker-store.js';
+import type { WatchStore } from './record/watch-store.js';
 import type { RecordStore } from './record/record-store.js';
 import type { OperationStoreFactory, SessionOptions, SessionState } from './managed/session-options.js';
 import type { StateStore } from './state/state-store.js';
@@ -51,6 +54,7 @@ export const Tokens = Object.freeze({
   ProcessRunner: Symbol('ProcessRunner') as ServiceIdentifier<ProcessRunner>,
   ContainerRootfs: Symbol('ContainerRootfs') as ServiceIdentifier<ContainerRootfs>,
   ServiceManager: Symbol('ServiceManager') as ServiceIdentifier<ServiceManager>,
+  HealthProbe: Symbol('HealthProbe') as ServiceIdentifier<HealthProbe>,
   OperationStoreFactory: Symbol('OperationStoreFactory') as ServiceIdentifier<OperationStoreFactory>,
   // The core: the use cases and what they share, one instance per process.
   Architecture: Symbol('Architecture') as ServiceIdentifier<HostArchitecture>,
@@ -58,6 +62,8 @@ export const Tokens = Object.freeze({
   RecordStore: Symbol('RecordStore') as ServiceIdentifier<RecordStore>,
   StateStore: Symbol('StateStore') as ServiceIdentifier<StateStore>,
   MarkerStore: Symbol('MarkerStore') as ServiceIdentifier<MarkerStore>,
+  WatchStore: Symbol('WatchStore') as ServiceIdentifier<WatchStore>,
+  HealthGate: Symbol('HealthGate') as ServiceIdentifier<HealthGate>,
   HostEffects: Symbol('HostEffects') as ServiceIdentifier<HostEffects>,
   SlotEffects: Symbol('SlotEffects') as ServiceIdentifier<SlotEffects>,
   InterruptedActivation: Symbol('InterruptedActivation') as ServiceIdentifier<InterruptedActivation>,

@@ -42,8 +42,16 @@ export type StatusWrite =
 export type VersionReportWrite = 'written' | 'forbidden' | 'gone';
 
 export interface OperationStore {
-  /** Marks the operation InProgress (no-op when it is already terminal). */
-  markInProgress(operation: OperationRef, message: string): Promise<StatusWrite>;
+  /**
+   * Marks the operation InProgress (no-op when it is already terminal). `watching`: the upgraded
+   * agent passed its health gate and is in its watch window (the condition `Watching` is True
+   * until the terminal status, which sets it False).
+   */
+  markInProgress(
+    operation: OperationRef,
+    message: string,
+    options?: { readonly watching?: boolean },
+  ): Promise<StatusWrite>;
   /** Publishes a terminal status. Publishing the same terminal status again is a no-op. */
   publish(operation: OperationRef, status: TerminalStatus): Promise<StatusWrite>;
   /**

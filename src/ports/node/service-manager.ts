@@ -1,3 +1,7 @@
+import type { RestartObservation } from '../../domain/node/record/watch-window.js';
+
+export type { RestartObservation } from '../../domain/node/record/watch-window.js';
+
 /**
  * The service manager that runs the agent (systemd, the built-in supervisor, or none). Every
  * method is idempotent. Failures are thrown as `ServiceError` (src/domain/common/port-errors.ts).
@@ -50,6 +54,15 @@ export interface ServiceManager {
    * calling process — possibly the agent itself — can return cleanly first.
    */
   scheduleRestart(): Promise<void>;
+
+  /**
+   * How many times the manager restarted the agent on its own because it failed (systemd's
+   * `NRestarts`), and the lifetime that count belongs to (systemd: this boot; the supervisor: its
+   * own run). A manual start or `reset-failed` may zero it. Nulls when the manager keeps none.
+   * The watch window compares it with the count when the window opened
+   * (docs/protocol.md#watch-window).
+   */
+  restartCount(): Promise<RestartObservation>;
 
   /** The real path of the executable the agent's main process runs, or `null` when none runs. */
   mainExecutable(): Promise<string | null>;

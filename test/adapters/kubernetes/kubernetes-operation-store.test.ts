@@ -174,6 +174,25 @@ describe('KubernetesOperationStore against a protocol-faithful API server', () =
     ]);
   });
 
+  it('writes the condition Watching True in the watch window and False with the terminal status', async () => {
+    const store = await storeFor();
+    const created = server.create(machineOperation('watched', MACHINE));
+    const ref = { name: 'watched', uid: created.metadata.uid ?? null };
+    await store.markInProgress(ref, 'staging');
+    await store.markInProgress(ref, 'watching for 600 s more', { watching: true });
+    const conditions = () =>
+      (server.get('watched')?.status as { conditions: { type: string; status: string; reason: string }[] }).conditions;
+    expect(conditions()).toEqual([
+      expect.objectContaining({ type: 'Completed', status: 'False', reason: 'InProgress' }),
+      expect.objectContaining({ type: 'Watching', status: 'True', reason: 'WatchWindow' }),
+    ]);
+    await store.publish(ref, { phase: 'Failed', reason: 'DaemonFailed', message: 'crashed inside its watch window' });
+    expect(conditions()).toEqual([
+      expect.objectContaining({ type: 'Completed', status: 'False', reason: 'DaemonFailed' }),
+      expect.objectContaining({ type: 'Watching', status: 'False', reason: 'WatchEnded' }),
+    ]);
+  });
+
   it('reports a deleted or re-created operation as gone, and a persistent conflict as an error', async () => {
     const store = await storeFor();
     const created = server.create(machineOperation('op', MACHINE));

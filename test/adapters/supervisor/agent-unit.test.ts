@@ -102,9 +102,20 @@ describe('the supervisor unit on the memory clock', () => {
     await crashLoop(host, 3);
     expect(host.startTimes()).toEqual([0, 100, 200]);
     // The fourth start, 100 ms after the third, would be the fourth within 1 s: refused.
-    expect(host.unit.status()).toEqual({ state: 'failed', mainPid: null });
+    expect(host.unit.status()).toMatchObject({ state: 'failed', mainPid: null });
     expect(host.elapsedMs()).toBe(300);
     expect(host.failures()).toBe(1);
+  });
+
+  it('counts automatic restarts as systemd counts NRestarts: a crash adds one, a manual restart with reset zeroes it', async () => {
+    const host = world();
+    await host.unit.start();
+    const { runId } = host.unit.status();
+    await crashLoop(host, 2);
+    expect(host.unit.status()).toMatchObject({ state: 'active', restarts: 2, runId });
+    expect(await host.unit.restart(true)).toEqual({ ok: true, restarted: true });
+    expect(host.unit.status()).toMatchObject({ state: 'active', restarts: 0, runId });
+    expect(world().unit.status().runId).not.toBe(runId);
   });
 
   // The limit counts a duration: a wall clock set back (or forward) between starts must neither
@@ -120,7 +131,7 @@ describe('the supervisor unit on the memory clock', () => {
         await settle();
       }
       expect(host.startTimes()).toEqual([0, 100, 200]);
-      expect(host.unit.status()).toEqual({ state: 'failed', mainPid: null });
+      expect(host.unit.status()).toMatchObject({ state: 'failed', mainPid: null });
       expect(host.failures()).toBe(1);
     },
   );
@@ -152,7 +163,7 @@ describe('the supervisor unit on the memory clock', () => {
     expect(host.unit.status().state).toBe('failed');
     expect(await host.unit.restart(false)).toMatchObject({ ok: false, error: { code: 'start-limit-hit' } });
     expect(await host.unit.restart(true)).toEqual({ ok: true, restarted: true });
-    expect(host.unit.status()).toEqual({ state: 'active', mainPid: host.latest().pid });
+    expect(host.unit.status()).toMatchObject({ state: 'active', mainPid: host.latest().pid });
   });
 
   it('a clean exit is not restarted, and a stop cancels a pending restart', async () => {
@@ -160,7 +171,7 @@ describe('the supervisor unit on the memory clock', () => {
     await clean.unit.start();
     clean.latest().exit({ code: 0, signal: null });
     await settle();
-    expect(clean.unit.status()).toEqual({ state: 'inactive', mainPid: null });
+    expect(clean.unit.status()).toMatchObject({ state: 'inactive', mainPid: null });
     expect(clean.startTimes()).toEqual([0]);
 
     const stopped = world();
@@ -171,7 +182,7 @@ describe('the supervisor unit on the memory clock', () => {
     expect(stopped.unit.status().state).toBe('activating');
     expect(await stopped.unit.stop()).toEqual({ ok: true, stopped: true });
     await settle();
-    expect(stopped.unit.status()).toEqual({ state: 'inactive', mainPid: null });
+    expect(stopped.unit.status()).toMatchObject({ state: 'inactive', mainPid: null });
     expect(stopped.startTimes()).toEqual([0]);
   });
 
@@ -197,7 +208,7 @@ describe('the supervisor unit on the memory clock', () => {
     host.unit.tryRestartAfter(500);
     await host.unit.close();
     await settle();
-    expect(host.unit.status()).toEqual({ state: 'inactive', mainPid: null });
+    expect(host.unit.status()).toMatchObject({ state: 'inactive', mainPid: null });
     expect(host.startTimes()).toEqual([0]);
     expect(await host.unit.restart(true)).toMatchObject({ ok: false, error: { code: 'shutting-down' } });
     expect(host.unit.tryRestartAfter(10)).toMatchObject({ ok: false, error: { code: 'shutting-down' } });

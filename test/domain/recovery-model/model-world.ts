@@ -10,6 +10,7 @@ import {
 } from '../../../src/domain/node/recovery/recovery-vocabulary.js';
 import type { SlotName } from '../../../src/domain/node/layout/slot.js';
 import { newUpgradeRecord, type UpgradeRecord } from '../../../src/domain/node/record/upgrade-record.js';
+import { NO_RESTART_OBSERVATION } from '../../../src/domain/node/recovery/watch-rules.js';
 
 // The model host of the recovery convergence simulation: a tiny world the policy's decisions are
 // interpreted against (model-interpreter.ts), and the start states it is enumerated over.
@@ -131,7 +132,10 @@ export function startupInput(world: World, scenario: Scenario, proc: Proc): Star
       container: proc.container,
       quarantined: world.quarantine.includes(DIGEST),
       stateCommitted: world.stateCommitted,
+      restarts: NO_RESTART_OBSERVATION,
     },
     progress: proc.progress,
+    watch: null,
+    watchMs: 0,
   };
 }

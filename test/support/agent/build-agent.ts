@@ -39,6 +39,14 @@ export function buildTestAgent(directory: string, build: TestAgentBuild): string
 }
 
 /**
+ * The file that makes `version` of the agent answer its health endpoint 503 while it exists (the
+ * agent serves HTTP on the unix socket given as `--health-socket PATH`).
+ */
+export function healthFailFile(socketPath: string, version: string): string {
+  return `${socketPath}.fail-${version}`;
+}
+
+/**
  * A copy of a built agent whose compiled-in version string is replaced by another of the same
  * length (e.g. 2.1.100 → 2.1.137): many distinct, real binaries without a compiler run each.
  */

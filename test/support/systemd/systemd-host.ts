@@ -33,6 +33,9 @@ const HOST_SLOTS = 24;
 export const FAST_SERVICE = { restartSec: 1, startLimitBurst: 3, startLimitIntervalSec: 120 } as const;
 export const FAST_HEALTH = { timeoutMs: 12_000, stableMs: 1_500, pollMs: 250 } as const;
 
+/** A sandbox host's configuration changes, or a function of its root that returns them. */
+export type HostConfig = Record<string, unknown> | ((root: string) => Record<string, unknown>);
+
 /**
  * One test file's world: a private systemd and up to 24 sandbox hosts, each a `--root` with its
  * own agent and recovery unit names, whose unit directory systemd searches.
@@ -61,19 +64,26 @@ export class SystemdWorld {
     }
   }
 
-  /** A fresh sandbox host; `config` is merged over the systemd test configuration. */
-  host(config: Record<string, unknown> = {}): SandboxHost {
+  /**
+   * A fresh sandbox host; `config` is merged over the systemd test configuration (a function of
+   * the host's root when a value must name a path under it, e.g. an argument of the agent).
+   */
+  host(config: HostConfig = {}): SandboxHost {
     if (this.hosts >= HOST_SLOTS) throw new Error('too many sandbox hosts for one systemd');
     const index = this.hosts++;
-    return new SandboxHost(this.systemd, join(this.base, `h${index}`), `t${index}-agent`, config);
+    const root = join(this.base, `h${index}`);
+    return new SandboxHost(this.systemd, root, `t${index}-agent`, typeof config === 'function' ? config(root) : config);
   }
 
   /**
    * A migrated host whose unit runs v1 (a build that embeds the upgrader, as a self-hosted agent
    * does) from the blue slot, with nspawn machine kube1 holding the same binary.
    */
-  async runningHost(config: Record<string, unknown> = {}): Promise<SandboxHost> {
-    const host = this.host({ container: { manager: 'nspawn' }, ...config });
+  async runningHost(config: HostConfig = {}): Promise<SandboxHost> {
+    const host = this.host((root) => ({
+      container: { manager: 'nspawn' },
+      ...(typeof config === 'function' ? config(root) : config),
+    }));
     const legacy = host.path('/usr/local/bin/aks-flex-node');
     mkdirSync(dirname(legacy), { recursive: true });
     copyFileSync(buildTestAgent(this.agentsDir(), { version: '1.0.0', embedsUpgrader: true }), legacy);

@@ -61,9 +61,13 @@ export class KubernetesOperationStore implements OperationStore {
     this.streak = new UnauthorizedStreak(this.settings.unauthorized, options.clock);
   }
 
-  markInProgress(ref: OperationRef, message: string): Promise<StatusWrite> {
+  markInProgress(
+    ref: OperationRef,
+    message: string,
+    options: { readonly watching?: boolean } = {},
+  ): Promise<StatusWrite> {
     return this.writeStatus(ref, (operation, nowIso) =>
-      isTerminalPhase(operation.phase) ? null : inProgressPatch(operation, message, nowIso),
+      isTerminalPhase(operation.phase) ? null : inProgressPatch(operation, message, nowIso, options.watching === true),
     );
   }
 

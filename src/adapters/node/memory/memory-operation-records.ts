@@ -35,6 +35,8 @@ export interface MemoryOperation {
   readonly message: string | null;
   readonly startedAt: string | null;
   readonly completedAt: string | null;
+  /** The condition `Watching`: True while the upgraded agent is in its watch window. */
+  readonly watching: boolean;
 }
 
 export interface StatusEntry {

@@ -76,6 +76,7 @@ export class MemoryOperationStore implements OperationStore {
       message: null,
       startedAt: null,
       completedAt: null,
+      watching: false,
     };
     this.operations.set(operation.name, operation);
     this.created.push({ name: operation.name, uid: operation.uid });
@@ -123,7 +124,11 @@ export class MemoryOperationStore implements OperationStore {
 
   // ---- the port ----
 
-  async markInProgress(ref: OperationRef, message: string): Promise<StatusWrite> {
+  async markInProgress(
+    ref: OperationRef,
+    message: string,
+    options: { readonly watching?: boolean } = {},
+  ): Promise<StatusWrite> {
     return this.request(
       'markInProgress',
       (operation) => {
@@ -131,9 +136,7 @@ export class MemoryOperationStore implements OperationStore {
         this.apply(
           operation,
           { phase: 'InProgress', reason: 'InProgress', message },
-          {
-            startedAt: operation.startedAt ?? this.timestamp(),
-          },
+          { startedAt: operation.startedAt ?? this.timestamp(), watching: options.watching === true },
         );
       },
       ref,
@@ -156,7 +159,7 @@ export class MemoryOperationStore implements OperationStore {
         this.apply(
           operation,
           { phase: status.phase, reason: status.reason, message: status.message },
-          { completedAt: this.timestamp() },
+          { completedAt: this.timestamp(), watching: false },
         );
       },
       ref,
@@ -235,7 +238,7 @@ export class MemoryOperationStore implements OperationStore {
   private apply(
     operation: MemoryOperation,
     entry: StatusEntry,
-    times: Partial<Pick<MemoryOperation, 'startedAt' | 'completedAt'>>,
+    times: Partial<Pick<MemoryOperation, 'startedAt' | 'completedAt' | 'watching'>>,
   ): void {
     this.operations.set(operation.name, { ...operation, ...entry, ...times });
     const history = this.histories.get(operation.name) ?? [];

@@ -5,6 +5,7 @@ import type { FileSystem } from '../../../ports/node/file-system.js';
 import type {
   HealthLimits,
   HealthVerdict,
+  RestartObservation,
   ServiceActivity,
   ServiceManager,
 } from '../../../ports/node/service-manager.js';
@@ -21,8 +22,12 @@ export type AgentBehaviour =
   | 'crash-after-start'
   /** Starts, runs for one second (shorter than any stability interval the sims use), then dies (failed). */
   | 'crash-after-1s'
+  /** Starts, runs for twenty seconds — past the health gate, inside a watch window — then dies (failed). */
+  | 'crash-after-20s'
   /** Starts but never reports ready: the start job times out (the process keeps running, unready). */
-  | 'hang';
+  | 'hang'
+  /** Starts and keeps running, but its health endpoint answers 503 (MemoryHealthProbe). */
+  | 'probe-fails';
 
 export interface MemoryServiceOptions {
   readonly fs: FileSystem;
@@ -48,6 +53,10 @@ export interface MemoryServiceOptions {
  * that only wants the model's verdict, e.g. to let a crash-after-start agent die.
  */
 const CRASH_AFTER_MS = 1_000;
+const LATE_CRASH_AFTER_MS = 20_000;
+
+/** Each model instance is one boot's service manager: its count lives as long as it does. */
+let modelInstances = 0;
 
 export const MODEL_HEALTH_LIMITS: HealthLimits = { timeoutMs: 30_000, stableMs: 3_000, pollMs: 250 };
 
@@ -83,6 +92,9 @@ export class MemoryServiceManager implements ServiceManager {
   private readonly failures = new Set<string>();
   private readonly clock: Clock;
   readonly starts: StartRecord[] = [];
+  /** Automatic restarts, as systemd's NRestarts: a model instance is one boot's manager. */
+  private restarts = 0;
+  private readonly epoch = `memory-${(modelInstances += 1)}`;
 
   constructor(private readonly options: MemoryServiceOptions) {
     this.state = options.initialActivity ?? 'active';
@@ -109,6 +121,19 @@ export class MemoryServiceManager implements ServiceManager {
   async startSupervisor(): Promise<void> {
     this.orphan = null;
     await this.start();
+  }
+
+  /**
+   * The agent crashes and the manager restarts it on its own (Restart=on-failure), counted as
+   * systemd counts it: what the watch window detects as a crash inside it.
+   */
+  async crashAndRestart(): Promise<void> {
+    this.restarts += 1;
+    await this.start();
+  }
+
+  async restartCount(): Promise<RestartObservation> {
+    return { restartEpoch: this.epoch, restarts: this.restarts };
   }
 
   /** Agents running now, managed or not: never more than one. */
@@ -176,6 +201,11 @@ export class MemoryServiceManager implements ServiceManager {
     return (this.settle() ?? this.orphan)?.start.path ?? null;
   }
 
+  /** How the agent running now (managed or orphaned) behaves, or null when none runs: what a probe reaches. */
+  runningBehaviour(): AgentBehaviour | null {
+    return (this.settle() ?? this.orphan)?.start.behaviour ?? null;
+  }
+
   async waitHealthy(
     expectedPath: string,
     limits: HealthLimits = MODEL_HEALTH_LIMITS,
@@ -205,6 +235,7 @@ export class MemoryServiceManager implements ServiceManager {
   private diedBy(running: MainProcess, nowMs: number): boolean {
     const { behaviour } = running.start;
     if (behaviour === 'crash-after-start') return nowMs > running.sinceMs;
+    if (behaviour === 'crash-after-20s') return nowMs - running.sinceMs >= LATE_CRASH_AFTER_MS;
     return behaviour === 'crash-after-1s' && nowMs - running.sinceMs >= CRASH_AFTER_MS;
   }
 

@@ -1,4 +1,9 @@
-import type { HealthVerdict, ServiceActivity, ServiceManager } from '../../../ports/node/service-manager.js';
+import type {
+  HealthVerdict,
+  RestartObservation,
+  ServiceActivity,
+  ServiceManager,
+} from '../../../ports/node/service-manager.js';
 
 /**
  * `service.manager: "none"`: there is no service to restart. Activation installs and switches
@@ -30,6 +35,11 @@ export class NoServiceManager implements ServiceManager {
 
   async scheduleRestart(): Promise<void> {
     // Nothing runs, so there is nothing to restart.
+  }
+
+  /** No service, no restarts to count. */
+  async restartCount(): Promise<RestartObservation> {
+    return { restartEpoch: null, restarts: null };
   }
 
   async mainExecutable(): Promise<string | null> {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../ports/common/clock.js';
 import type { Logger } from '../../../ports/common/logger.js';
 import type {
@@ -42,6 +43,9 @@ export interface AgentUnitSettings {
 export interface UnitStatus {
   readonly state: SupervisorState;
   readonly mainPid: number | null;
+  /** Automatic restarts since the last manual start or reset (systemd's NRestarts), and this run's id. */
+  readonly restarts: number;
+  readonly runId: string;
 }
 
 type StartOutcome = 'spawned' | 'spawn-failed' | 'limit-hit';
@@ -65,13 +69,17 @@ export class AgentUnit {
   /** The pending automatic restart; a fired timer runs only while it is still the pending one. */
   private pendingRestart: AbortController | null = null;
   private readonly tryRestarts = new Set<AbortController>();
+  /** Counted as systemd counts NRestarts: automatic restarts, zeroed by a manual start or a reset. */
+  private restarts = 0;
+  /** The count lives as long as this supervisor. */
+  private readonly runId = randomUUID();
 
   constructor(private readonly settings: AgentUnitSettings) {
     this.startLimit = new StartLimit(settings.startLimitBurst, settings.startLimitIntervalMs);
   }
 
   status(): UnitStatus {
-    return { state: this.state, mainPid: this.agent?.pid ?? null };
+    return { state: this.state, mainPid: this.agent?.pid ?? null, restarts: this.restarts, runId: this.runId };
   }
 
   /** From now on requests and timers are queued. */
@@ -130,7 +138,10 @@ export class AgentUnit {
   private async restartNow(resetFailed: boolean): Promise<RestartReply | ControlFailure> {
     // A reset or rejoined host stopped the agent on purpose: it stays stopped (as the systemd adapter does).
     if (this.state === 'inactive') return { ok: true, restarted: false };
-    if (resetFailed) this.startLimit.reset();
+    if (resetFailed) {
+      this.startLimit.reset();
+      this.restarts = 0;
+    }
     this.cancelAutoRestart();
     const agent = this.agent;
     if (agent !== null) {
@@ -159,6 +170,7 @@ export class AgentUnit {
 
   private async startNow(): Promise<StartReply | ControlFailure> {
     if (this.state === 'active' || this.state === 'activating') return { ok: true, started: false };
+    this.restarts = 0;
     const outcome = await this.startAgent();
     return outcome === 'limit-hit' ? startLimitHit() : { ok: true, started: true };
   }
@@ -225,6 +237,7 @@ export class AgentUnit {
         // A restart, stop or close since then replaced or cancelled this one.
         if (this.pendingRestart !== pending) return;
         this.pendingRestart = null;
+        this.restarts += 1;
         await this.startAgent();
       });
     });

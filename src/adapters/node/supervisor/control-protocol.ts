@@ -43,6 +43,12 @@ export interface StatusReply {
    * a newer CLI may well be talking to in the middle of an upgrade.
    */
   readonly failureHook?: 'running' | 'idle';
+  /**
+   * Automatic restarts of the agent since the last manual start or reset, and the supervisor run
+   * the count belongs to. Absent from a supervisor of an earlier version, as `failureHook`.
+   */
+  readonly restarts?: number;
+  readonly runId?: string;
 }
 
 export interface RestartReply {
@@ -142,10 +148,14 @@ function isReplyShape(op: ControlOp, value: Readonly<Record<string, unknown>>): 
     case 'status': {
       const mainPid = value['mainPid'];
       const failureHook = value['failureHook'];
+      const restarts = value['restarts'];
+      const runId = value['runId'];
       return (
         isState(value['state']) &&
         (mainPid === null || (typeof mainPid === 'number' && Number.isInteger(mainPid) && mainPid > 0)) &&
-        (failureHook === undefined || failureHook === 'running' || failureHook === 'idle')
+        (failureHook === undefined || failureHook === 'running' || failureHook === 'idle') &&
+        (restarts === undefined || (typeof restarts === 'number' && Number.isSafeInteger(restarts) && restarts >= 0)) &&
+        (runId === undefined || (typeof runId === 'string' && /^[0-9a-f-]{36}$/.test(runId)))
       );
     }
     case 'restart':

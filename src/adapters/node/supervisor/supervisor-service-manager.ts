@@ -1,6 +1,6 @@
 import type { Clock } from '../../../ports/common/clock.js';
 import { ServiceError } from '../../../domain/common/port-errors.js';
-import type { ServiceActivity, ServiceManager } from '../../../ports/node/service-manager.js';
+import type { RestartObservation, ServiceActivity, ServiceManager } from '../../../ports/node/service-manager.js';
 import { SampledMainProcess } from '../service/sampled-main-process.js';
 import { sampleOf, type MainProcessObservation } from '../service/stable-executable.js';
 import { agentRecordPath, liveRecordedAgent, readAgentRecord } from './agent-record.js';
@@ -94,6 +94,14 @@ export class SupervisorServiceManager extends SampledMainProcess implements Serv
     if ((await this.call({ op: 'try-restart', delayMs }, this.requestTimeoutMs())) !== 'absent') return;
     const orphanPid = this.orphanPid();
     if (orphanPid !== null) throw unsupervised(orphanPid, 'restart');
+  }
+
+  /** The supervisor's own count; none from an orphan, an absent or an older supervisor. */
+  async restartCount(): Promise<RestartObservation> {
+    const status = await this.status();
+    if (status === 'absent' || 'orphanPid' in status || status.restarts === undefined || status.runId === undefined)
+      return { restartEpoch: null, restarts: null };
+    return { restartEpoch: status.runId, restarts: status.restarts };
   }
 
   protected async sample(): Promise<MainProcessObservation> {

@@ -12,6 +12,8 @@ export interface UnitProperties {
   readonly mainPid: number;
   /** Empty when the unit never ran. */
   readonly invocationId: string;
+  /** Automatic restarts since the count was last zeroed (NRestarts); null when systemd has none. */
+  readonly restarts: number | null;
 }
 
 /** Runs systemctl and systemd-run without a shell; a failure is a ServiceError naming the command. */
@@ -27,18 +29,25 @@ export class Systemctl {
   }
 
   async show(unit: string): Promise<UnitProperties> {
-    const text = await this.systemctl(['show', '--property=LoadState,ActiveState,MainPID,InvocationID', '--', unit]);
+    const text = await this.systemctl([
+      'show',
+      '--property=LoadState,ActiveState,MainPID,InvocationID,NRestarts',
+      '--',
+      unit,
+    ]);
     const values = new Map<string, string>();
     for (const line of text.split('\n')) {
       const at = line.indexOf('=');
       if (at > 0) values.set(line.slice(0, at), line.slice(at + 1).trim());
     }
     const mainPid = Number.parseInt(values.get('MainPID') ?? '0', 10);
+    const restarts = /^\d{1,9}$/.test(values.get('NRestarts') ?? '') ? Number(values.get('NRestarts')) : null;
     return {
       loadState: values.get('LoadState') ?? '',
       activeState: values.get('ActiveState') ?? '',
       mainPid: Number.isSafeInteger(mainPid) && mainPid > 0 ? mainPid : 0,
       invocationId: values.get('InvocationID') ?? '',
+      restarts,
     };
   }
 

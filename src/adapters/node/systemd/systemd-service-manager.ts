@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { Clock } from '../../../ports/common/clock.js';
 import type { FileSystem } from '../../../ports/node/file-system.js';
 import type { ProcessRunner } from '../../../ports/common/process-runner.js';
-import type { ServiceActivity, ServiceManager } from '../../../ports/node/service-manager.js';
+import type { RestartObservation, ServiceActivity, ServiceManager } from '../../../ports/node/service-manager.js';
 import { convergeFiles, filesCurrent, type OwnedFile } from '../service/converge-files.js';
 import { SampledMainProcess } from '../service/sampled-main-process.js';
 import { sampleOf, type MainProcessObservation } from '../service/stable-executable.js';
@@ -111,11 +112,27 @@ export class SystemdServiceManager extends SampledMainProcess implements Service
     ]);
   }
 
+  async restartCount(): Promise<RestartObservation> {
+    const { restarts } = await this.systemctl.show(this.options.unit);
+    // systemd keeps the count in memory: it lives as long as this boot.
+    return { restartEpoch: restarts === null ? null : await bootId(this.options.procRoot ?? '/proc'), restarts };
+  }
+
   protected async sample(): Promise<MainProcessObservation> {
     const properties = await this.systemctl.show(this.options.unit);
     if (properties.activeState === 'failed') return 'gave-up';
     if (properties.mainPid === 0) return null;
     return sampleOf(properties.mainPid, this.options.procRoot);
+  }
+}
+
+/** The kernel's id of this boot, or null when it cannot be read (then no count is compared). */
+async function bootId(procRoot: string): Promise<string | null> {
+  try {
+    const text = (await readFile(`${procRoot}/sys/kernel/random/boot_id`, 'utf8')).trim();
+    return /^[0-9a-f-]{36}$/.test(text) ? text : null;
+  } catch {
+    return null;
   }
 }
 

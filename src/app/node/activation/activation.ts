@@ -175,7 +175,7 @@ export class Activation {
         await services.restart({ resetFailed: true });
         return;
       case 'wait-healthy':
-        return this.effects.expectHealthy(realSlotPath(run.facts, step.slot), run.signal);
+        return this.effects.expectHealthy(realSlotPath(run.facts, step.slot), 'candidate', run.signal);
       case 'sync-container':
         return this.effects.syncContainer(slotPath(engine.layout, step.slot));
       default:

@@ -105,12 +105,15 @@ export class InterruptedActivation {
     return raise(failure('E_SERVICE', `the interrupted activation did not settle within ${RESOLVE_STEPS_MAX} steps`));
   }
 
-  /** Healthy only when the agent runs the candidate stably; never having run it is unproven. */
+  /**
+   * Healthy only when the agent runs the candidate stably and passes the probe (the whole gate);
+   * never having run it is unproven.
+   */
   private async measure(slot: SlotName): Promise<MarkerHealth> {
-    const { services, config } = this.deps;
+    const { services } = this.deps;
     const expected = (await this.deps.engine.inspect()).canonical[slot];
     if ((await services.activity()) !== 'active' || (await services.mainExecutable()) !== expected) return 'unproven';
-    const verdict = await services.waitHealthy(expected, config.health);
+    const verdict = await this.effects.judge(expected, 'candidate');
     return verdict.kind === 'healthy' ? 'healthy' : 'unhealthy';
   }
 

@@ -57,7 +57,7 @@ export async function rollbackToLastGood(deps: RollbackDependencies, activation:
   try {
     if (serviceActive) {
       await deps.services.restart({ resetFailed: true });
-      await effects.expectHealthy(realSlotPath(facts, report.to));
+      await effects.expectHealthy(realSlotPath(facts, report.to), 'known-good');
     }
     await effects.syncContainer(slotPath(deps.engine.layout, report.to));
     return { ...base, outcome: 'rolled-back', failure: null };

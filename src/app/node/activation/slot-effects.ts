@@ -5,11 +5,13 @@ import type { SlotName } from '../../../domain/node/layout/slot.js';
 import type { ContainerRootfs } from '../../../ports/node/container-rootfs.js';
 import type { ServiceActivity, ServiceManager } from '../../../ports/node/service-manager.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
+import type { GatePurpose, GateVerdict, HealthGate } from '../health/health-gate.js';
 import { raise } from '../../common/failure-signal.js';
 import type { LayoutEngine } from '../layout/layout-engine.js';
 
 export interface SlotEffectDependencies {
   readonly services: ServiceManager;
+  readonly gate: HealthGate;
   readonly container: ContainerRootfs;
   readonly engine: LayoutEngine;
   readonly config: UpgraderConfig;
@@ -33,19 +35,19 @@ export class SlotEffects {
     await this.deps.engine.pointCurrentAt(slot);
     if (restart) {
       await this.deps.services.restart({ resetFailed: true });
-      await this.expectHealthy(realSlotPath(facts, slot));
+      await this.expectHealthy(realSlotPath(facts, slot), 'known-good');
     }
     if ((await this.deps.container.activeMachine()) !== null)
       await this.syncContainer(slotPath(this.deps.engine.layout, slot));
   }
 
-  async expectHealthy(expectedPath: string, signal?: AbortSignal): Promise<void> {
-    // The adapter ends its wait at its next poll once the signal aborts.
-    const verdict = await this.deps.services.waitHealthy(
-      expectedPath,
-      this.deps.config.health,
-      signal === undefined ? {} : { signal },
-    );
+  /**
+   * The health gate for the binary at `expectedPath`, raised as `E_UNHEALTHY` with its reason
+   * when it does not pass. `purpose` says whether the probe applies (health-gate.ts).
+   */
+  async expectHealthy(expectedPath: string, purpose: GatePurpose, signal?: AbortSignal): Promise<void> {
+    // The service manager's wait and the probe loop both end early once the signal aborts.
+    const verdict = await this.judge(expectedPath, purpose, signal);
     if (verdict.kind !== 'healthy' && signal?.aborted === true) {
       raise(failure('E_INTERRUPTED', 'interrupted by a signal while waiting for the agent to become healthy'));
     }
@@ -58,6 +60,11 @@ export class SlotEffects {
           : 'the agent is not running',
       ),
     );
+  }
+
+  /** The health gate's verdict, as data. */
+  judge(expectedPath: string, purpose: GatePurpose, signal?: AbortSignal): Promise<GateVerdict> {
+    return this.deps.gate.judge(expectedPath, purpose, signal);
   }
 
   async syncContainer(sourcePath: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { LinkStatus, SlotStatus, StatusReport } from '../status/read-status.js';
+import { describeWatch } from '../status/watch-status.js';
 
 /** The text form of `status`: one fact per line, aligned for reading. */
 export function renderStatus(status: StatusReport): string[] {
@@ -19,6 +20,7 @@ export function renderStatus(status: StatusReport): string[] {
     );
   }
   lines.push(`Record:      ${describeRecord(status)}`);
+  lines.push(`Watch:       ${describeWatch(status.watch)}`);
   lines.push(`Lock:        ${describeLock(status.lock)}`);
   lines.push(
     `Service:     ${status.service.manager}, ${status.service.activity}${status.service.mainExecutable === null ? '' : `, running ${status.service.mainExecutable}`}`,

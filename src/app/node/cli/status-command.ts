@@ -50,12 +50,13 @@ export class StatusCommand extends BaseCommand {
 
 /**
  * What makes every mutating command refuse, in the order they meet it: an invalid layout, then an
- * upgrade record or a state file that cannot be read (for a user who may not read them, too:
+ * upgrade record, a watch window or a state file that cannot be read (for a user who may not read them, too:
  * the report is then incomplete). A lock or a slot that cannot be read is reported only.
  */
 function blockingProblem(report: StatusReport): Failure | null {
   if (report.layout.condition === 'invalid')
     return report.layout.problem ?? failure('E_LAYOUT', 'the layout is invalid');
   if (report.record.present && !report.record.valid) return report.record.problem;
+  if (report.watch.present && !report.watch.valid) return report.watch.problem;
   return report.state.problem ?? null;
 }

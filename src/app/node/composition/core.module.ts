@@ -6,10 +6,12 @@ import { InterruptedActivation } from '../activation/interrupted-activation.js';
 import { SlotEffects } from '../activation/slot-effects.js';
 import { probeVersion } from '../artifact/check-candidate.js';
 import { raise } from '../../common/failure-signal.js';
+import { HealthGate, probeUnderRoot } from '../health/health-gate.js';
 import { LayoutEngine } from '../layout/layout-engine.js';
 import { HostEffects } from '../managed/host-effects.js';
 import type { RecoverDependencies } from '../managed/recover.js';
 import { MarkerStore } from '../record/marker-store.js';
+import { WatchStore } from '../record/watch-store.js';
 import { RecordStore } from '../record/record-store.js';
 import { StateStore } from '../state/state-store.js';
 import type { StatusDependencies } from '../status/read-status.js';
@@ -41,6 +43,7 @@ function bindShared(bind: Bind): void {
   bindBuilt(bind, T.RecordStore, files, ({ fs, layout }) => new RecordStore(fs, layout.record));
   bindBuilt(bind, T.StateStore, files, ({ fs, layout }) => new StateStore(fs, layout.state));
   bindBuilt(bind, T.MarkerStore, files, ({ fs, layout }) => new MarkerStore(fs, layout.activation));
+  bindBuilt(bind, T.WatchStore, files, ({ fs, layout }) => new WatchStore(fs, layout.watch));
   const engineDependencies = {
     ...files,
     runner: T.ProcessRunner,
@@ -62,15 +65,24 @@ function bindShared(bind: Bind): void {
   });
 }
 
-/** What the direct and the managed path both change the host with. */
+/** What the direct and the managed path both change the host with, and judge its health by. */
 function bindEffects(bind: Bind): void {
+  const gate = { services: T.ServiceManager, probe: T.HealthProbe, clock: T.Clock, logger: T.Logger, config: T.Config };
+  bindBuilt(bind, T.HealthGate, { ...gate, layout: T.Layout }, ({ config, layout, logger, ...rest }) => {
+    const { probe, ...limits } = config.health;
+    return new HealthGate({
+      ...rest,
+      logger: logger.child({ component: 'health' }),
+      health: probe === undefined ? limits : { ...limits, probe: probeUnderRoot(probe, layout.root) },
+    });
+  });
   const slotPorts = {
     services: T.ServiceManager,
     container: T.ContainerRootfs,
     engine: T.LayoutEngine,
     config: T.Config,
   };
-  bindBuilt(bind, T.SlotEffects, slotPorts, (dependencies) => new SlotEffects(dependencies));
+  bindBuilt(bind, T.SlotEffects, { ...slotPorts, gate: T.HealthGate }, (dependencies) => new SlotEffects(dependencies));
   bindBuilt(bind, T.HostEffects, { ...slotPorts, fs: T.FileSystem }, (dependencies) => new HostEffects(dependencies));
   const interruptedPorts = {
     ...slotPorts,
@@ -126,7 +138,9 @@ function bindUseCases(bind: Bind): void {
     lock: T.HostLock,
     layout: T.Layout,
     records: T.RecordStore,
+    watches: T.WatchStore,
     states: T.StateStore,
+    clock: T.Clock,
     config: T.Config,
     trust: T.ReleaseTrust,
   };

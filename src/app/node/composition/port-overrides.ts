@@ -9,6 +9,8 @@ import type { HostLock } from '../../../ports/node/host-lock.js';
 import type { OperationStore } from '../../../ports/node/operation-store.js';
 import type { ProcessRunner } from '../../../ports/common/process-runner.js';
 import type { ServiceManager } from '../../../ports/node/service-manager.js';
+import type { HealthProbe } from '../../../ports/node/health-probe.js';
+import { NoHealthProbe } from '../../../adapters/node/none/no-health-probe.js';
 import { Tokens } from '../tokens.js';
 
 /** Ports an embedder (or a test) supplies instead of the ones its platform binds. */
@@ -22,6 +24,8 @@ export interface PortOverrides {
   readonly hostLock?: HostLock;
   readonly serviceManager?: ServiceManager;
   readonly operationStore?: OperationStore;
+  /** One attempt of `health.probe`; a platform given none fails every attempt (NoHealthProbe). */
+  readonly healthProbe?: HealthProbe;
   /** Instead of the TUF client the `trust` section configures; null turns signature checks off. */
   readonly releaseTrust?: ReleaseTrust | null;
 }
@@ -30,7 +34,8 @@ export interface PortOverrides {
 const OPENED_PORTS: ReadonlySet<keyof PortOverrides> = new Set(['operationStore']);
 
 /** Every port of a process, as a platform binds them (the memory platform takes them all). */
-export type PlatformPorts = Required<Omit<PortOverrides, 'releaseTrust'>> & Pick<PortOverrides, 'releaseTrust'>;
+export type PlatformPorts = Required<Omit<PortOverrides, 'releaseTrust' | 'healthProbe'>> &
+  Pick<PortOverrides, 'releaseTrust' | 'healthProbe'>;
 
 /** Which token each overridable port is bound to. */
 export const PORT_TOKENS: { readonly [K in keyof PortOverrides]-?: ServiceIdentifier<unknown> } = {
@@ -43,6 +48,7 @@ export const PORT_TOKENS: { readonly [K in keyof PortOverrides]-?: ServiceIdenti
   hostLock: Tokens.HostLock,
   serviceManager: Tokens.ServiceManager,
   operationStore: Tokens.OperationStoreFactory,
+  healthProbe: Tokens.HealthProbe,
   releaseTrust: Tokens.ReleaseTrust,
 };
 
@@ -68,5 +74,7 @@ export function portsModule(ports: PlatformPorts): ContainerModule {
     }
     // A simulated host checks no signatures unless it was given a trust of its own.
     if (ports.releaseTrust === undefined) bind(Tokens.ReleaseTrust).toConstantValue(null);
+    // Nor can it probe an agent unless it was given a probe: a configured probe then fails closed.
+    if (ports.healthProbe === undefined) bind(Tokens.HealthProbe).toConstantValue(new NoHealthProbe());
   });
 }

@@ -17,6 +17,7 @@ const GIVEN = [
   'ProcessRunner',
   'ContainerRootfs',
   'ServiceManager',
+  'HealthProbe',
   'OperationStoreFactory',
   'OperationStore',
 ] as const;

@@ -5,6 +5,7 @@ import { AgentVersionReport } from '../managed/agent-version-report.js';
 import { ManagedSession } from '../managed/managed-session.js';
 import type { SessionOptions } from '../managed/session-options.js';
 import { StartupGate } from '../managed/startup-gate.js';
+import { WatchEffects } from '../managed/watch-effects.js';
 import { Tokens as T } from '../tokens.js';
 import { bindBuilt, type Bind } from '../../common/composition/bind-built.js';
 
@@ -31,17 +32,29 @@ function bindGate(bind: Bind): void {
     states: T.StateStore,
     store: T.OperationStore,
     services: T.ServiceManager,
+    health: T.HealthGate,
+    watches: T.WatchStore,
     clock: T.Clock,
     logger: T.Logger,
     config: T.Config,
     state: T.SessionState,
     options: T.SessionOptions,
   };
-  bindBuilt(bind, T.StartupGate, gate, ({ logger, state, options, ...dependencies }) => {
+  bindBuilt(bind, T.StartupGate, gate, ({ logger, state, options, watches, ...dependencies }) => {
+    const gateLogger = logger.child({ component: 'startup-gate' });
+    const mode = dependencies.config.agent.mode;
     return new StartupGate({
       ...dependencies,
-      logger: logger.child({ component: 'startup-gate' }),
-      mode: dependencies.config.agent.mode,
+      watching: new WatchEffects({
+        ...dependencies,
+        gate: dependencies.health,
+        watches,
+        logger: gateLogger,
+        mode,
+        pollMs: dependencies.config.health.pollMs,
+      }),
+      logger: gateLogger,
+      mode,
       instanceId: state.instanceId,
       selfExecutable: options.selfExecutable,
       handedOver: () => state.handedOver,

@@ -3,6 +3,7 @@ import { isPathInside } from '../../../domain/node/layout/posix-path.js';
 import { deriveLayout } from '../../../domain/node/layout/slot-layout.js';
 import type { ConfigProblem } from '../../common/config/config-checks.js';
 import { plainHttpTrustProblem } from '../../common/config/trust-section.js';
+import { probeTimingProblem } from './probe-section.js';
 import type { UpgraderConfig } from './upgrader-config.js';
 
 /**
@@ -13,6 +14,7 @@ import type { UpgraderConfig } from './upgrader-config.js';
 export function findRuleProblem(config: UpgraderConfig): ConfigProblem | null {
   return (
     healthProblem(config) ??
+    probeTimingProblem(config.health) ??
     startLimitProblem(config) ??
     trustProblem(config) ??
     pathProblem(config) ??

@@ -13,6 +13,7 @@ import {
 import { configJson, isPlainText } from '../../common/config/config-text.js';
 import { isTrustSection, trustSettingsOf } from '../../common/config/trust-section.js';
 import { findRuleProblem, systemdPathProblem } from './config-rules.js';
+import { isProbeSection, probeSettingsOf } from './probe-section.js';
 import { FLEX_PROFILE, type UpgraderConfig } from './upgrader-config.js';
 
 /** Error texts quote the offending value; a long one would bury the key it names. */
@@ -65,6 +66,9 @@ const isConfigFile = t.isObject({
       timeoutMs: optional(integerIn(100, 3_600_000)),
       stableMs: optional(integerIn(0, 600_000)),
       pollMs: optional(integerIn(10, 60_000)),
+      // At most a day (WATCH_WINDOW_MAX_MS): a window is a trial, not a second release cycle.
+      watchMs: optional(integerIn(0, 86_400_000)),
+      probe: optional(t.isNullable(isProbeSection)),
     }),
   ),
   artifact: optional(
@@ -121,13 +125,15 @@ export function checkConfigValue(value: unknown): ConfigCheck {
   const errors: string[] = [];
   if (!isConfigFile(value, { errors })) return schemaRefusal(errors[0] ?? '.: invalid configuration');
   const base = FLEX_PROFILE;
+  // The probe section is converted on its own (its URL becomes a RedactedUrl); null means none.
+  const { probe, ...healthKeys } = value.health ?? {};
   let config: UpgraderConfig = {
     profile: 'flex',
     root: value.root ?? base.root,
     agent: { ...base.agent, ...definedOnly(value.agent) },
     paths: { ...base.paths, ...definedOnly(value.paths) },
     service: { ...base.service, ...definedOnly(value.service) },
-    health: { ...base.health, ...definedOnly(value.health) },
+    health: { ...base.health, ...definedOnly(healthKeys) },
     artifact: { ...base.artifact, ...definedOnly(value.artifact) },
     container: { ...base.container, ...definedOnly(value.container) },
     cluster: { ...base.cluster, ...definedOnly(value.cluster) },
@@ -135,6 +141,11 @@ export function checkConfigValue(value: unknown): ConfigCheck {
   };
   if (value.trust !== undefined && value.trust !== null)
     config = { ...config, trust: trustSettingsOf(value.trust, defaultTrustCacheDir(config.paths.state)) };
+  if (probe !== undefined && probe !== null) {
+    const probed = probeSettingsOf(probe);
+    if (!probed.ok) return { ok: false, problem: probed.problem };
+    config = { ...config, health: { ...config.health, probe: probed.settings } };
+  }
   const problem = findRuleProblem(config);
   return problem === null ? { ok: true, config } : { ok: false, problem };
 }

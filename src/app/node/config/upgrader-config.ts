@@ -1,6 +1,7 @@
 import { MIB } from '../../../domain/node/artifact/byte-units.js';
 import type { AgentMode } from '../../../domain/node/recovery/recovery-vocabulary.js';
 import type { LayoutSettings } from '../../../domain/node/layout/slot-layout.js';
+import type { ProbeSettings } from '../../../domain/node/health/probe-target.js';
 import type { TrustSettings } from '../../../domain/common/trust/trust-settings.js';
 
 /**
@@ -35,7 +36,18 @@ export interface UpgraderConfig {
     /** The built-in supervisor's control socket (`service.manager: "supervisor"`). */
     readonly supervisorSocket: string;
   };
-  readonly health: { readonly timeoutMs: number; readonly stableMs: number; readonly pollMs: number };
+  readonly health: {
+    readonly timeoutMs: number;
+    readonly stableMs: number;
+    readonly pollMs: number;
+    /** The health probe (`health.probe`); absent, the gate is the process's stability alone. */
+    readonly probe?: ProbeSettings;
+    /**
+     * The watch window (docs/protocol.md#watch-window): how long a candidate that passed the gate
+     * must stay healthy before its upgrade is decided; 0 decides at the gate.
+     */
+    readonly watchMs: number;
+  };
   readonly artifact: {
     readonly maxArchiveBytes: number;
     readonly maxBinaryBytes: number;
@@ -89,7 +101,7 @@ export const FLEX_PROFILE: UpgraderConfig = {
     startLimitIntervalSec: 300,
     supervisorSocket: '/run/aks-flex-node-supervisor.sock',
   },
-  health: { timeoutMs: 30_000, stableMs: 3_000, pollMs: 250 },
+  health: { timeoutMs: 30_000, stableMs: 3_000, pollMs: 250, watchMs: 0 },
   artifact: {
     maxArchiveBytes: 256 * MIB,
     maxBinaryBytes: 256 * MIB,

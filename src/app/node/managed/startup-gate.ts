@@ -1,6 +1,7 @@
+import type { Sha256 } from '../../../domain/common/digest.js';
 import { failure } from '../../../domain/common/failure.js';
-import { failureOutcome, RETRY_POLICY } from '../../../domain/node/daemon/retry-policy.js';
 import { decideStartup } from '../../../domain/node/recovery/startup-policy.js';
+import { NO_RESTART_OBSERVATION } from '../../../domain/node/recovery/watch-rules.js';
 import {
   NO_PROGRESS,
   type AgentMode,
@@ -10,24 +11,32 @@ import {
   type StartupDecision,
 } from '../../../domain/node/recovery/recovery-vocabulary.js';
 import type { SlotName } from '../../../domain/node/layout/slot.js';
-import { withCompleted, withFailure, type UpgradeRecord } from '../../../domain/node/record/upgrade-record.js';
+import {
+  withCompleted,
+  withFailure,
+  type RecordedFailure,
+  type UpgradeRecord,
+} from '../../../domain/node/record/upgrade-record.js';
 import { isQuarantined, withQuarantined, withSlotInfo } from '../../../domain/node/record/upgrade-state.js';
 import type { Clock } from '../../../ports/common/clock.js';
 import type { Logger } from '../../../ports/common/logger.js';
-import type { OperationStore, TerminalStatus } from '../../../ports/node/operation-store.js';
+import type { OperationStore } from '../../../ports/node/operation-store.js';
 import type { ServiceManager } from '../../../ports/node/service-manager.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
+import { probeReasonOf, withProbeReason, type HealthGate } from '../health/health-gate.js';
 import { raise, unwrap } from '../../common/failure-signal.js';
 import { LogKeys } from '../../common/log-keys.js';
 import { RecordStore } from '../record/record-store.js';
 import { StateStore } from '../state/state-store.js';
 import { translatePortError } from '../../common/translate-port-error.js';
 import type { HostEffects } from './host-effects.js';
+import { publishOutcome } from './publish-outcome.js';
+import type { WatchEffects } from './watch-effects.js';
 
 /** Decisions one gate run may take before it gives up (I10); a full failure path needs ~12. */
 export const GATE_STEPS_MAX = 64;
-/** Publication attempts per decision, with doubling backoff from 1 s (1+2+4+8+16 s ≈ 31 s). */
-export const PUBLISH_ATTEMPTS_MAX = 5;
+
+type DecisionOf<Kind extends StartupDecision['kind']> = Extract<StartupDecision, { readonly kind: Kind }>;
 
 export type GateOutcome =
   /** No record is left: host-changing reconciliation may run. */
@@ -43,6 +52,9 @@ export interface StartupGateDependencies {
   readonly states: StateStore;
   readonly store: OperationStore;
   readonly services: ServiceManager;
+  readonly health: HealthGate;
+  /** The watch window's reads and effects (docs/protocol.md#watch-window). */
+  readonly watching: WatchEffects;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly config: UpgraderConfig;
@@ -70,6 +82,8 @@ export class StartupGate {
    */
   private selfSlot: Promise<SlotName | null> | null = null;
   private health: CandidateHealth = 'unknown';
+  /** Why the probe failed the candidate, for the failure this process records (S5). */
+  private probeReason: string | null = null;
   private container: ContainerVerdict = 'unknown';
 
   constructor(private readonly deps: StartupGateDependencies) {}
@@ -77,13 +91,16 @@ export class StartupGate {
   async run(): Promise<GateOutcome> {
     for (let step = 0; step < GATE_STEPS_MAX; step += 1) {
       const record = unwrap(await this.deps.records.read());
+      const watch = await this.deps.watching.read();
       const decision = decideStartup({
         record,
         mode: this.deps.mode,
         instanceId: this.deps.instanceId,
         handedOver: this.deps.handedOver?.() ?? false,
-        observed: await this.observe(record),
+        observed: await this.observe(record, watch !== null),
         progress: this.progress,
+        watch,
+        watchMs: this.deps.config.health.watchMs,
       });
       this.deps.logger.info(
         { [LogKeys.action]: decision.kind, rule: decision.rule, [LogKeys.operation]: record?.operation.name },
@@ -95,8 +112,10 @@ export class StartupGate {
     return raise(failure('E_SERVICE', `the startup gate did not settle within ${GATE_STEPS_MAX} steps`));
   }
 
-  private async observe(record: UpgradeRecord | null) {
+  private async observe(record: UpgradeRecord | null, windowOnDisk: boolean) {
     const { effects } = this.deps;
+    // The restart count costs a call: read it only while an upgrade may be on trial.
+    const trial = record?.candidate != null && (windowOnDisk || this.deps.config.health.watchMs > 0);
     const links = await effects.links();
     const state = record === null ? null : unwrap(await this.deps.states.read());
     const candidate = record?.candidate ?? null;
@@ -122,6 +141,7 @@ export class StartupGate {
         candidate !== null &&
         candidateDigest !== null &&
         state.slots[candidate]?.digest === candidateDigest,
+      restarts: trial ? await this.deps.watching.restarts() : NO_RESTART_OBSERVATION,
     };
   }
 
@@ -136,10 +156,16 @@ export class StartupGate {
       case 'wait':
         return { kind: 'closed', reason: 'restart-scheduled' };
       case 'record-failure':
-        await records.write(withFailure(need(record), decision.failure, decision.recoveryRequired));
-        return null;
+        return this.recordFailure(need(record), decision.failure, decision.recoveryRequired);
       case 'measure-health':
         this.health = await this.measureHealth(decision.slot);
+        return null;
+      case 'start-watch':
+      case 'rebase-watch':
+      case 'report-watching':
+      case 'watch':
+      case 'delete-watch':
+        await this.executeWatch(decision, record);
         return null;
       // The same copy: toward the committed slot (sync), or back to last-good (restore).
       case 'sync-container':
@@ -151,18 +177,9 @@ export class StartupGate {
       case 'check-container':
         this.container = await effects.compareContainer(decision.slot);
         return null;
-      case 'commit-state': {
-        const state = unwrap(await states.read());
-        const digest = decision.digest ?? (await effects.digestOf(decision.slot));
-        await states.write(
-          withSlotInfo(state, decision.slot, {
-            digest,
-            version:
-              state.slots[decision.slot]?.digest === digest ? (state.slots[decision.slot]?.version ?? null) : null,
-          }),
-        );
+      case 'commit-state':
+        await this.commitState(decision.slot, decision.digest);
         return null;
-      }
       case 'record-completion':
         await records.write(withCompleted(need(record)));
         return null;
@@ -182,15 +199,52 @@ export class StartupGate {
         await states.write(withQuarantined(unwrap(await states.read()), decision.digest));
         return null;
       case 'publish':
-        return (await this.publish(need(record), decision.status))
-          ? null
-          : { kind: 'stuck', reason: 'the terminal status could not be published' };
+        if (!(await publishOutcome(this.deps, need(record), decision.status)))
+          return { kind: 'stuck', reason: 'the terminal status could not be published' };
+        this.progress = { ...this.progress, published: true };
+        return null;
       case 'delete-record':
         await records.delete();
         this.progress = NO_PROGRESS;
         this.health = 'unknown';
         this.container = 'unknown';
         return null;
+    }
+  }
+
+  /** The slot's digest into the state file, keeping the version it records for those very bytes. */
+  private async commitState(slot: SlotName, recordedDigest: Sha256 | null): Promise<void> {
+    const { effects, states } = this.deps;
+    const state = unwrap(await states.read());
+    const digest = recordedDigest ?? (await effects.digestOf(slot));
+    const version = state.slots[slot]?.digest === digest ? (state.slots[slot]?.version ?? null) : null;
+    await states.write(withSlotInfo(state, slot, { digest, version }));
+  }
+
+  /** The watch window's decisions (docs/protocol.md#watch-window): one write or one slice each. */
+  private async executeWatch(
+    decision: DecisionOf<'start-watch' | 'rebase-watch' | 'report-watching' | 'watch' | 'delete-watch'>,
+    record: UpgradeRecord | null,
+  ): Promise<void> {
+    const { watching } = this.deps;
+    switch (decision.kind) {
+      case 'start-watch':
+        return watching.open(decision.slot, decision.digest, decision.windowMs);
+      case 'rebase-watch':
+        return watching.rebase();
+      case 'report-watching':
+        await watching.report(need(record));
+        this.progress = { ...this.progress, watchReported: true };
+        return;
+      case 'watch': {
+        const verdict = await watching.watch(decision.slot, decision.sliceMs);
+        if (verdict.kind === 'healthy') return;
+        this.health = 'unhealthy';
+        this.probeReason = probeReasonOf(verdict);
+        return;
+      }
+      case 'delete-watch':
+        return watching.delete();
     }
   }
 
@@ -204,49 +258,22 @@ export class StartupGate {
   /**
    * Self-hosted: this process is the candidate (the policy checked `self`); it must stay up for
    * the stability interval. Sidecar: the agent's main process must run the candidate stably.
+   * Then, either way, the health probe when one is configured (health-gate.ts).
    */
   private async measureHealth(slot: SlotName): Promise<CandidateHealth> {
-    const { health } = this.deps.config;
-    if (this.deps.mode === 'self-hosted') {
-      await this.deps.clock.sleep(health.stableMs);
-      return 'healthy';
-    }
-    const verdict = await this.deps.services.waitHealthy(await this.deps.effects.realSlotPath(slot), health);
+    const { health } = this.deps;
+    const verdict =
+      this.deps.mode === 'self-hosted'
+        ? await health.judgeSelf()
+        : await health.judge(await this.deps.effects.realSlotPath(slot), 'candidate');
+    this.probeReason = probeReasonOf(verdict);
     return verdict.kind === 'healthy' ? 'healthy' : 'unhealthy';
   }
 
-  /** Publishes with bounded, doubling backoff; a deleted operation counts as published. */
-  private async publish(record: UpgradeRecord, status: TerminalStatus): Promise<boolean> {
-    const operation = record.operation;
-    let delayMs = RETRY_POLICY.publishFirstMs;
-    for (let attempt = 1; attempt <= PUBLISH_ATTEMPTS_MAX; attempt += 1) {
-      try {
-        const written = await this.deps.store.publish(operation, status);
-        // Refused after InProgress was accepted: the cluster's policy changed under the upgrade.
-        if (written.kind === 'forbidden')
-          this.deps.logger.error(
-            { [LogKeys.operation]: operation.name },
-            "This node may no longer write the operation's status; its result stays unpublished.",
-          );
-        this.progress = { ...this.progress, published: true };
-        return true;
-      } catch (error) {
-        const translated = translatePortError(error);
-        // No retry fixes credentials the cluster keeps refusing: the daemon must exit instead.
-        if (translated === null || failureOutcome(translated).kind === 'terminal-failure') throw error;
-        this.deps.logger.warn(
-          { [LogKeys.operation]: operation.name, [LogKeys.code]: translated.code, attempt },
-          'Publishing the upgrade result failed; retrying.',
-        );
-        if (attempt < PUBLISH_ATTEMPTS_MAX) await this.deps.clock.sleep(delayMs);
-        delayMs *= 2;
-      }
-    }
-    this.deps.logger.error(
-      { [LogKeys.operation]: operation.name },
-      'The upgrade result could not be published; the record is kept and publication will be retried.',
-    );
-    return false;
+  /** The failure as the policy decided it, with the probe's reason when the probe failed the candidate here. */
+  private async recordFailure(record: UpgradeRecord, decided: RecordedFailure, recoveryRequired: boolean) {
+    await this.deps.records.write(withFailure(record, withProbeReason(decided, this.probeReason), recoveryRequired));
+    return null;
   }
 }
 

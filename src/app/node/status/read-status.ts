@@ -14,12 +14,15 @@ import type { SlotName } from '../../../domain/node/layout/slot.js';
 import type { UpgradeRecord } from '../../../domain/node/record/upgrade-record.js';
 import { isUnsignedAccepted, type UpgradeState } from '../../../domain/node/record/upgrade-state.js';
 import type { TrustSettings } from '../../../domain/common/trust/trust-settings.js';
+import type { Clock } from '../../../ports/common/clock.js';
 import type { ReleaseTrust, TrustedRole } from '../../../ports/common/release-trust.js';
 import type { FileSystem } from '../../../ports/node/file-system.js';
 import type { HostLock, LockHolder } from '../../../ports/node/host-lock.js';
 import type { ServiceActivity, ServiceManager } from '../../../ports/node/service-manager.js';
 import { canonicalRoot, observeLayout } from '../layout/observe-layout.js';
 import type { RecordStore } from '../record/record-store.js';
+import type { WatchStore } from '../record/watch-store.js';
+import { watchStatusOf, type WatchStatus } from './watch-status.js';
 import type { StateStore } from '../state/state-store.js';
 import { translatePortError } from '../../common/translate-port-error.js';
 
@@ -63,6 +66,8 @@ export interface StatusReport {
     | { readonly present: false }
     | { readonly present: true; readonly valid: true; readonly record: UpgradeRecord }
     | { readonly present: true; readonly valid: false; readonly problem: Failure };
+  /** An upgrade on trial in its watch window, if any. */
+  readonly watch: WatchStatus;
   /** The upgrade state file; `problem` only when it cannot be read (`E_STATE`). */
   readonly state: { readonly path: string; readonly problem?: Failure };
   /** `problem` only when the holder could not be read (the lock path is not a usable file). */
@@ -91,7 +96,10 @@ export interface StatusDependencies {
   readonly lock: HostLock;
   readonly layout: SlotLayout;
   readonly records: RecordStore;
+  readonly watches: WatchStore;
   readonly states: StateStore;
+  /** For the watch window's estimated end only. */
+  readonly clock: Clock;
   readonly binaryMaxBytes: number;
   readonly trustSettings: TrustSettings;
   readonly trust: ReleaseTrust | null;
@@ -127,6 +135,7 @@ export async function readStatus(deps: StatusDependencies): Promise<StatusReport
       : record.value === null
         ? { present: false }
         : { present: true, valid: true, record: record.value },
+    watch: watchStatusOf(await portFailureAsResult(() => deps.watches.read()), deps.clock.nowMs()),
     state: state.ok ? { path: layout.state } : { path: layout.state, problem: state.failure },
     lock: await lockStatus(deps),
     service: {

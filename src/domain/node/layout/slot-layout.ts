@@ -23,6 +23,8 @@ export interface SlotLayout {
    * (docs/protocol.md#interrupted-activation-marker).
    */
   readonly activation: string;
+  /** The watch window of an upgrade on trial, beside the record (docs/protocol.md#watch-window). */
+  readonly watch: string;
   readonly state: string;
   readonly lock: string;
   readonly daemonState: string;
@@ -51,6 +53,7 @@ export const FILE_ROLES = [
   'recoveryScript',
   'record',
   'activation',
+  'watch',
   'state',
   'lock',
 ] as const;
@@ -118,6 +121,7 @@ export function deriveLayout(settings: LayoutSettings): Result<SlotLayout> {
     recoveryScript: joinPath(slotDir, `${name}-recovery.sh`),
     record: inRoot(settings.record),
     activation: joinPath(dirnamePath(inRoot(settings.record)), `agent-upgrade-activation.json`),
+    watch: joinPath(dirnamePath(inRoot(settings.record)), `agent-upgrade-watch.json`),
     state: inRoot(settings.state),
     lock: inRoot(settings.lock),
     daemonState: inRoot(settings.daemonState),
@@ -226,6 +230,8 @@ export function roleLabel(role: PathRole): string {
       return 'the upgrade record';
     case 'activation':
       return 'the activation marker';
+    case 'watch':
+      return 'the watch window';
     case 'state':
       return 'the upgrade state file';
     case 'lock':

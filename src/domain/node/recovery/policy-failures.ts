@@ -27,6 +27,16 @@ export const POLICY_FAILURES = {
   ),
   /** S5: the health/stability wait failed. */
   unhealthy: daemonFailure('E_UNHEALTHY', 'the upgraded agent did not become healthy; restored the last-good binary'),
+  /** S5: the watch or the health wait failed inside the watch window. */
+  unhealthyInWindow: daemonFailure(
+    'E_UNHEALTHY',
+    'the upgraded agent became unhealthy inside its watch window; restored the last-good binary',
+  ),
+  /** S5: the service manager restarted the upgraded agent on its own inside the watch window. */
+  crashedInWindow: daemonFailure(
+    'E_UNHEALTHY',
+    'the upgraded agent crashed inside its watch window; restored the last-good binary',
+  ),
   /** S5, self-hosted: the restarted daemon does not run the candidate although current does. */
   candidateNotRunning: daemonFailure(
     'E_UNHEALTHY',

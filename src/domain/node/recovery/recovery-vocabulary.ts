@@ -1,6 +1,7 @@
 import type { Sha256 } from '../../common/digest.js';
 import type { SlotName } from '../layout/slot.js';
 import type { FailureReason, RecordedFailure, UpgradeRecord } from '../record/upgrade-record.js';
+import type { RestartObservation, WatchWindow } from '../record/watch-window.js';
 
 /**
  * The RecoveryPolicy's vocabulary: what the startup gate (docs/protocol.md#startup-gate-s1s8) and
@@ -71,6 +72,11 @@ export interface StartupObservation {
    * the highest committed version). Used only to skip a repeated write, never to skip a check.
    */
   readonly stateCommitted: boolean;
+  /**
+   * The boot and the service manager's count of automatic restarts of the agent, observed while a
+   * watch window is open (docs/protocol.md#watch-window); nulls otherwise.
+   */
+  readonly restarts: RestartObservation;
 }
 
 /**
@@ -89,9 +95,16 @@ export interface RunProgress {
    * scheduled its own restart (self-hosted).
    */
   readonly restartedInto: SlotName | null;
+  /** This process told the cluster the operation is in its watch window. */
+  readonly watchReported: boolean;
 }
 
-export const NO_PROGRESS: RunProgress = { published: false, containerCopiedFrom: null, restartedInto: null };
+export const NO_PROGRESS: RunProgress = {
+  published: false,
+  containerCopiedFrom: null,
+  restartedInto: null,
+  watchReported: false,
+};
 
 export interface StartupInput {
   readonly record: UpgradeRecord | null;
@@ -106,6 +119,10 @@ export interface StartupInput {
   readonly handedOver?: boolean;
   readonly observed: StartupObservation;
   readonly progress: RunProgress;
+  /** The watch-window document as it is on disk now (any owner), or null. */
+  readonly watch: WatchWindow | null;
+  /** `health.watchMs`: the window a newly proven candidate gets; 0 = none. */
+  readonly watchMs: number;
 }
 
 /**
@@ -134,6 +151,28 @@ export type StartupDecision =
     }
   /** Measure the health/stability of `slot` (the candidate) and report the verdict. */
   | { readonly kind: 'measure-health'; readonly rule: StartupRule; readonly slot: SlotName }
+  /**
+   * Open the watch window for the proven candidate: write the window document with the boot and
+   * the restart count observed now. `digest` null: the app takes the slot's.
+   */
+  | {
+      readonly kind: 'start-watch';
+      readonly rule: StartupRule;
+      readonly slot: SlotName;
+      readonly digest: Sha256 | null;
+      readonly windowMs: number;
+    }
+  /** Write the boot and restart count observed now as the window's baseline (after a reboot). */
+  | { readonly kind: 'rebase-watch'; readonly rule: StartupRule }
+  /** Mark the operation InProgress with the condition `Watching` (once per process). */
+  | { readonly kind: 'report-watching'; readonly rule: StartupRule }
+  /**
+   * Watch `slot` for `sliceMs`: healthy throughout adds the slice to the window's progress;
+   * otherwise the candidate's health becomes `unhealthy`.
+   */
+  | { readonly kind: 'watch'; readonly rule: StartupRule; readonly slot: SlotName; readonly sliceMs: number }
+  /** Delete the watch-window document (before the record; or left behind without one). */
+  | { readonly kind: 'delete-watch'; readonly rule: StartupRule }
   /** Copy `from` (the current link's binary) into the active nspawn rootfs. */
   | { readonly kind: 'sync-container'; readonly rule: StartupRule; readonly from: SlotName }
   /** Compare the nspawn copy with the current link's binary (`slot`) and report the verdict. */

@@ -3,6 +3,7 @@ import type { SlotName } from '../layout/slot.js';
 import type { UpgradeRecord } from '../record/upgrade-record.js';
 import { containerInSync, rollbackAllowed, rollbackTarget } from './rollback-rules.js';
 import type { StartupDecision, StartupInput } from './recovery-vocabulary.js';
+import { windowOfRecord } from './watch-rules.js';
 
 type DecisionOf<Kind extends StartupDecision['kind']> = Extract<StartupDecision, { readonly kind: Kind }>;
 
@@ -22,7 +23,10 @@ export function checkStartupDecision(input: StartupInput, decision: StartupDecis
   const { record } = input;
   const what = `${decision.kind} (${decision.rule})`;
   if (record === null) {
-    invariant(decision.kind === 'open-gate', `${what}: without a record the only decision is open-gate`);
+    invariant(
+      decision.kind === 'open-gate' || (decision.kind === 'delete-watch' && input.watch?.owner === 'managed'),
+      `${what}: without a record the only decisions are open-gate and removing a managed window`,
+    );
     return;
   }
   invariant(decision.kind !== 'open-gate', 'open-gate while a record exists');
@@ -37,8 +41,14 @@ export function checkStartupDecision(input: StartupInput, decision: StartupDecis
     case 'commit-state':
     case 'record-completion':
       return checkCompletion(checked, decision);
+    case 'start-watch':
+    case 'rebase-watch':
+    case 'report-watching':
+    case 'watch':
+      return checkWatch(checked, decision);
     case 'publish':
     case 'delete-record':
+    case 'delete-watch':
       return checkPublication(checked, decision);
     case 'roll-back':
     case 'restore-container':
@@ -82,18 +92,44 @@ function checkBeforeVerdict(
   }
 }
 
-/** The steps to Complete: each only once the candidate is proven healthy, in order. */
-function checkCompletion(
-  { input, record, candidate, what }: Checked,
-  decision: DecisionOf<'sync-container' | 'check-container' | 'commit-state' | 'record-completion'>,
-): void {
+/** The candidate passed the health gate: undecided, current, healthy, and (self-hosted) this process. */
+function provenHealthy({ input, record, candidate }: Checked): boolean {
   const { observed, mode } = input;
-  const proven =
+  return (
     record.failure === null &&
     candidate !== null &&
     observed.current === candidate &&
     observed.candidateHealth === 'healthy' &&
-    (mode === 'sidecar' || observed.self === candidate);
+    (mode === 'sidecar' || observed.self === candidate)
+  );
+}
+
+/** The window is only ever opened and watched for a candidate that passed the health gate. */
+function checkWatch(
+  checked: Checked,
+  decision: DecisionOf<'start-watch' | 'rebase-watch' | 'report-watching' | 'watch'>,
+): void {
+  const { input, record, candidate, what } = checked;
+  invariant(provenHealthy(checked), `${what}: only for a candidate that passed the health gate`);
+  const window = windowOfRecord(input.watch, record);
+  if (decision.kind === 'start-watch') {
+    invariant(window === null && decision.slot === candidate && decision.windowMs > 0, `${what}: opens one window`);
+    return;
+  }
+  invariant(window !== null, `${what}: needs the record's window`);
+  if (decision.kind === 'watch')
+    invariant(decision.slot === candidate && decision.sliceMs > 0, `${what}: watches the candidate for a while`);
+}
+
+/** The steps to Complete: each only once the candidate is proven healthy, in order. */
+function checkCompletion(
+  checked: Checked,
+  decision: DecisionOf<'sync-container' | 'check-container' | 'commit-state' | 'record-completion'>,
+): void {
+  const { input, record, candidate, what } = checked;
+  const { observed } = input;
+  const window = windowOfRecord(input.watch, record);
+  const proven = provenHealthy(checked) && (window === null || window.watchedMs >= window.windowMs);
   if (decision.kind === 'record-completion') {
     invariant(
       proven && containerInSync(observed.container) && observed.stateCommitted,
@@ -107,11 +143,18 @@ function checkCompletion(
     invariant(containerInSync(observed.container), `${what}: only after the nspawn copy is proven equal`);
 }
 
-/** Publish once, the recorded outcome, after the rollback; delete only after publishing. */
-function checkPublication({ input, record, what }: Checked, decision: DecisionOf<'publish' | 'delete-record'>): void {
+/** Publish once, the recorded outcome, after the rollback; delete only after publishing, the window first. */
+function checkPublication(
+  { input, record, what }: Checked,
+  decision: DecisionOf<'publish' | 'delete-record' | 'delete-watch'>,
+): void {
   const { observed, progress } = input;
-  if (decision.kind === 'delete-record') {
+  if (decision.kind !== 'publish') {
     invariant(progress.published, `${what}: publish before delete`);
+    invariant(
+      decision.kind === 'delete-watch' ? input.watch?.owner === 'managed' : input.watch?.owner !== 'managed',
+      `${what}: the window goes before the record`,
+    );
     return;
   }
   invariant(!progress.published, `${what}: published twice in one run`);

@@ -3,6 +3,7 @@ import { COMPLETE_OUTCOME, failedOutcome, POLICY_FAILURES } from './policy-failu
 import { checkRecordShape, nextRollbackStep, rollbackTarget, shouldQuarantine } from './rollback-rules.js';
 import { checkStartupDecision } from './startup-invariants.js';
 import type { StartupDecision, StartupInput, StartupRule } from './recovery-vocabulary.js';
+import { crashDecision, watchDecision, windowCleanup, windowOfRecord } from './watch-rules.js';
 
 /**
  * The next single decision of the startup gate (docs/protocol.md#startup-gate-s1s8; first matching
@@ -17,7 +18,7 @@ export function decideStartup(input: StartupInput): StartupDecision {
 
 function startupDecision(input: StartupInput): StartupDecision {
   const { record } = input;
-  if (record === null) return { kind: 'open-gate', rule: 'S1' };
+  if (record === null) return windowCleanup(input, 'S1') ?? { kind: 'open-gate', rule: 'S1' };
   if (record.failure === null) return undecided(input, record);
   return failed(input, record, record.failure);
 }
@@ -34,7 +35,7 @@ function undecided(input: StartupInput, record: UpgradeRecord): StartupDecision 
   // delete; never judge the candidate a second time, or Failed could follow Complete.
   if (record.completed)
     return progress.published
-      ? { kind: 'delete-record', rule: 'S4' }
+      ? (windowCleanup(input, 'S4') ?? { kind: 'delete-record', rule: 'S4' })
       : { kind: 'publish', rule: 'S4', status: COMPLETE_OUTCOME };
 
   const candidate = record.candidate;
@@ -53,7 +54,11 @@ function undecided(input: StartupInput, record: UpgradeRecord): StartupDecision 
     // candidate is not what the service runs: a failure, not something to wait for (a restart
     // could loop forever). The old process itself is caught by the guard above.
     if (observed.self !== candidate) return recordFailure('S5', POLICY_FAILURES.candidateNotRunning, true);
-  } else if (
+  }
+  const crash = crashDecision(input, record);
+  if (crash !== null) return crash;
+  if (
+    input.mode === 'sidecar' &&
     observed.candidateHealth === 'unknown' &&
     observed.agent !== candidate &&
     progress.restartedInto !== candidate
@@ -63,7 +68,12 @@ function undecided(input: StartupInput, record: UpgradeRecord): StartupDecision 
     return { kind: 'restart-agent', rule: 'S4', into: candidate };
   }
   if (observed.candidateHealth === 'unknown') return { kind: 'measure-health', rule: 'S4', slot: candidate };
-  if (observed.candidateHealth === 'unhealthy') return recordFailure('S5', POLICY_FAILURES.unhealthy, true);
+  if (observed.candidateHealth === 'unhealthy') {
+    const inWindow = windowOfRecord(input.watch, record) !== null;
+    return recordFailure('S5', inWindow ? POLICY_FAILURES.unhealthyInWindow : POLICY_FAILURES.unhealthy, true);
+  }
+  const watching = watchDecision(input, record, candidate);
+  if (watching !== null) return watching;
 
   // Healthy: nspawn ← current, then prove the digests equal (only now: nspawn never holds an
   // unproven candidate).
@@ -120,7 +130,7 @@ function failed(input: StartupInput, record: UpgradeRecord, failure: RecordedFai
     return { kind: 'quarantine', rule: 'S8', digest: record.candidateDigest };
   }
   if (!progress.published) return { kind: 'publish', rule: 'S8', status: failedOutcome(failure) };
-  return { kind: 'delete-record', rule: 'S8' };
+  return windowCleanup(input, 'S8') ?? { kind: 'delete-record', rule: 'S8' };
 }
 
 function recordFailure(rule: StartupRule, failure: RecordedFailure, recoveryRequired: boolean): StartupDecision {

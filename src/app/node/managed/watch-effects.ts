@@ -1,0 +1,129 @@
+import type { Sha256 } from '../../../domain/common/digest.js';
+import type { SlotName } from '../../../domain/node/layout/slot.js';
+import type { AgentMode } from '../../../domain/node/recovery/recovery-vocabulary.js';
+import type { UpgradeRecord } from '../../../domain/node/record/upgrade-record.js';
+import {
+  newWatchWindow,
+  watchRemainingMs,
+  withRestartBaseline,
+  withWatched,
+  type RestartObservation,
+  type WatchWindow,
+} from '../../../domain/node/record/watch-window.js';
+import { failure } from '../../../domain/common/failure.js';
+import type { Clock } from '../../../ports/common/clock.js';
+import type { Logger } from '../../../ports/common/logger.js';
+import type { OperationStore } from '../../../ports/node/operation-store.js';
+import type { ServiceManager } from '../../../ports/node/service-manager.js';
+import { raise, unwrap } from '../../common/failure-signal.js';
+import { LogKeys } from '../../common/log-keys.js';
+import type { GateVerdict, HealthGate } from '../health/health-gate.js';
+import type { WatchStore } from '../record/watch-store.js';
+import type { HostEffects } from './host-effects.js';
+
+export interface WatchEffectsDependencies {
+  readonly effects: HostEffects;
+  readonly watches: WatchStore;
+  readonly store: OperationStore;
+  readonly services: ServiceManager;
+  readonly gate: HealthGate;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly mode: AgentMode;
+  /** `health.pollMs`: how often the sidecar looks at the agent's main process. */
+  readonly pollMs: number;
+}
+
+/**
+ * The startup gate's effects of the watch window (docs/protocol.md#watch-window): each is one
+ * durable write or one slice of watching, so every crash inside the window is a crash point the
+ * next process resumes from the window document.
+ */
+export class WatchEffects {
+  /** The probe's failures in a row at the end of this process's last slice. */
+  private probeFailuresInRow = 0;
+
+  constructor(private readonly deps: WatchEffectsDependencies) {}
+
+  read(): Promise<WatchWindow | null> {
+    return this.deps.watches.read().then(unwrap);
+  }
+
+  /** The count the window compares: only while an upgrade may be on trial (it costs a call). */
+  restarts(): Promise<RestartObservation> {
+    return this.deps.services.restartCount();
+  }
+
+  async open(slot: SlotName, recordedDigest: Sha256 | null, windowMs: number): Promise<void> {
+    const digest = recordedDigest ?? (await this.deps.effects.digestOf(slot));
+    const now = await this.restarts();
+    const window = newWatchWindow({
+      owner: 'managed',
+      candidate: slot,
+      candidateDigest: digest,
+      windowMs,
+      startedAt: new Date(this.deps.clock.nowMs()).toISOString(),
+      restartEpoch: now.restartEpoch,
+      restartsAtStart: now.restarts,
+    });
+    await this.deps.watches.write(window);
+    this.deps.logger.info({ windowMs }, 'The upgraded agent passed its health gate; its watch window opened.');
+  }
+
+  async rebase(): Promise<void> {
+    const now = await this.restarts();
+    await this.deps.watches.write(withRestartBaseline(await this.need(), now.restartEpoch, now.restarts));
+  }
+
+  /** InProgress with the condition Watching, and how long is left (for people: never compared). */
+  async report(record: UpgradeRecord): Promise<void> {
+    const window = await this.need();
+    const leftS = Math.ceil(watchRemainingMs(window) / 1000);
+    const message = `watching the upgraded agent for ${leftS} s more (window opened ${window.startedAt})`;
+    const written = await this.deps.store.markInProgress(record.operation, message, { watching: true });
+    if (written.kind !== 'written')
+      this.deps.logger.warn({ [LogKeys.operation]: record.operation.name }, 'The watch window could not be reported.');
+  }
+
+  /**
+   * Watches `slot` for `sliceMs`; healthy adds the slice to the window. With a probe, it must keep
+   * passing (failures in a row are counted across this process's slices), the candidate still
+   * running at every attempt. Without one, the process alone: sidecar, the agent's main process
+   * must run the candidate, the same process, through the whole slice; self-hosted, this process
+   * is the candidate, so surviving the slice is the proof.
+   */
+  async watch(slot: SlotName, sliceMs: number): Promise<GateVerdict> {
+    const path = this.deps.mode === 'sidecar' ? await this.deps.effects.realSlotPath(slot) : null;
+    const stillRunning = async () => path === null || (await this.deps.services.mainExecutable()) === path;
+    const probed = await this.deps.gate.keepsPassing(sliceMs, this.probeFailuresInRow, stillRunning);
+    const verdict =
+      probed?.verdict ?? (path === null ? await this.sleep(sliceMs) : await this.agentStaysUp(path, sliceMs));
+    this.probeFailuresInRow = probed?.failuresInRow ?? 0;
+    if (verdict.kind === 'healthy') await this.deps.watches.write(withWatched(await this.need(), sliceMs));
+    return verdict;
+  }
+
+  delete(): Promise<void> {
+    return this.deps.watches.delete();
+  }
+
+  private async sleep(ms: number): Promise<GateVerdict> {
+    await this.deps.clock.sleep(ms);
+    return { kind: 'healthy' };
+  }
+
+  /** A restart inside the slice leaves no time to stabilise again before the wait ends: unhealthy. */
+  private async agentStaysUp(path: string, sliceMs: number): Promise<GateVerdict> {
+    const { pollMs } = this.deps;
+    const verdict = await this.deps.services.waitHealthy(path, {
+      stableMs: sliceMs,
+      timeoutMs: sliceMs + 2 * pollMs,
+      pollMs,
+    });
+    return verdict.kind === 'unhealthy' ? { ...verdict, source: 'process' } : verdict;
+  }
+
+  private async need(): Promise<WatchWindow> {
+    return (await this.read()) ?? raise(failure('E_RECORD', 'the watch window disappeared while it was watched'));
+  }
+}
