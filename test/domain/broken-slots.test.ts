@@ -69,6 +69,7 @@ describe.each(BROKEN)('blue is %s', (_label, blue) => {
       serviceAssetsCurrent: true,
       serviceActive: false,
       containerPresent: false,
+      watchMs: 0,
     });
     expect(codeOf(planActivation(input(DIGEST_B)))).toBe('E_LAYOUT');
     expect(planActivation(input(DIGEST_A))).toMatchObject({ ok: true, value: { targetSlot: 'green' } });

@@ -145,7 +145,7 @@ function allPlans(): { readonly label: string; readonly plan: StepPlan; readonly
     for (const candidateDigest of [DIGEST_A, DIGEST_B])
       for (const serviceActive of [true, false])
         for (const containerPresent of [true, false]) {
-          const input = { layout, facts, candidateDigest, activeDigest: DIGEST_A, containerPresent };
+          const input = { layout, facts, candidateDigest, activeDigest: DIGEST_A, containerPresent, watchMs: 0 };
           const direct = unwrap(planActivation({ ...input, serviceAssetsCurrent: !serviceActive, serviceActive }));
           const label = `host ${index}, ${candidateDigest === DIGEST_A ? 'identical' : 'changed'}`;
           plans.push({ label: `direct ${label}`, plan: direct, changed: direct.candidateChanged });

@@ -67,6 +67,7 @@ export function inputFor(layout: SlotLayout, host: Host, options: Options): Acti
     serviceAssetsCurrent: options.serviceAssetsCurrent,
     serviceActive: options.serviceActive,
     containerPresent: options.containerPresent,
+    watchMs: 0,
   };
 }
 

@@ -172,6 +172,7 @@ describe('one slot change for both paths', () => {
           serviceAssetsCurrent: true,
           serviceActive: true,
           containerPresent: false,
+          watchMs: 0,
         }),
       );
       const staging = unwrap(planManagedStaging(facts));
@@ -206,6 +207,7 @@ describe('one slot change for both paths', () => {
         serviceAssetsCurrent: true,
         serviceActive: false,
         containerPresent: true,
+        watchMs: 0,
       };
       const direct = unwrap(planActivation(input));
       const managed = unwrap(planManagedSwitch({ ...input, previous: direct.activeSlot, containerDiffers: true }));

@@ -26,6 +26,7 @@ import type { RecoverDependencies } from './managed/recover.js';
 import type { StartupGate } from './managed/startup-gate.js';
 import type { MarkerStore } from './record/marker-store.js';
 import type { WatchStore } from './record/watch-store.js';
+import type { WatchEffects } from './health/watch-effects.js';
 import type { RecordStore } from './record/record-store.js';
 import type { OperationStoreFactory, SessionOptions, SessionState } from './managed/session-options.js';
 import type { StateStore } from './state/state-store.js';
@@ -63,6 +64,8 @@ export const Tokens = Object.freeze({
   StateStore: Symbol('StateStore') as ServiceIdentifier<StateStore>,
   MarkerStore: Symbol('MarkerStore') as ServiceIdentifier<MarkerStore>,
   WatchStore: Symbol('WatchStore') as ServiceIdentifier<WatchStore>,
+  /** The direct path's watch window (its owner is the activation marker). */
+  DirectWatch: Symbol('DirectWatch') as ServiceIdentifier<WatchEffects>,
   HealthGate: Symbol('HealthGate') as ServiceIdentifier<HealthGate>,
   HostEffects: Symbol('HostEffects') as ServiceIdentifier<HostEffects>,
   SlotEffects: Symbol('SlotEffects') as ServiceIdentifier<SlotEffects>,

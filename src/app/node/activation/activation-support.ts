@@ -38,7 +38,7 @@ export async function serviceIsActive(services: ServiceManager): Promise<boolean
 
 /** The direct plan on the host as observed; the container is present when a machine is active. */
 export async function planDirect(
-  deps: { readonly engine: LayoutEngine; readonly container: ContainerRootfs },
+  deps: { readonly engine: LayoutEngine; readonly container: ContainerRootfs; readonly config: UpgraderConfig },
   facts: LayoutFacts,
   candidateDigest: Sha256,
   activeDigest: Sha256,
@@ -54,6 +54,7 @@ export async function planDirect(
       serviceAssetsCurrent,
       serviceActive,
       containerPresent: (await deps.container.activeMachine()) !== null,
+      watchMs: deps.config.health.watchMs,
     }),
   );
 }

@@ -145,7 +145,7 @@ export class Activation {
     // The marker goes only once current is back where it was, so a failed restore leaves it for
     // the next lock holder.
     if (decision.kind === 'restore-current') await this.deps.engine.pointCurrentAt(decision.to);
-    if (plan.candidateChanged) await this.markers.delete();
+    if (plan.candidateChanged) await this.forgetActivation();
     throw outcome.error;
   }
 
@@ -176,6 +176,8 @@ export class Activation {
         return;
       case 'wait-healthy':
         return this.effects.expectHealthy(realSlotPath(run.facts, step.slot), 'candidate', run.signal);
+      case 'watch-candidate':
+        return this.effects.expectWatched(step.slot, run.checked.digest, step.windowMs, run.signal);
       case 'sync-container':
         return this.effects.syncContainer(slotPath(engine.layout, step.slot));
       default:
@@ -226,7 +228,7 @@ export class Activation {
         node: await this.effects.condition(),
       };
     }
-    if (plan.candidateChanged) await this.markers.delete();
+    if (plan.candidateChanged) await this.forgetActivation();
     return { ...report, outcome: 'rolled-back', failure: cause, quarantined, rollbackFailure: null, node: null };
   }
 
@@ -239,7 +241,7 @@ export class Activation {
       () => null,
       (error: unknown) => asFailure(error),
     );
-    if (plan.candidateChanged) await this.markers.delete();
+    if (plan.candidateChanged) await this.forgetActivation();
     if (stateFailure !== null) {
       raise(
         failure(
@@ -260,6 +262,12 @@ export class Activation {
       rollbackFailure: null,
       node: null,
     };
+  }
+
+  /** The verdict is final: the window's document first, then the marker (docs/protocol.md#watch-window). */
+  private async forgetActivation(): Promise<void> {
+    await this.effects.discardWindow();
+    await this.markers.delete();
   }
 
   async refuseWhilePending(): Promise<void> {

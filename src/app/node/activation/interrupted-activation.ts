@@ -2,7 +2,9 @@ import {
   decideInterruptedActivation,
   type ActivationMarker,
   type MarkerHealth,
+  type MarkerObservation,
 } from '../../../domain/node/activation/activation-marker.js';
+import { nextWindowStep } from '../../../domain/node/record/watch-window.js';
 import type { Sha256 } from '../../../domain/common/digest.js';
 import { failure } from '../../../domain/common/failure.js';
 import { linkedSlot } from '../../../domain/node/layout/host-facts.js';
@@ -19,10 +21,11 @@ import type { LayoutEngine } from '../layout/layout-engine.js';
 import { LogKeys } from '../../common/log-keys.js';
 import type { MarkerStore } from '../record/marker-store.js';
 import type { StateStore } from '../state/state-store.js';
+import type { WatchEffects } from '../health/watch-effects.js';
 import type { SlotEffects } from './slot-effects.js';
 
-/** Decisions one resolution may take (I10): measure, then commit or roll back. */
-const RESOLVE_STEPS_MAX = 4;
+/** Decisions one resolution may take (I10): measure, watch the rest of a window, then commit or roll back. */
+const RESOLVE_STEPS_MAX = 5;
 
 export interface InterruptedActivationDependencies {
   readonly fs: FileSystem;
@@ -34,6 +37,8 @@ export interface InterruptedActivationDependencies {
   readonly markers: MarkerStore;
   readonly states: StateStore;
   readonly effects: SlotEffects;
+  /** The direct path's watch window. */
+  readonly window: WatchEffects;
 }
 
 export interface ResolveOptions {
@@ -77,6 +82,7 @@ export class InterruptedActivation {
         current: linkedSlot(facts, 'current'),
         candidateSlotDigest: await this.digestOf(marker.candidate),
         health,
+        window: await this.windowOf(marker),
       });
       this.deps.logger.warn(
         { [LogKeys.action]: decision.kind, [LogKeys.slot]: marker.candidate },
@@ -88,11 +94,14 @@ export class InterruptedActivation {
           // or left its copy half-done: copy again (which also sweeps the copy's temps).
           const current = linkedSlot(facts, 'current');
           if (current !== null) await this.effects.syncContainer(slotPath(this.deps.engine.layout, current));
-          await this.deps.markers.delete();
+          await this.forget();
           return 'discarded';
         }
         case 'measure-health':
           health = await this.measure(decision.slot);
+          break;
+        case 'resume-watch':
+          health = await this.watchRest(marker);
           break;
         case 'commit':
           await this.commit(marker);
@@ -117,6 +126,36 @@ export class InterruptedActivation {
     return verdict.kind === 'healthy' ? 'healthy' : 'unhealthy';
   }
 
+  /**
+   * Where the candidate's window stands: its own document (this slot, these bytes), or — with
+   * none — whether one is due (`health.watchMs`): a process killed before it opened the window
+   * leaves the whole window to watch.
+   */
+  private async windowOf(marker: ActivationMarker): Promise<MarkerObservation['window']> {
+    const stored = await this.deps.window.read();
+    const own =
+      stored?.owner === 'direct' &&
+      stored.candidate === marker.candidate &&
+      stored.candidateDigest === marker.candidateDigest;
+    if (!own) return this.deps.config.health.watchMs > 0 ? 'open' : 'none';
+    const step = nextWindowStep(stored, await this.deps.window.restarts());
+    return step.kind === 'crashed' || step.kind === 'over' ? step.kind : 'open';
+  }
+
+  /** The rest of the window, as the activation that died would have watched it. */
+  private async watchRest(marker: ActivationMarker): Promise<MarkerHealth> {
+    const stored = await this.deps.window.read();
+    const windowMs = stored?.owner === 'direct' ? stored.windowMs : this.deps.config.health.watchMs;
+    const verdict = await this.deps.window.watchThrough(marker.candidate, marker.candidateDigest, windowMs);
+    return verdict.kind === 'healthy' ? 'healthy' : 'unhealthy';
+  }
+
+  /** The verdict is final: the window's document first, then the marker. */
+  private async forget(): Promise<void> {
+    await this.effects.discardWindow();
+    await this.deps.markers.delete();
+  }
+
   private async commit(marker: ActivationMarker): Promise<void> {
     const state = unwrap(await this.deps.states.read());
     let next = withSlotInfo(state, marker.candidate, {
@@ -125,7 +164,7 @@ export class InterruptedActivation {
     });
     if (marker.candidateVersion !== null) next = withCommittedVersion(next, marker.candidateVersion);
     await this.deps.states.write(next);
-    await this.deps.markers.delete();
+    await this.forget();
   }
 
   /** Quarantine first (the evidence), then current, the container, the agent, and the marker last. */
@@ -143,7 +182,7 @@ export class InterruptedActivation {
       if (restart === 'scheduled') await services.scheduleRestart();
       else await services.restart({ resetFailed: true });
     }
-    await this.deps.markers.delete();
+    await this.forget();
   }
 
   private async digestOf(slot: SlotName): Promise<Sha256 | null> {

@@ -6,12 +6,16 @@ import type { ContainerRootfs } from '../../../ports/node/container-rootfs.js';
 import type { ServiceActivity, ServiceManager } from '../../../ports/node/service-manager.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
 import type { GatePurpose, GateVerdict, HealthGate } from '../health/health-gate.js';
+import type { WatchEffects } from '../health/watch-effects.js';
+import type { Sha256 } from '../../../domain/common/digest.js';
 import { raise } from '../../common/failure-signal.js';
 import type { LayoutEngine } from '../layout/layout-engine.js';
 
 export interface SlotEffectDependencies {
   readonly services: ServiceManager;
   readonly gate: HealthGate;
+  /** The direct path's watch window. */
+  readonly window: WatchEffects;
   readonly container: ContainerRootfs;
   readonly engine: LayoutEngine;
   readonly config: UpgraderConfig;
@@ -47,19 +51,21 @@ export class SlotEffects {
    */
   async expectHealthy(expectedPath: string, purpose: GatePurpose, signal?: AbortSignal): Promise<void> {
     // The service manager's wait and the probe loop both end early once the signal aborts.
-    const verdict = await this.judge(expectedPath, purpose, signal);
-    if (verdict.kind !== 'healthy' && signal?.aborted === true) {
-      raise(failure('E_INTERRUPTED', 'interrupted by a signal while waiting for the agent to become healthy'));
-    }
-    if (verdict.kind === 'healthy') return;
-    raise(
-      failure(
-        'E_UNHEALTHY',
-        verdict.kind === 'unhealthy'
-          ? `the agent did not become healthy: ${verdict.reason}`
-          : 'the agent is not running',
-      ),
-    );
+    raiseUnlessHealthy(await this.judge(expectedPath, purpose, signal), signal, 'did not become healthy');
+  }
+
+  /**
+   * The candidate's watch window, from wherever it stands to its end (docs/protocol.md#watch-window),
+   * raised as `E_UNHEALTHY` with its reason when the candidate fails inside it.
+   */
+  async expectWatched(slot: SlotName, digest: Sha256, windowMs: number, signal?: AbortSignal): Promise<void> {
+    const verdict = await this.deps.window.watchThrough(slot, digest, windowMs, signal);
+    raiseUnlessHealthy(verdict, signal, 'failed inside its watch window');
+  }
+
+  /** The direct path's window goes before its marker; a managed one is the startup gate's. */
+  async discardWindow(): Promise<void> {
+    if ((await this.deps.window.read())?.owner === 'direct') await this.deps.window.delete();
   }
 
   /** The health gate's verdict, as data. */
@@ -85,6 +91,18 @@ export class SlotEffects {
     const service = await this.deps.services.activity().catch((): ServiceActivity => 'unknown');
     return { current, service };
   }
+}
+
+function raiseUnlessHealthy(verdict: GateVerdict, signal: AbortSignal | undefined, what: string): void {
+  if (verdict.kind === 'healthy') return;
+  if (signal?.aborted === true)
+    raise(failure('E_INTERRUPTED', 'interrupted by a signal while waiting for the agent to become healthy'));
+  raise(
+    failure(
+      'E_UNHEALTHY',
+      verdict.kind === 'unhealthy' ? `the agent ${what}: ${verdict.reason}` : 'the agent is not running',
+    ),
+  );
 }
 
 export function realSlotPath(facts: LayoutFacts, slot: SlotName): string {

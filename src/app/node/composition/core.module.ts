@@ -9,6 +9,7 @@ import { raise } from '../../common/failure-signal.js';
 import { HealthGate, probeUnderRoot } from '../health/health-gate.js';
 import { LayoutEngine } from '../layout/layout-engine.js';
 import { HostEffects } from '../managed/host-effects.js';
+import { WatchEffects } from '../health/watch-effects.js';
 import type { RecoverDependencies } from '../managed/recover.js';
 import { MarkerStore } from '../record/marker-store.js';
 import { WatchStore } from '../record/watch-store.js';
@@ -82,8 +83,20 @@ function bindEffects(bind: Bind): void {
     engine: T.LayoutEngine,
     config: T.Config,
   };
-  bindBuilt(bind, T.SlotEffects, { ...slotPorts, gate: T.HealthGate }, (dependencies) => new SlotEffects(dependencies));
   bindBuilt(bind, T.HostEffects, { ...slotPorts, fs: T.FileSystem }, (dependencies) => new HostEffects(dependencies));
+  const window = {
+    ...gate,
+    effects: T.HostEffects,
+    watches: T.WatchStore,
+    health: T.HealthGate,
+  };
+  // The direct path watches the agent the service manager runs, whoever runs `activate`.
+  bindBuilt(bind, T.DirectWatch, window, ({ config, health, logger, ...rest }) => {
+    const owner = 'direct';
+    return new WatchEffects({ ...rest, gate: health, logger, mode: 'sidecar', owner, pollMs: config.health.pollMs });
+  });
+  const effects = { ...slotPorts, gate: T.HealthGate, window: T.DirectWatch };
+  bindBuilt(bind, T.SlotEffects, effects, (dependencies) => new SlotEffects(dependencies));
   const interruptedPorts = {
     ...slotPorts,
     fs: T.FileSystem,
@@ -91,6 +104,7 @@ function bindEffects(bind: Bind): void {
     markers: T.MarkerStore,
     states: T.StateStore,
     effects: T.SlotEffects,
+    window: T.DirectWatch,
   };
   bindBuilt(bind, T.InterruptedActivation, interruptedPorts, (dependencies) => new InterruptedActivation(dependencies));
 }

@@ -5,7 +5,7 @@ import { AgentVersionReport } from '../managed/agent-version-report.js';
 import { ManagedSession } from '../managed/managed-session.js';
 import type { SessionOptions } from '../managed/session-options.js';
 import { StartupGate } from '../managed/startup-gate.js';
-import { WatchEffects } from '../managed/watch-effects.js';
+import { WatchEffects } from '../health/watch-effects.js';
 import { Tokens as T } from '../tokens.js';
 import { bindBuilt, type Bind } from '../../common/composition/bind-built.js';
 
@@ -51,6 +51,7 @@ function bindGate(bind: Bind): void {
         watches,
         logger: gateLogger,
         mode,
+        owner: 'managed',
         pollMs: dependencies.config.health.pollMs,
       }),
       logger: gateLogger,

@@ -117,6 +117,7 @@ export class HealthGate {
     sliceMs: number,
     failuresBefore: number,
     stillRunning: () => Promise<boolean>,
+    signal?: AbortSignal,
   ): Promise<{ readonly verdict: GateVerdict; readonly failuresInRow: number } | null> {
     const settings = this.deps.health.probe;
     if (settings === undefined) return null;
@@ -130,7 +131,7 @@ export class HealthGate {
         this.deps.logger.warn({ probe: describeProbeTarget(settings.target) }, `${capitalised(step.reason)}.`);
         return { verdict: { kind: 'unhealthy', reason: step.reason, source: 'probe' }, failuresInRow: 0 };
       }
-      await this.waitFor(step.waitMs, undefined);
+      if (!(await this.waitFor(step.waitMs, signal))) return { verdict: interrupted(), failuresInRow: 0 };
       if (!(await stillRunning()))
         return {
           verdict: { kind: 'unhealthy', reason: 'the agent stopped running the candidate', source: 'process' },
@@ -144,7 +145,8 @@ export class HealthGate {
       );
     }
     // The slice's time is watched in full, whatever the attempts took.
-    await this.waitFor(startMs + sliceMs - clock.monotonicMs(), undefined);
+    if (!(await this.waitFor(startMs + sliceMs - clock.monotonicMs(), signal)))
+      return { verdict: interrupted(), failuresInRow: 0 };
     return { verdict: { kind: 'healthy' }, failuresInRow: progress.failuresInRow };
   }
 

@@ -31,7 +31,7 @@ import { StateStore } from '../state/state-store.js';
 import { translatePortError } from '../../common/translate-port-error.js';
 import type { HostEffects } from './host-effects.js';
 import { publishOutcome } from './publish-outcome.js';
-import type { WatchEffects } from './watch-effects.js';
+import type { WatchEffects } from '../health/watch-effects.js';
 
 /** Decisions one gate run may take before it gives up (I10); a full failure path needs ~12. */
 export const GATE_STEPS_MAX = 64;
@@ -233,7 +233,7 @@ export class StartupGate {
       case 'rebase-watch':
         return watching.rebase();
       case 'report-watching':
-        await watching.report(need(record));
+        await watching.report(need(record), this.deps.store);
         this.progress = { ...this.progress, watchReported: true };
         return;
       case 'watch': {

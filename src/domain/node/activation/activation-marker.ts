@@ -106,6 +106,12 @@ export interface MarkerObservation {
   /** The digest of the file in the candidate slot now. */
   readonly candidateSlotDigest: Sha256 | null;
   readonly health: MarkerHealth;
+  /**
+   * The candidate's watch window (docs/protocol.md#watch-window): `none` when none is due,
+   * `open` when some of it is still to watch (or it is due and never opened), `over` when all of
+   * it was watched, `crashed` when the service manager restarted the agent inside it.
+   */
+  readonly window: 'none' | 'open' | 'over' | 'crashed';
 }
 
 export type MarkerDecision =
@@ -113,6 +119,8 @@ export type MarkerDecision =
   | { readonly kind: 'discard' }
   /** Current runs the candidate and nobody has judged it yet: measure its health first. */
   | { readonly kind: 'measure-health'; readonly slot: SlotName }
+  /** Proven by its gate, the candidate is still on trial: watch the rest of its window. */
+  | { readonly kind: 'resume-watch'; readonly slot: SlotName }
   /** The candidate is proven (or needs no proof: the agent was stopped): record it, forget the marker. */
   | { readonly kind: 'commit'; readonly slot: SlotName }
   /** Back to the previous slot; quarantine the candidate when it was proven bad. */
@@ -122,17 +130,21 @@ export type MarkerDecision =
  * The decision for a marker found by someone other than the activation that wrote it (that
  * process is gone: it held the host lock until the verdict). Current naming anything but the
  * candidate — or a candidate slot that no longer holds the candidate — means nothing of the
- * activation is live. Otherwise the candidate runs unjudged: roll back unless proven healthy.
+ * activation is live. Otherwise the candidate runs unjudged: roll back unless proven healthy —
+ * by its gate and, when one is due, by the rest of its watch window.
  */
 export function decideInterruptedActivation(marker: ActivationMarker, observed: MarkerObservation): MarkerDecision {
   if (observed.current !== marker.candidate || observed.candidateSlotDigest !== marker.candidateDigest)
     return { kind: 'discard' };
   if (!marker.serviceActive) return { kind: 'commit', slot: marker.candidate };
+  if (observed.window === 'crashed') return { kind: 'roll-back', to: marker.previous, quarantine: true };
   switch (observed.health) {
     case 'unknown':
       return { kind: 'measure-health', slot: marker.candidate };
     case 'healthy':
-      return { kind: 'commit', slot: marker.candidate };
+      return observed.window === 'open'
+        ? { kind: 'resume-watch', slot: marker.candidate }
+        : { kind: 'commit', slot: marker.candidate };
     case 'unhealthy':
       return { kind: 'roll-back', to: marker.previous, quarantine: true };
     case 'unproven':

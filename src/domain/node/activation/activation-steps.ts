@@ -35,6 +35,8 @@ export type ActivationStep =
   | { readonly kind: 'update-service-assets' }
   | { readonly kind: 'restart-service' }
   | { readonly kind: 'wait-healthy'; readonly slot: SlotName }
+  /** Direct path: the candidate stays healthy for its watch window (docs/protocol.md#watch-window). */
+  | { readonly kind: 'watch-candidate'; readonly slot: SlotName; readonly windowMs: number }
   | { readonly kind: 'sync-container'; readonly slot: SlotName };
 
 export type ActivationStepKind = ActivationStep['kind'];
@@ -142,6 +144,8 @@ export function describeStep(layout: SlotLayout, step: ActivationStep): string {
       return 'restart the agent service';
     case 'wait-healthy':
       return `wait until the agent runs ${slotPath(layout, step.slot)} and stays up`;
+    case 'watch-candidate':
+      return `watch the agent on ${slotPath(layout, step.slot)} for ${Math.ceil(step.windowMs / 1000)} s (its watch window)`;
     case 'sync-container':
       return `copy ${slotPath(layout, step.slot)} into the active container`;
   }

@@ -39,11 +39,17 @@ const FOLLOW_UP_KINDS: readonly ActivationStepKind[] = [
   'update-service-assets',
   'restart-service',
   'wait-healthy',
+  'watch-candidate',
   'sync-container',
 ];
 
 /** Steps that start, judge or copy the target slot's binary: it may be what runs. */
-const RUNS_TARGET_KINDS: readonly ActivationStepKind[] = ['restart-service', 'wait-healthy', 'sync-container'];
+const RUNS_TARGET_KINDS: readonly ActivationStepKind[] = [
+  'restart-service',
+  'wait-healthy',
+  'watch-candidate',
+  'sync-container',
+];
 
 /**
  * The failure table, the same for both paths; the first row that matches decides:

@@ -32,6 +32,8 @@ export interface ActivationInput {
   /** An inactive service (reset, rejoin, provisioning) is left stopped: no restart, no health. */
   readonly serviceActive: boolean;
   readonly containerPresent: boolean;
+  /** `health.watchMs`: how long a changed candidate stays on trial after its gate; 0 for none. */
+  readonly watchMs: number;
 }
 
 export interface ActivationPlan {
@@ -64,6 +66,9 @@ export function planActivation(input: ActivationInput): Result<ActivationPlan> {
   if (input.serviceActive) {
     steps.push({ kind: 'restart-service' });
     steps.push({ kind: 'wait-healthy', slot: targetSlot });
+    // Only a change is on trial: an identical candidate is what already ran.
+    if (candidateChanged && input.watchMs > 0)
+      steps.push({ kind: 'watch-candidate', slot: targetSlot, windowMs: input.watchMs });
   }
   if (input.containerPresent) steps.push({ kind: 'sync-container', slot: targetSlot });
   // An identical candidate is already current (say, after a crash between a switch and its

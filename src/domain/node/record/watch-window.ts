@@ -80,7 +80,11 @@ export function withWatched(window: WatchWindow, elapsedMs: number): WatchWindow
 }
 
 /** A new restart baseline, after a reboot (or a manual start) reset the service manager's count. */
-export function withRestartBaseline(window: WatchWindow, restartEpoch: string | null, restarts: number | null): WatchWindow {
+export function withRestartBaseline(
+  window: WatchWindow,
+  restartEpoch: string | null,
+  restarts: number | null,
+): WatchWindow {
   return { ...window, restartEpoch, restartsAtStart: restarts };
 }
 
@@ -124,6 +128,26 @@ export function needsRestartBaseline(window: WatchWindow, now: RestartObservatio
   if (now.restartEpoch !== window.restartEpoch) return true;
   if (now.restarts === null) return false;
   return window.restartsAtStart === null || now.restarts < window.restartsAtStart;
+}
+
+/** The next thing a window needs, on either path. */
+export type WindowStep =
+  | { readonly kind: 'open' }
+  | { readonly kind: 'crashed' }
+  | { readonly kind: 'rebase' }
+  | { readonly kind: 'watch'; readonly sliceMs: number }
+  | { readonly kind: 'over' };
+
+/**
+ * One row of the window (docs/protocol.md#watch-window) for the candidate's own window (`null`:
+ * none yet): open it, fail a crash inside it, take the restart count again after a reboot, watch
+ * the next slice, or — all of it watched — it is over.
+ */
+export function nextWindowStep(window: WatchWindow | null, now: RestartObservation): WindowStep {
+  if (window === null) return { kind: 'open' };
+  if (crashedInWindow(window, now)) return { kind: 'crashed' };
+  if (needsRestartBaseline(window, now)) return { kind: 'rebase' };
+  return window.watchedMs >= window.windowMs ? { kind: 'over' } : { kind: 'watch', sliceMs: watchSliceMs(window) };
 }
 
 export function serializeWatch(window: WatchWindow): string {
@@ -182,7 +206,10 @@ function watchProblem(window: WatchWindow): string | null {
     return 'watch.watchedMs must be a whole number of milliseconds within the window';
   if (typeof window.startedAt !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z$/.test(window.startedAt))
     return 'watch.startedAt must be an ISO 8601 UTC time';
-  if (window.restartEpoch !== null && (typeof window.restartEpoch !== 'string' || !/^[0-9A-Za-z:._-]{1,64}$/.test(window.restartEpoch)))
+  if (
+    window.restartEpoch !== null &&
+    (typeof window.restartEpoch !== 'string' || !/^[0-9A-Za-z:._-]{1,64}$/.test(window.restartEpoch))
+  )
     return 'watch.restartEpoch must be a short identifier or null';
   if (window.restartsAtStart !== null && !isDuration(window.restartsAtStart))
     return 'watch.restartsAtStart must be a whole, non-negative number or null';

@@ -1,12 +1,6 @@
 import type { SlotName } from '../layout/slot.js';
 import type { UpgradeRecord } from '../record/upgrade-record.js';
-import {
-  crashedInWindow,
-  needsRestartBaseline,
-  watchSliceMs,
-  type RestartObservation,
-  type WatchWindow,
-} from '../record/watch-window.js';
+import { crashedInWindow, nextWindowStep, type RestartObservation, type WatchWindow } from '../record/watch-window.js';
 import { POLICY_FAILURES } from './policy-failures.js';
 import type { StartupDecision, StartupInput } from './recovery-vocabulary.js';
 
@@ -35,15 +29,25 @@ export function crashDecision(input: StartupInput, record: UpgradeRecord): Start
  * and the completion goes on.
  */
 export function watchDecision(input: StartupInput, record: UpgradeRecord, candidate: SlotName): StartupDecision | null {
-  const window = windowOfRecord(input.watch, record);
-  if (window === null)
-    return input.watchMs === 0
-      ? null
-      : { kind: 'start-watch', rule: 'S4', slot: candidate, digest: record.candidateDigest, windowMs: input.watchMs };
-  if (needsRestartBaseline(window, input.observed.restarts)) return { kind: 'rebase-watch', rule: 'S4' };
-  if (window.watchedMs >= window.windowMs) return null;
-  if (!input.progress.watchReported) return { kind: 'report-watching', rule: 'S4' };
-  return { kind: 'watch', rule: 'S4', slot: candidate, sliceMs: watchSliceMs(window) };
+  const step = nextWindowStep(windowOfRecord(input.watch, record), input.observed.restarts);
+  switch (step.kind) {
+    case 'open':
+      return input.watchMs === 0
+        ? null
+        : { kind: 'start-watch', rule: 'S4', slot: candidate, digest: record.candidateDigest, windowMs: input.watchMs };
+    // Checked before the candidate is measured again (crashDecision); found here only when the
+    // count grew during this process's own measurement.
+    case 'crashed':
+      return { kind: 'record-failure', rule: 'S5', failure: POLICY_FAILURES.crashedInWindow, recoveryRequired: true };
+    case 'rebase':
+      return { kind: 'rebase-watch', rule: 'S4' };
+    case 'watch':
+      return input.progress.watchReported
+        ? { kind: 'watch', rule: 'S4', slot: candidate, sliceMs: step.sliceMs }
+        : { kind: 'report-watching', rule: 'S4' };
+    case 'over':
+      return null;
+  }
 }
 
 /**

@@ -4,10 +4,13 @@ import type { AgentMode } from '../../../domain/node/recovery/recovery-vocabular
 import type { UpgradeRecord } from '../../../domain/node/record/upgrade-record.js';
 import {
   newWatchWindow,
+  nextWindowStep,
+  WATCH_CHECKPOINTS,
   watchRemainingMs,
   withRestartBaseline,
   withWatched,
   type RestartObservation,
+  type WatchOwner,
   type WatchWindow,
 } from '../../../domain/node/record/watch-window.js';
 import { failure } from '../../../domain/common/failure.js';
@@ -17,27 +20,40 @@ import type { OperationStore } from '../../../ports/node/operation-store.js';
 import type { ServiceManager } from '../../../ports/node/service-manager.js';
 import { raise, unwrap } from '../../common/failure-signal.js';
 import { LogKeys } from '../../common/log-keys.js';
-import type { GateVerdict, HealthGate } from '../health/health-gate.js';
+import type { GateVerdict, HealthGate } from './health-gate.js';
 import type { WatchStore } from '../record/watch-store.js';
-import type { HostEffects } from './host-effects.js';
+import type { HostEffects } from '../managed/host-effects.js';
+
+const INTERRUPTED: GateVerdict = { kind: 'unhealthy', reason: 'the wait was interrupted', source: 'process' };
+const CRASHED: GateVerdict = {
+  kind: 'unhealthy',
+  reason: 'the service manager restarted the agent after a crash inside its watch window',
+  source: 'process',
+};
 
 export interface WatchEffectsDependencies {
   readonly effects: HostEffects;
   readonly watches: WatchStore;
-  readonly store: OperationStore;
   readonly services: ServiceManager;
   readonly gate: HealthGate;
   readonly clock: Clock;
   readonly logger: Logger;
+  /**
+   * Who watches: a self-hosted daemon is the candidate itself; anyone else (a sidecar daemon, a
+   * direct `activate`) watches the agent's main process.
+   */
   readonly mode: AgentMode;
-  /** `health.pollMs`: how often the sidecar looks at the agent's main process. */
+  /** Whose verdict the window delays: the managed path's record, or the direct path's marker. */
+  readonly owner: WatchOwner;
+  /** `health.pollMs`: how often the agent's main process is looked at. */
   readonly pollMs: number;
 }
 
 /**
- * The startup gate's effects of the watch window (docs/protocol.md#watch-window): each is one
- * durable write or one slice of watching, so every crash inside the window is a crash point the
- * next process resumes from the window document.
+ * The watch window's effects (docs/protocol.md#watch-window) for the startup gate, which runs
+ * them one decision at a time, and for the direct path, which watches a whole window at once
+ * (`watchThrough`). Each is one durable write or one slice of watching, so every crash inside
+ * the window is a crash point the next process resumes from the window document.
  */
 export class WatchEffects {
   /** The probe's failures in a row at the end of this process's last slice. */
@@ -58,7 +74,7 @@ export class WatchEffects {
     const digest = recordedDigest ?? (await this.deps.effects.digestOf(slot));
     const now = await this.restarts();
     const window = newWatchWindow({
-      owner: 'managed',
+      owner: this.deps.owner,
       candidate: slot,
       candidateDigest: digest,
       windowMs,
@@ -76,11 +92,11 @@ export class WatchEffects {
   }
 
   /** InProgress with the condition Watching, and how long is left (for people: never compared). */
-  async report(record: UpgradeRecord): Promise<void> {
+  async report(record: UpgradeRecord, store: OperationStore): Promise<void> {
     const window = await this.need();
     const leftS = Math.ceil(watchRemainingMs(window) / 1000);
     const message = `watching the upgraded agent for ${leftS} s more (window opened ${window.startedAt})`;
-    const written = await this.deps.store.markInProgress(record.operation, message, { watching: true });
+    const written = await store.markInProgress(record.operation, message, { watching: true });
     if (written.kind !== 'written')
       this.deps.logger.warn({ [LogKeys.operation]: record.operation.name }, 'The watch window could not be reported.');
   }
@@ -92,12 +108,12 @@ export class WatchEffects {
    * must run the candidate, the same process, through the whole slice; self-hosted, this process
    * is the candidate, so surviving the slice is the proof.
    */
-  async watch(slot: SlotName, sliceMs: number): Promise<GateVerdict> {
+  async watch(slot: SlotName, sliceMs: number, signal?: AbortSignal): Promise<GateVerdict> {
     const path = this.deps.mode === 'sidecar' ? await this.deps.effects.realSlotPath(slot) : null;
     const stillRunning = async () => path === null || (await this.deps.services.mainExecutable()) === path;
-    const probed = await this.deps.gate.keepsPassing(sliceMs, this.probeFailuresInRow, stillRunning);
+    const probed = await this.deps.gate.keepsPassing(sliceMs, this.probeFailuresInRow, stillRunning, signal);
     const verdict =
-      probed?.verdict ?? (path === null ? await this.sleep(sliceMs) : await this.agentStaysUp(path, sliceMs));
+      probed?.verdict ?? (path === null ? await this.sleep(sliceMs) : await this.agentStaysUp(path, sliceMs, signal));
     this.probeFailuresInRow = probed?.failuresInRow ?? 0;
     if (verdict.kind === 'healthy') await this.deps.watches.write(withWatched(await this.need(), sliceMs));
     return verdict;
@@ -107,19 +123,42 @@ export class WatchEffects {
     return this.deps.watches.delete();
   }
 
+  /**
+   * The window of the candidate in `slot` (digest `digest`), from wherever it stands — opened now,
+   * or resumed from its document — to its end: healthy once all of it was watched, the first
+   * unhealthy verdict otherwise (a crash counted by the service manager, the process, the probe,
+   * or the signal). Bounded (I10): at most a slice per checkpoint, plus opening and rebasing.
+   */
+  async watchThrough(slot: SlotName, digest: Sha256, windowMs: number, signal?: AbortSignal): Promise<GateVerdict> {
+    for (let round = 0; round < 2 * WATCH_CHECKPOINTS + 4; round += 1) {
+      if (signal?.aborted === true) return INTERRUPTED;
+      const stored = await this.read();
+      const own = stored?.owner === this.deps.owner && stored.candidate === slot && stored.candidateDigest === digest;
+      const step = nextWindowStep(own ? stored : null, await this.restarts());
+      if (step.kind === 'over') return { kind: 'healthy' };
+      if (step.kind === 'crashed') return CRASHED;
+      if (step.kind === 'open') await this.open(slot, digest, windowMs);
+      if (step.kind === 'rebase') await this.rebase();
+      if (step.kind !== 'watch') continue;
+      const verdict = await this.watch(slot, step.sliceMs, signal);
+      if (verdict.kind !== 'healthy') return verdict;
+    }
+    return raise(failure('E_SERVICE', 'the watch window did not settle'));
+  }
+
   private async sleep(ms: number): Promise<GateVerdict> {
     await this.deps.clock.sleep(ms);
     return { kind: 'healthy' };
   }
 
   /** A restart inside the slice leaves no time to stabilise again before the wait ends: unhealthy. */
-  private async agentStaysUp(path: string, sliceMs: number): Promise<GateVerdict> {
+  private async agentStaysUp(path: string, sliceMs: number, signal?: AbortSignal): Promise<GateVerdict> {
     const { pollMs } = this.deps;
-    const verdict = await this.deps.services.waitHealthy(path, {
-      stableMs: sliceMs,
-      timeoutMs: sliceMs + 2 * pollMs,
-      pollMs,
-    });
+    const verdict = await this.deps.services.waitHealthy(
+      path,
+      { stableMs: sliceMs, timeoutMs: sliceMs + 2 * pollMs, pollMs },
+      signal === undefined ? {} : { signal },
+    );
     return verdict.kind === 'unhealthy' ? { ...verdict, source: 'process' } : verdict;
   }
 
