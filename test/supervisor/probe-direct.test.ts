@@ -14,7 +14,7 @@ const MARKER = '/etc/aks-flex-node/agent-upgrade-activation.json';
  * The direct path gated on an HTTP probe under the built-in supervisor: the compiled test agent
  * serves its health on a unix socket, and answers 503 while the test's file for its version
  * exists. A release whose probe fails is rolled back with E_UNHEALTHY; last-good stays the
- * binary that ran.
+ * binary that ran; so is one that crashes inside its watch window.
  */
 describe('health probe on the direct path under the supervisor', () => {
   let sandbox: SupervisedSandbox;
@@ -58,6 +58,19 @@ describe('health probe on the direct path under the supervisor', () => {
     expect(readFileSync(sandbox.slot('green'))).toEqual(goodBinary);
     expect(quarantine()).toContain(digest(candidate));
     expect(existsSync(sandbox.path(MARKER))).toBe(false);
+    expect(await sandbox.running('green')).toBe(true);
+  }, 60_000);
+
+  it('rolls back a release that passes the gate and crashes 4 s in, inside its watch window', async () => {
+    const file = sandbox.path('/etc/aks-flex-node/agent-upgrade.json');
+    const config = JSON.parse(readFileSync(file, 'utf8')) as { health: Record<string, unknown> };
+    writeFileSync(file, JSON.stringify({ ...config, health: { ...config.health, watchMs: 8_000 } }));
+    const candidate = sandbox.agent({ version: '4.0.0', behaviour: { crashAfterSeconds: 4 } });
+    const result = sandbox.cli('activate', candidate);
+    expect({ status: result.status, code: result.doc.error?.code }).toEqual({ status: 3, code: 'E_UNHEALTHY' });
+    expect(sandbox.link('current')).toBe('green');
+    expect(quarantine()).toContain(digest(candidate));
+    expect(existsSync(sandbox.path('/etc/aks-flex-node/agent-upgrade-watch.json'))).toBe(false);
     expect(await sandbox.running('green')).toBe(true);
   }, 60_000);
 });

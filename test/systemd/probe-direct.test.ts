@@ -11,7 +11,8 @@ const SOCKET = '/run/aks-flex-node-health.sock';
 /**
  * The direct path gated on an HTTP probe on a real systemd: the unit runs the compiled test agent,
  * which serves its health on a unix socket and answers 503 while the test's file for its version
- * exists; the CLI inside the namespace probes it after the process proved stable.
+ * exists; the CLI inside the namespace probes it after the process proved stable, and watches
+ * a candidate through its watch window once one is configured.
  */
 describe('health probe on the direct path on a real systemd', () => {
   let world: SystemdWorld;
@@ -60,5 +61,21 @@ describe('health probe on the direct path on a real systemd', () => {
     expect(await host.waitRunning(host.slotPath('green'))).toBe(true);
     expect(host.activeState()).toBe('active');
     expect(host.recordExists()).toBe(false);
+  });
+
+  it('rolls back a release that passes the gate and crashes 4 s in, inside its watch window', async () => {
+    const file = host.path('/etc/aks-flex-node/agent-upgrade.json');
+    const config = JSON.parse(readFileSync(file, 'utf8')) as { health: Record<string, unknown> };
+    writeFileSync(file, JSON.stringify({ ...config, health: { ...config.health, watchMs: 8_000 } }));
+    const candidate = buildTestAgent(world.agentsDir(), { version: '4.0.0', behaviour: { crashAfterSeconds: 4 } });
+    const result = host.cliJson(['activate', candidate]);
+    expect({ status: result.status, code: (result.doc.error as { code?: string } | undefined)?.code }).toEqual({
+      status: 3,
+      code: 'E_UNHEALTHY',
+    });
+    expect(host.link('current')).toBe('green');
+    expect(host.state().quarantine).toContain(digest(candidate));
+    expect(existsSync(host.path('/etc/aks-flex-node/agent-upgrade-watch.json'))).toBe(false);
+    expect(await host.waitRunning(host.slotPath('green'))).toBe(true);
   });
 });
