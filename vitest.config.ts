@@ -17,6 +17,7 @@ const WAITING = [
   'test/support-tests/**',
   'test/adapters/supervisor/**',
   'test/adapters/kubernetes/**',
+  'test/prometheus/**',
 ].map((folder) => `${folder}/*.test.ts`);
 
 /**

@@ -13,8 +13,8 @@ const MARKER = '/etc/aks-flex-node/agent-upgrade-activation.json';
 /**
  * The direct path gated on an HTTP probe under the built-in supervisor: the compiled test agent
  * serves its health on a unix socket, and answers 503 while the test's file for its version
- * exists. A release whose probe fails is rolled back with E_UNHEALTHY; last-good stays the
- * binary that ran; so is one that crashes inside its watch window.
+ * exists. A release whose probe fails, or that crashes inside its watch window, is rolled back
+ * with E_UNHEALTHY; last-good stays the binary that ran.
  */
 describe('health probe on the direct path under the supervisor', () => {
   let sandbox: SupervisedSandbox;

@@ -1,6 +1,7 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { ControllerCluster, LeaseStore } from '../../ports/fleet/controller-cluster.js';
 import type { ControllerMetrics } from '../../ports/fleet/controller-metrics.js';
+import type { MetricsQuery } from '../../ports/fleet/metrics-query.js';
 import { CommonTokens } from '../common/common-tokens.js';
 import type { ControllerTrust } from './controller/release-verifier.js';
 import type { ControllerSettings, RolloutController } from './controller/rollout-controller.js';
@@ -15,4 +16,6 @@ export const FleetTokens = Object.freeze({
   /** Signed releases, or null: the `trust` settings and the repository's client. */
   ControllerTrust: Symbol('ControllerTrust') as ServiceIdentifier<ControllerTrust | null>,
   RolloutController: Symbol('RolloutController') as ServiceIdentifier<RolloutController>,
+  /** Prometheus's query API, for the waves' analyses. */
+  MetricsQuery: Symbol('MetricsQuery') as ServiceIdentifier<MetricsQuery>,
 });

@@ -2,10 +2,16 @@ import type { RolloutEvent } from '../../domain/fleet/decide/actions.js';
 import type { MachineOperationManifest } from '../../domain/fleet/decide/child-manifest.js';
 import type { AgentReleaseStatus } from '../../domain/fleet/status/release-status.js';
 import type { AgentRolloutStatus } from '../../domain/fleet/status/rollout-status.js';
-import type { ChildOperation, NodeFacts, ReleaseObject, RolloutObject } from '../../domain/fleet/order/snapshot.js';
+import type {
+  ChildOperation,
+  LeaseFacts,
+  NodeFacts,
+  ReleaseObject,
+  RolloutObject,
+} from '../../domain/fleet/order/snapshot.js';
 
 /**
- * The cluster as the rollout controller sees it: four informers (list, then watch; every read
+ * The cluster as the rollout controller sees it: five informers (list, then watch; every read
  * the controller makes comes from them) and the few writes a plan asks for. The adapter reads
  * the API server's untrusted JSON into the planner's plain shapes; a failure to reach or be
  * answered by the cluster is a ClusterError, while a stale resourceVersion, an existing object
@@ -25,6 +31,8 @@ export interface ResourceShapes {
   readonly releases: ReleaseObject;
   readonly rollouts: RolloutObject;
   readonly operations: OperationFacts;
+  /** The kubelets' Leases in `kube-node-lease`, for the Node gate. */
+  readonly leases: LeaseFacts;
 }
 
 export type ResourceKind = keyof ResourceShapes;
@@ -54,7 +62,7 @@ export type CreateOutcome = 'created' | 'exists';
 
 export interface ControllerCluster {
   /**
-   * Starts the four informers; `onEvent` receives every change in order, per kind. Runs until
+   * Starts the five informers; `onEvent` receives every change in order, per kind. Runs until
    * `signal` aborts; rejects only with a ClusterError the informers cannot recover from (the
    * credentials keep being refused).
    */

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ClusterCache, RESOURCE_KINDS, type WorkKey } from '../../../src/app/fleet/controller/cluster-cache.js';
 import { rolloutSnapshot } from '../../../src/app/fleet/controller/rollout-snapshot.js';
 import { LABEL_ROLLOUT } from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
+import type { LeaseFacts } from '../../../src/domain/fleet/order/snapshot.js';
 import type { InformerEvent } from '../../../src/ports/fleet/controller-cluster.js';
 import { exampleNodes } from '../../domain/rollout/example-cluster.js';
 import { makeRelease } from '../../domain/rollout/fixtures.js';
@@ -13,11 +14,15 @@ const RELEASES = [makeRelease(RELEASE, '1.4.2'), makeRelease(ROLLBACK_RELEASE, '
 const ROLLOUTS = [rolloutObject('north'), rolloutObject('south')];
 const OPERATIONS = [operationFacts('north-child', { [LABEL_ROLLOUT]: 'north' }), operationFacts('by-hand')];
 
+const LEASES: LeaseFacts[] = NODES.map((node) => ({ name: node.name, renewMs: 1_000, durationMs: 40_000 }));
+
 const EVERYTHING: WorkKey[] = ['rollout/north', 'rollout/south', `release/${RELEASE}`, `release/${ROLLBACK_RELEASE}`];
 const EVERY_ROLLOUT: WorkKey[] = ['rollout/north', 'rollout/south'];
 
 function replaceOf(kind: (typeof RESOURCE_KINDS)[number]): InformerEvent {
-  const objects = { nodes: NODES, releases: RELEASES, rollouts: ROLLOUTS, operations: OPERATIONS }[kind];
+  const objects = { nodes: NODES, releases: RELEASES, rollouts: ROLLOUTS, operations: OPERATIONS, leases: LEASES }[
+    kind
+  ];
   return { type: 'replace', kind, objects } as InformerEvent;
 }
 
@@ -30,7 +35,7 @@ function syncedCache(): ClusterCache {
 const sorted = (keys: readonly WorkKey[]): WorkKey[] => [...keys].sort();
 
 describe('ClusterCache', () => {
-  it('nothing is due until all four kinds were listed once; then every rollout and release is', () => {
+  it('nothing is due until all five kinds were listed once; then every rollout and release is', () => {
     const cache = new ClusterCache();
     const dueBeforeSync = [
       cache.apply(replaceOf('rollouts')),
@@ -38,10 +43,11 @@ describe('ClusterCache', () => {
       cache.apply({ type: 'upsert', kind: 'rollouts', object: rolloutObject('east') }),
       cache.apply(replaceOf('nodes')),
       cache.apply(replaceOf('rollouts')), // a relist: east is gone again
+      cache.apply(replaceOf('operations')),
     ];
-    expect(dueBeforeSync).toEqual([[], [], [], [], []]);
+    expect(dueBeforeSync).toEqual([[], [], [], [], [], []]);
     expect(cache.synced).toBe(false);
-    expect(sorted(cache.apply(replaceOf('operations')))).toEqual(sorted(EVERYTHING));
+    expect(sorted(cache.apply(replaceOf('leases')))).toEqual(sorted(EVERYTHING));
     expect(cache.synced).toBe(true);
   });
 
@@ -118,6 +124,26 @@ describe('ClusterCache', () => {
     }
     cache.apply({ type: 'upsert', kind: 'rollouts', object: { ...ROLLOUTS[1]!, resourceVersion: '9' } });
     expect(cache.get('rollouts', 'south')?.resourceVersion).toBe('9');
+  });
+
+  it('a Lease renewal makes rollouts due only when it can change a verdict', () => {
+    const cache = syncedCache();
+    const renew = (renewMs: number, durationMs = 40_000): WorkKey[] =>
+      sorted(cache.apply({ type: 'upsert', kind: 'leases', object: { name: 'node-000', renewMs, durationMs } }));
+    // A kubelet renewing every ten seconds, with nothing completed on its machine: nothing to plan.
+    expect(renew(11_000)).toEqual([]);
+    const done = { ...operationFacts('north-child', { [LABEL_ROLLOUT]: 'north' }), phase: 'Complete' as const };
+    cache.apply({ type: 'upsert', kind: 'operations', object: { ...done, completedMs: 15_000 } });
+    // The first renewal after the operation completed proves the node came back.
+    expect(renew(21_000)).toEqual(EVERY_ROLLOUT);
+    expect(renew(31_000)).toEqual([]);
+    // A renewal after the Lease ran out: the node is back.
+    expect(renew(90_000)).toEqual(EVERY_ROLLOUT);
+    // Another duration, a new Lease, a Lease gone.
+    expect(renew(100_000, 60_000)).toEqual(EVERY_ROLLOUT);
+    const fresh = { name: 'node-new', renewMs: 1, durationMs: 40_000 };
+    expect(sorted(cache.apply({ type: 'upsert', kind: 'leases', object: fresh }))).toEqual(EVERY_ROLLOUT);
+    expect(sorted(cache.apply({ type: 'delete', kind: 'leases', name: 'node-new' }))).toEqual(EVERY_ROLLOUT);
   });
 });
 

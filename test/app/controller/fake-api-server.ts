@@ -52,6 +52,7 @@ export class FakeApiServer {
     releases: new Map(),
     rollouts: new Map(),
     operations: new Map(),
+    leases: new Map(),
   };
   private version = 100;
   /** Write attempts so far, in all and by kind. */

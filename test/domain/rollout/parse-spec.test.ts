@@ -40,6 +40,7 @@ describe('parseRolloutSpec', () => {
           bakeMs: 0,
           gate: 'Auto',
           diverse: true,
+          analysis: null,
         },
         {
           name: 'all',
@@ -49,12 +50,15 @@ describe('parseRolloutSpec', () => {
           bakeMs: 0,
           gate: 'Auto',
           diverse: false,
+          analysis: null,
         },
       ],
       maxUnavailable: null,
       operationTimeoutMs: 30 * 60_000,
       onFailure: 'Halt',
       quarantineOnHalt: true,
+      analysis: null,
+      nodeReadiness: { enabled: true, timeoutMs: 10 * 60_000 },
     });
     expect(parsed.value.schedule.windows).toEqual([]);
     expect(parsed.value.rollback).toBeNull();

@@ -2,8 +2,9 @@
  * The planner's memo (planner-memo.ts) changes what a plan costs, never what it says: on random
  * fleets whose Nodes join, leave, change labels, uid or agent version, whose selector and timeout
  * change and whose rollout is re-created under the same name, a plan made with the memo kept
- * from every earlier plan equals a plan made without one, at every step. SIM_SEED=<n> runs
- * one seed alone.
+ * from every earlier plan equals a plan made without one, at every step — and so on fleets whose
+ * kubelets renew their Leases or stop, whose Nodes turn NotReady and back, and whose Node gate is
+ * turned off and on. SIM_SEED=<n> runs one seed alone.
  */
 import { describe, expect, it } from 'vitest';
 import { planRollout } from '../../../src/domain/fleet/decide/plan-rollout.js';
@@ -84,7 +85,39 @@ const CHANGES: readonly (readonly [Change, number])[] = [
     1,
   ],
   [(world) => void world.renew(), 1],
+  // The Node gate's evidence: kubelets renewing their Leases, Nodes turning NotReady and back, the gate's settings.
+  [(world, prng) => renewLeases(world, prng), 4],
+  [
+    (world, prng) =>
+      edit(someNode(world, prng), (node) =>
+        replaceNode(world, {
+          ...node,
+          ready: { status: prng.pick(['True', 'False', 'Unknown']), sinceMs: world.nowMs },
+        }),
+      ),
+    2,
+  ],
+  [(world, prng) => edit(someNode(world, prng), (node) => void world.leases?.delete(node.name)), 1],
+  [
+    (world, prng) =>
+      void (world.spec = {
+        ...world.spec,
+        strategy: {
+          ...(world.spec['strategy'] as object),
+          nodeReadiness: { enabled: prng.chance(0.8), timeout: `${prng.between(1, 10)}m` },
+        },
+      }),
+    1,
+  ],
 ];
+
+/** Some kubelets renew (the others stopped), with a duration that may run out before the next renewal. */
+function renewLeases(world: RolloutWorld, prng: Prng): void {
+  world.leases ??= new Map();
+  for (const name of world.nodes.keys())
+    if (prng.chance(0.7))
+      world.leases.set(name, { name, renewMs: world.nowMs, durationMs: prng.between(1, 6) * 10_000 });
+}
 
 function edit(node: NodeFacts | undefined, change: (node: NodeFacts) => void): void {
   if (node !== undefined) change(node);

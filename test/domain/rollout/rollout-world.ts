@@ -13,6 +13,7 @@ import { PlannerMemo } from '../../../src/domain/fleet/order/planner-memo.js';
 import type { AgentRolloutStatus } from '../../../src/domain/fleet/status/rollout-status.js';
 import type {
   ChildOperation,
+  LeaseFacts,
   NodeFacts,
   OperationPhase,
   ReleaseObject,
@@ -77,6 +78,8 @@ export class RolloutWorld {
   private readonly views = new WeakMap<SimOperation, ChildOperation>();
   /** The memo of the one controller the example tests plan with. */
   readonly memo = new PlannerMemo();
+  /** The kubelets' Leases by Node name, for tests of the Node gate; `null`: the snapshot carries none. */
+  leases: Map<string, LeaseFacts> | null = null;
 
   constructor(
     readonly seed: number,
@@ -108,6 +111,7 @@ export class RolloutWorld {
         .filter((op) => op.labels[LABEL_ROLLOUT] === this.name)
         .map((op) => (lagSteps === 0 ? this.currentView(op) : laggedView(op, this.step - lagSteps))),
       foreignOperations: this.foreign.map((op) => ({ ...op })),
+      ...(this.leases !== null && { leases: new Map(this.leases) }),
     };
   }
 

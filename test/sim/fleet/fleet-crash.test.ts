@@ -7,12 +7,16 @@
  * The crashes run on 2,000 machines: a restart relists and plans from the snapshot whatever the
  * fleet's size, and 2,000 already fills the largest create batch (500) in its later waves. The
  * same rollout uninterrupted on 10,000 machines shows the numbers that grow with the fleet:
- * writes per machine, reads served from watches, the status size, every machine counted once.
+ * writes per machine, reads served from watches, the status size, every machine counted once —
+ * with kubelets renewing their Nodes' Leases after each upgrade, except on one machine in 500
+ * whose kubelet never renews again and one in 500 whose kubelet renews once and dies: those are
+ * NodeNotReady failures, never succeeded (the Node gate, src/domain/fleet/decide/node-verdict.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRASHES, crashPlan, runWithAndWithoutCrashes, type CrashScenario } from './fleet-crash-support.js';
-import { runFleet, type RunResult } from './fleet-run.js';
+import { runFleet, type RunPlan, type RunResult } from './fleet-run.js';
 import { controllerReads, writesPerMachine } from './fleet-measures.js';
+import type { Kubelet } from './fleet-daemons.js';
 import { endState, printReplayOnFailure, PROPERTY_SIZE, report, RUN_TIMEOUT_MS, SEED, SIZE } from './fleet-support.js';
 
 printReplayOnFailure();
@@ -24,8 +28,26 @@ let runs: { uninterrupted: RunResult; crashed: RunResult; effects: number };
 /** The same rollout on the full fleet, uninterrupted: the numbers that grow with it. */
 let atScale: RunResult;
 
+/**
+ * Kubelets renew after each upgrade, but one in 500 never does again and one in 500 dies after its
+ * first renewal; the gate waits two minutes for a Node (the default ten would only stretch the
+ * run's virtual time, and with it the instants simulated).
+ */
+function withKubelets(plan: RunPlan): RunPlan {
+  const kubeletOf = (index: number): Kubelet =>
+    index % 500 === 7 ? 'silent' : index % 500 === 257 ? 'dies' : 'renews';
+  const [rollout] = plan.rollouts as [RunPlan['rollouts'][number]];
+  const strategy = { ...(rollout.spec['strategy'] as object), nodeReadiness: { timeout: '2m' } };
+  return {
+    ...plan,
+    kubelets: true,
+    machines: plan.machines.map((machine, index) => ({ ...machine, kubelet: kubeletOf(index) })),
+    rollouts: [{ ...rollout, spec: { ...rollout.spec, strategy } }],
+  };
+}
+
 beforeAll(async () => {
-  atScale = await runFleet(crashPlan(SCENARIO, SIZE));
+  atScale = await runFleet(withKubelets(crashPlan(SCENARIO, SIZE)));
   report(atScale, `${SCENARIO.onFailure}, uninterrupted`);
   runs = await runWithAndWithoutCrashes(SCENARIO, PROPERTY_SIZE);
 }, 3 * RUN_TIMEOUT_MS);
@@ -88,5 +110,18 @@ describe(`the same rollout on ${SIZE} simulated machines, uninterrupted (seed ${
   it('never exceeded a cap or gave a machine two live operations', () => {
     expect(atScale.statuses.get('fleet')?.['phase']).toBe('Succeeded');
     expect(atScale.monitor.violations).toEqual([]);
+  });
+
+  it('counted every machine whose kubelet stopped renewing its Lease as NodeNotReady, never as succeeded', () => {
+    const status = atScale.statuses.get('fleet') as {
+      counts: { succeeded: number };
+      failures: { byReason: Record<string, number> };
+    };
+    const complete = [...atScale.monitor.children.values()].filter((child) => child.phase === 'Complete');
+    const stopped = complete.filter((child) => atScale.world.machines.get(child.machine)?.kubelet !== 'renews');
+    console.log(`${stopped.length} of ${complete.length} completed machines had a kubelet that stopped`);
+    expect(stopped.length).toBeGreaterThan(SIZE / 500);
+    expect(status.failures.byReason['NodeNotReady']).toBe(stopped.length);
+    expect(status.counts.succeeded).toBe(complete.length - stopped.length);
   });
 });

@@ -24,12 +24,19 @@ import type { Clock } from '../../../src/ports/common/clock.js';
 
 export type DaemonOutcome = 'Succeeded' | 'DaemonFailed' | 'ExecutionFailed' | 'InvalidParameters' | 'hang';
 
+/**
+ * What a machine's kubelet does with its Lease after an upgrade, in worlds that have kubelets:
+ * renews it (the default), never renews it again (`silent`), or renews it once and then dies.
+ */
+export type Kubelet = 'renews' | 'silent' | 'dies';
+
 export interface FleetMachine {
   readonly name: string;
   readonly labels: Readonly<Record<string, string>>;
   version: string;
   /** Gone from the cluster: its daemon does nothing more. */
   vanished: boolean;
+  readonly kubelet?: Kubelet;
 }
 
 export interface DaemonTimings {
@@ -55,9 +62,24 @@ export interface FleetDaemonsOptions {
   readonly versionOf: (downloadURL: string) => string;
   readonly behaviour: (machine: FleetMachine, targetVersion: string) => DaemonOutcome;
   readonly timings: DaemonTimings;
+  /** Renews the machine's Lease, stamped `aheadMs` after now, for this long (worlds with kubelets). */
+  readonly renewLease?: (machine: FleetMachine, durationSeconds: number, aheadMs: number) => void;
 }
 
 const RETRY_MS = 5_000;
+/**
+ * A kubelet's renewal after its node's agent restarted is stamped this far after the terminal
+ * status, but written at the same instant of virtual time: a later instant of its own for every
+ * completion would add a plan of the whole fleet each time, for nothing the gate does differently.
+ */
+const KUBELET_AHEAD_MS = 1;
+/**
+ * A real kubelet renews a 40-second Lease every ten seconds; renewing once for a week stands for
+ * that without the 100,000s of renewals it would cost (the gate only asks whether a renewal came
+ * after the upgrade, and whether the Lease ran out since). A kubelet that dies holds the real 40 s.
+ */
+export const SIM_LEASE_SECONDS = 7 * 86_400;
+const DYING_LEASE_SECONDS = 40;
 const ATTEMPTS_MAX = 8;
 
 export class FleetDaemons {
@@ -130,10 +152,18 @@ export class FleetDaemons {
     const written = await this.writeStatus(machine, name, (op, iso) => terminalPatch(op, status, iso));
     // A daemon whose operation was deleted mid-upgrade finishes anyway and reports what it runs.
     if (written === 'refused') return;
+    if (outcome === 'Succeeded') this.kubeletBack(machine);
     if (outcome === 'Succeeded' && machine.version !== target) {
       machine.version = target;
       await this.reportVersion(machine, target);
     }
+  }
+
+  /** The node's kubelet after the agent's restart: renews its Lease, unless it stopped. */
+  private kubeletBack(machine: FleetMachine): void {
+    const renew = this.o.renewLease;
+    if (renew === undefined || machine.kubelet === 'silent' || machine.vanished) return;
+    renew(machine, machine.kubelet === 'dies' ? DYING_LEASE_SECONDS : SIM_LEASE_SECONDS, KUBELET_AHEAD_MS);
   }
 
   /** The version report, retried as the daemon retries it, until written or the Node is gone. */

@@ -1,5 +1,6 @@
 /** What a run cost the API server, read from the fake's request log: writes per machine, reads by kind. */
 import {
+  NODE_LEASES_PATH,
   NODES_PATH,
   OPERATIONS_PATH,
   RELEASES_PATH,
@@ -52,7 +53,7 @@ export function writesPerMachine(run: RunResult): WriteCounts {
 }
 
 export interface ControllerReads {
-  /** Reads of the four informed collections, by kind: only `list` and `watch` may appear. */
+  /** Reads of the five informed collections, by kind: only `list` and `watch` may appear. */
   readonly informed: Readonly<Record<string, number>>;
   /** The leader election's Lease reads (one per retry period). */
   readonly leaseGets: number;
@@ -60,7 +61,7 @@ export interface ControllerReads {
   readonly byMethod: Readonly<Record<string, number>>;
 }
 
-const INFORMED = [NODES_PATH, RELEASES_PATH, ROLLOUTS_PATH, OPERATIONS_PATH];
+const INFORMED = [NODES_PATH, RELEASES_PATH, ROLLOUTS_PATH, OPERATIONS_PATH, NODE_LEASES_PATH];
 
 export function controllerReads(run: RunResult): ControllerReads {
   const informed: Record<string, number> = {};

@@ -54,6 +54,8 @@ export interface RunPlan {
   /** Virtual time the run may take at most. */
   readonly limitMs: number;
   readonly metrics?: ControllerMetrics;
+  /** Kubelets renew their Nodes' Leases after each upgrade, as each machine's `kubelet` says. */
+  readonly kubelets?: boolean;
 }
 
 export interface RunResult {
@@ -84,6 +86,7 @@ export async function runFleet(plan: RunPlan): Promise<RunResult> {
     versionOf: versionOfUrl,
     ...(plan.kills === undefined ? {} : { kills: plan.kills }),
     ...(plan.metrics === undefined ? {} : { metrics: plan.metrics }),
+    ...(plan.kubelets === true && { kubelets: true }),
   });
   const monitor = new FleetMonitor({
     http: world.admin,

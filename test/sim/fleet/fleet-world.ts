@@ -22,11 +22,21 @@ import { kubeconfigDocument, writeKubeconfigFile } from '../../support/kube/kube
 import { Prng } from '../harness/index.js';
 import { CrashableProcess, type KillPlan, WriteCounter } from './crashable-ports.js';
 import { FleetClock } from './fleet-clock.js';
-import { FleetDaemons, type DaemonOutcome, type DaemonTimings, type FleetMachine } from './fleet-daemons.js';
+import {
+  FleetDaemons,
+  SIM_LEASE_SECONDS,
+  type DaemonOutcome,
+  type DaemonTimings,
+  type FleetMachine,
+} from './fleet-daemons.js';
 
 export const START_MS = Date.UTC(2025, 0, 6, 12, 0, 0);
 export const TOKENS = { controller: 'controller-token', daemons: 'daemons-token', admin: 'admin-token' } as const;
 export const SETTLE_ROUNDS_MAX = 200_000;
+const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+
+/** A Lease's MicroTime: RFC 3339 with six fractional digits. */
+const microTime = (ms: number): string => new Date(ms).toISOString().replace('Z', '000Z');
 
 export interface FleetOptions {
   readonly seed: number;
@@ -36,6 +46,8 @@ export interface FleetOptions {
   readonly versionOf: (downloadURL: string) => string;
   readonly kills?: readonly KillPlan[];
   readonly metrics?: ControllerMetrics;
+  /** Every Node has a kubelet Lease in kube-node-lease, renewed after each upgrade (FleetMachine.kubelet). */
+  readonly kubelets?: boolean;
 }
 
 interface WorldParts {
@@ -81,7 +93,7 @@ export class FleetWorld {
       tokens: Object.values(TOKENS),
       recordRequestBodies: false,
       historyLimit: 20_000,
-      namespaces: ['agent-upgrade-system'],
+      namespaces: ['agent-upgrade-system', NODE_LEASE_NAMESPACE],
       bookmarkIntervalMs: 3_600_000,
       now: () => clock.nowMs(),
       // The rollout's machine order hashes uids: seeded uids make a run replayable from its seed.
@@ -95,6 +107,13 @@ export class FleetWorld {
       );
     for (const machine of options.machines)
       fake.setNode(machine.name, { ...machine.labels }, { 'agent-upgrade.dev/agent-version': machine.version });
+    const renewLease = (machine: FleetMachine, durationSeconds: number, aheadMs = 0): void =>
+      void fake.setLease(NODE_LEASE_NAMESPACE, machine.name, {
+        holderIdentity: machine.name,
+        leaseDurationSeconds: durationSeconds,
+        renewTime: microTime(clock.nowMs() + aheadMs),
+      });
+    if (options.kubelets === true) for (const machine of options.machines) renewLease(machine, SIM_LEASE_SECONDS);
     const admin = await connectKubeHttp(kubeconfig('admin'));
     const daemonHttp = await connectKubeHttp(kubeconfig('daemons'));
     kubeconfig('controller');
@@ -114,6 +133,7 @@ export class FleetWorld {
       versionOf: options.versionOf,
       behaviour: options.behaviour,
       timings: options.timings,
+      ...(options.kubelets === true && { renewLease }),
     });
     const world = new FleetWorld({ fake, admin, daemons, clock, machines, dir }, options);
     const stop = new AbortController();

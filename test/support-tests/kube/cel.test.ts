@@ -89,7 +89,7 @@ describe('loading CRDs', () => {
     const counts = [loadCrd(RELEASE_CRD, AGENT_RELEASE), loadCrd(ROLLOUT_CRD, AGENT_ROLLOUT)].map((crd) =>
       [...crd.rules.values()].reduce((total, rules) => total + rules.length, 0),
     );
-    expect(counts).toEqual([1, 17]);
+    expect(counts).toEqual([1, 19]);
   });
 
   /** The release CRD with `edit` applied to its text, written to the scratch dir. */

@@ -82,10 +82,25 @@ describe('the rollout CRDs', () => {
   });
 });
 
+const METRIC = {
+  name: 'error-ratio',
+  prometheus: { address: 'http://prometheus.monitoring:9090', query: 'sum(agent_errors)' },
+  successCondition: 'result[0] < 0.01',
+};
+
 describe('the CRD rules', () => {
   it('accept the examples', () => {
     for (const release of releaseExamples) expect(check(release, RELEASE), release['metadata'].name).toEqual([]);
     expect(check(rolloutExample, ROLLOUT)).toEqual([]);
+  });
+
+  it('accept an analysis on the rollout and on a wave, and the Node gate settings', () => {
+    const analysed = edit(rolloutExample, (d) => {
+      d['spec'].strategy.analysis = { metrics: [{ ...METRIC, interval: '30s', count: 3, failureLimit: 1 }] };
+      d['spec'].strategy.waves[0].analysis = { metrics: [METRIC] };
+      d['spec'].strategy.nodeReadiness = { enabled: true, timeout: '5m' };
+    });
+    expect(check(analysed, ROLLOUT)).toEqual([]);
   });
 
   it.each<[string, (doc: Doc) => void]>([
@@ -109,6 +124,19 @@ describe('the CRD rules', () => {
     ['a name of 64 characters', (d) => (d['metadata'].name = 'a'.repeat(64))],
     ['a window start without leading zero', (d) => (d['spec'].schedule.windows[0].start = '9:00')],
     ['a wave name that is no DNS label', (d) => (d['spec'].strategy.waves[0].name = 'Canary')],
+    ['two analysis metrics of one name', (d) => (d['spec'].strategy.analysis = { metrics: [METRIC, METRIC] })],
+    [
+      'an analysis address with credentials',
+      (d) =>
+        (d['spec'].strategy.analysis = {
+          metrics: [{ ...METRIC, prometheus: { address: 'http://u:p@h', query: 'up' } }],
+        }),
+    ],
+    [
+      'an analysis without a success condition',
+      (d) => (d['spec'].strategy.waves[0].analysis = { metrics: [{ name: 'm', prometheus: METRIC.prometheus }] }),
+    ],
+    ['a node readiness timeout of days', (d) => (d['spec'].strategy.nodeReadiness = { timeout: '2d' })],
   ])('refuse a rollout with %s', (_what, change) => {
     expect(check(edit(rolloutExample, change), ROLLOUT)).not.toEqual([]);
   });

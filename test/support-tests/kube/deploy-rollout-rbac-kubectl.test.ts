@@ -13,13 +13,15 @@ import { DEPLOY, type Doc, EXAMPLES, rbac } from './rollout-manifests.js';
 const KUBECTL = '/usr/bin/kubectl';
 
 describe('the controller RBAC', () => {
-  const find = (kind: string): Doc => {
-    const found = rbac.filter((doc) => doc['kind'] === kind);
+  const find = (kind: string, name?: string): Doc => {
+    const found = rbac.filter((doc) => doc['kind'] === kind && (name === undefined || doc['metadata'].name === name));
     expect(found, kind).toHaveLength(1);
     return found[0] as Doc;
   };
+  const LEADER = 'agent-upgrade-controller-leader-election';
+  const NODE_LEASES = 'agent-upgrade-controller-node-leases';
 
-  it('is a ServiceAccount in its own namespace, bound to one ClusterRole and one leader-election Role', () => {
+  it('is a ServiceAccount in its own namespace, bound to one ClusterRole, a leader-election Role and a Role to read the kubelets’ Leases', () => {
     expect(rbac.map((doc) => `${doc['kind']} ${doc['metadata'].namespace ?? '-'}/${doc['metadata'].name}`)).toEqual([
       'Namespace -/agent-upgrade-system',
       'ServiceAccount agent-upgrade-system/agent-upgrade-controller',
@@ -27,6 +29,8 @@ describe('the controller RBAC', () => {
       'ClusterRoleBinding -/agent-upgrade-controller',
       'Role agent-upgrade-system/agent-upgrade-controller-leader-election',
       'RoleBinding agent-upgrade-system/agent-upgrade-controller-leader-election',
+      'Role kube-node-lease/agent-upgrade-controller-node-leases',
+      'RoleBinding kube-node-lease/agent-upgrade-controller-node-leases',
     ]);
     const subject = { kind: 'ServiceAccount', name: 'agent-upgrade-controller', namespace: 'agent-upgrade-system' };
     expect(find('ClusterRoleBinding')['subjects']).toEqual([subject]);
@@ -35,12 +39,14 @@ describe('the controller RBAC', () => {
       kind: 'ClusterRole',
       name: 'agent-upgrade-controller',
     });
-    expect(find('RoleBinding')['subjects']).toEqual([subject]);
-    expect(find('RoleBinding')['roleRef']).toEqual({
-      apiGroup: 'rbac.authorization.k8s.io',
-      kind: 'Role',
-      name: 'agent-upgrade-controller-leader-election',
-    });
+    for (const name of [LEADER, NODE_LEASES]) {
+      expect(find('RoleBinding', name)['subjects']).toEqual([subject]);
+      expect(find('RoleBinding', name)['roleRef']).toEqual({
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'Role',
+        name,
+      });
+    }
   });
 
   it('grants exactly the verbs the controller uses', () => {
@@ -53,8 +59,11 @@ describe('the controller RBAC', () => {
       { apiGroups: ['agent-upgrade.dev'], resources: ['agentreleases/status'], verbs: ['update'] },
       { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] },
     ]);
-    expect(find('Role')['rules']).toEqual([
+    expect(find('Role', LEADER)['rules']).toEqual([
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+    ]);
+    expect(find('Role', NODE_LEASES)['rules']).toEqual([
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list', 'watch'] },
     ]);
   });
 });
@@ -110,6 +119,8 @@ describe('kubectl', () => {
         'namespace/agent-upgrade-system',
         'role.rbac.authorization.k8s.io/agent-upgrade-controller-leader-election',
         'rolebinding.rbac.authorization.k8s.io/agent-upgrade-controller-leader-election',
+        'role.rbac.authorization.k8s.io/agent-upgrade-controller-node-leases',
+        'rolebinding.rbac.authorization.k8s.io/agent-upgrade-controller-node-leases',
         'serviceaccount/agent-upgrade-controller',
       ]),
     );

@@ -59,6 +59,7 @@ export const RULES = new Map<string, Rule>([
     (s, o) => o.state !== 'RollBack' || s.rollback?.releaseRef.name === o.rollback?.releaseRef.name,
   ],
   ['self.all(w, self.exists_one(x, x.name == w.name))', (s) => new Set(s.map((w: Doc) => w['name'])).size === s.length],
+  ['self.all(m, self.exists_one(x, x.name == m.name))', (s) => new Set(s.map((m: Doc) => m['name'])).size === s.length],
   ['has(self[size(self) - 1].percent) && self[size(self) - 1].percent == 100', (s) => s[s.length - 1]?.percent === 100],
   ['has(self.count) != has(self.percent)', (s) => 'count' in s !== 'percent' in s],
   [

@@ -104,6 +104,8 @@ export interface FakeApiServer {
   deleteNode(name: string): Node;
   getNode(name: string): Node | undefined;
   lease(namespace: string, name: string): Lease | undefined;
+  /** Creates or replaces a Lease with exactly this spec, as a kubelet's renewal would; the namespace must exist. */
+  setLease(namespace: string, name: string, spec: Lease['spec']): Lease;
   /** Every Event recorded, by namespace and name. */
   events(): JsonObject[];
 
@@ -153,6 +155,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     deleteNode: (name) => clone(stores.nodes.delete(name)),
     getNode: (name) => clone(stores.nodes.get(name)),
     lease: (namespace, name) => clone(stores.leases.get(namespace, name)),
+    setLease: (namespace, name, spec) => clone(stores.leases.set(namespace, name, spec)),
     events: () =>
       clone(stores.events.objects.page('', undefined, undefined, () => true).items) as unknown as JsonObject[],
     compact: () => stores.store.compact(),

@@ -131,6 +131,27 @@ export class LeaseStore {
     return lease;
   }
 
+  /** Creates or replaces a Lease with exactly this spec, as a kubelet's renewal would (ADDED or MODIFIED). */
+  set(namespace: string, name: string, spec: Lease['spec']): Lease {
+    this.requireNamespace(namespace);
+    const current = this.get(namespace, name);
+    const lease: Lease = {
+      apiVersion: apiVersionOf(LEASES),
+      kind: 'Lease',
+      metadata: {
+        name,
+        namespace,
+        uid: current?.metadata.uid ?? this.newUid(),
+        resourceVersion: '',
+        creationTimestamp: current?.metadata.creationTimestamp ?? this.now(),
+      },
+      spec: { ...spec },
+    };
+    return current === undefined
+      ? this.objects.commit('ADDED', lease)
+      : this.objects.commit('MODIFIED', lease, current);
+  }
+
   create(namespace: string, req: KubeRequest): Written<Lease> {
     this.requireNamespace(namespace);
     const decoded = decodeLease(req, namespace);

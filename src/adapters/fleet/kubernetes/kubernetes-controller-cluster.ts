@@ -20,8 +20,16 @@ import { ThrottledError } from '../../common/kubernetes/throttled-error.js';
 import { UnauthorizedStreak } from '../../common/kubernetes/unauthorized-streak.js';
 import { eventBody } from './event-body.js';
 import { runInformer, type InformerParts, type InformerSettings } from './informer.js';
-import { readNode, readOperation, readRelease, readRollout } from './read-objects.js';
-import { NODES_PATH, OPERATIONS_PATH, RELEASES_PATH, ROLLOUTS_PATH, eventsPath, objectPath } from './resource-paths.js';
+import { readNode, readNodeLease, readOperation, readRelease, readRollout } from './read-objects.js';
+import {
+  NODE_LEASES_PATH,
+  NODES_PATH,
+  OPERATIONS_PATH,
+  RELEASES_PATH,
+  ROLLOUTS_PATH,
+  eventsPath,
+  objectPath,
+} from './resource-paths.js';
 import { UNPACED, type WritePacer } from './token-bucket.js';
 
 export interface ControllerClusterOptions {
@@ -42,7 +50,7 @@ export interface ControllerClusterOptions {
 type Verb = ApiRequestSample['verb'];
 
 /**
- * The controller's cluster over the API server: four informers, status updates of the status
+ * The controller's cluster over the API server: five informers, status updates of the status
  * subresource by PUT (the resourceVersion in the body is the guard: 409 when stale), the one
  * merge patch a release allows, idempotent creates (409 AlreadyExists is success), and Events.
  * Every write waits for the pacer's token first, and a 429 with Retry-After pauses the pacer.
@@ -84,6 +92,7 @@ export class KubernetesControllerCluster implements ControllerCluster {
         inform('releases', 'agentreleases', RELEASES_PATH, readRelease),
         inform('rollouts', 'agentrollouts', ROLLOUTS_PATH, readRollout),
         inform('operations', 'machineoperations', OPERATIONS_PATH, readOperation),
+        inform('leases', 'leases', NODE_LEASES_PATH, readNodeLease),
       ]);
     } finally {
       signal.removeEventListener('abort', stop);

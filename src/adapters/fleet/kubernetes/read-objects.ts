@@ -1,5 +1,12 @@
 import { parseTimestamp } from '../../../domain/fleet/spec/time-text.js';
-import type { NodeFacts, OperationPhase, ReleaseObject, RolloutObject } from '../../../domain/fleet/order/snapshot.js';
+import type {
+  LeaseFacts,
+  NodeFacts,
+  NodeReady,
+  OperationPhase,
+  ReleaseObject,
+  RolloutObject,
+} from '../../../domain/fleet/order/snapshot.js';
 import type { OperationFacts } from '../../../ports/fleet/controller-cluster.js';
 import { AGENT_UPGRADE } from '../../common/kubernetes/machine-operation-resource.js';
 import { isOneOf } from '../../../domain/common/one-of.js';
@@ -8,7 +15,7 @@ import { isOneOf } from '../../../domain/common/one-of.js';
  * The API server's JSON, read into the planner's plain shapes. Anything unreadable (no name, no
  * uid) is `null` and the informer ignores it; fields the planner parses itself (spec, status)
  * stay as they are. Only the fields the planner reads are kept, so 10,000 cached Nodes hold
- * their labels and one annotation, not their whole status.
+ * their labels, one annotation and their Ready condition, not their whole status.
  */
 
 const AGENT_VERSION_ANNOTATION = 'agent-upgrade.dev/agent-version';
@@ -34,11 +41,35 @@ export function readNode(raw: unknown): NodeFacts | null {
   const metadata = readMetadata(raw);
   if (metadata === null) return null;
   const version = metadata.annotations[AGENT_VERSION_ANNOTATION];
+  const ready = readyCondition(raw);
   return {
     name: metadata.name,
     uid: metadata.uid,
     labels: metadata.labels,
     annotations: version === undefined ? {} : { [AGENT_VERSION_ANNOTATION]: version },
+    ...(ready !== null && { ready }),
+  };
+}
+
+function readyCondition(raw: unknown): NodeReady | null {
+  const status = isRecord(raw) && isRecord(raw['status']) ? raw['status'] : {};
+  const conditions = Array.isArray(status['conditions']) ? status['conditions'].filter(isRecord) : [];
+  const ready = conditions.find((entry) => entry['type'] === 'Ready');
+  const value = ready?.['status'];
+  if (value !== 'True' && value !== 'False' && value !== 'Unknown') return null;
+  return { status: value, sinceMs: parseTimestamp(ready?.['lastTransitionTime']) };
+}
+
+/** A kubelet's Lease: its name (the Node's), when it was last renewed and for how long. */
+export function readNodeLease(raw: unknown): LeaseFacts | null {
+  const metadata = readMetadata(raw);
+  if (metadata === null || !isRecord(raw)) return null;
+  const spec = isRecord(raw['spec']) ? raw['spec'] : {};
+  const seconds = spec['leaseDurationSeconds'];
+  return {
+    name: metadata.name,
+    renewMs: parseTimestamp(spec['renewTime']),
+    durationMs: typeof seconds === 'number' && Number.isSafeInteger(seconds) && seconds > 0 ? seconds * 1000 : null,
   };
 }
 

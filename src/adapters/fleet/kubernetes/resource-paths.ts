@@ -8,6 +8,8 @@ export const NODES_PATH = '/api/v1/nodes';
 export const RELEASES_PATH = `${GROUP_PATH}/agentreleases`;
 export const ROLLOUTS_PATH = `${GROUP_PATH}/agentrollouts`;
 export const OPERATIONS_PATH = MACHINE_OPERATIONS_PATH;
+/** The kubelets' Leases, one per Node and named after it, in the namespace Kubernetes keeps them in. */
+export const NODE_LEASES_PATH = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases';
 
 export function leasePath(namespace: string, name?: string): string {
   const base = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;

@@ -7,6 +7,8 @@ import type { Logger } from '../../../ports/common/logger.js';
 import { bindBuilt } from '../../common/composition/bind-built.js';
 import { RolloutController, type ControllerSettings } from '../controller/rollout-controller.js';
 import { FleetTokens } from '../fleet-tokens.js';
+import type { MetricsQuery } from '../../../ports/fleet/metrics-query.js';
+import { NO_METRICS_QUERY } from '../controller/analysis-measurer.js';
 
 /** The ports of a controller process: the real cluster (connectController), or a simulation's. */
 export interface ControllerPorts {
@@ -16,6 +18,8 @@ export interface ControllerPorts {
   readonly clock: Clock;
   /** The client of the trusted repository, when the settings name one (`trust`). */
   readonly releaseTrust?: ReleaseTrust | null;
+  /** Prometheus, for the waves' analyses; absent: every measurement is an error the analysis counts. */
+  readonly metricsQuery?: MetricsQuery;
 }
 
 export interface ControllerInput {
@@ -44,6 +48,7 @@ export function createController(input: ControllerInput): RolloutController {
       bind(FleetTokens.LeaseStore).toConstantValue(ports.leases);
       bind(FleetTokens.ControllerMetrics).toConstantValue(ports.metrics);
       bind(FleetTokens.Clock).toConstantValue(ports.clock);
+      bind(FleetTokens.MetricsQuery).toConstantValue(ports.metricsQuery ?? NO_METRICS_QUERY);
       const trust = trustSettings === null || releaseTrust === null ? null : { settings: trustSettings, releaseTrust };
       bind(FleetTokens.ControllerTrust).toConstantValue(trust);
     }),
@@ -56,6 +61,7 @@ export function createController(input: ControllerInput): RolloutController {
         metrics: FleetTokens.ControllerMetrics,
         settings: FleetTokens.ControllerSettings,
         trust: FleetTokens.ControllerTrust,
+        metricsQuery: FleetTokens.MetricsQuery,
       };
       bindBuilt(bind, FleetTokens.RolloutController, dependencies, (ports) => new RolloutController(ports));
     }),

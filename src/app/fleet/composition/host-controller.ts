@@ -4,6 +4,7 @@ import { startMetricsServer, type MetricsServer } from '../../../adapters/fleet/
 import { SystemClock } from '../../../adapters/common/runtime/system-clock.js';
 import { LazyArtifactSource } from '../../../adapters/common/http/lazy-artifact-source.js';
 import { TufReleaseTrust } from '../../../adapters/common/tuf/tuf-release-trust.js';
+import { PrometheusQuery } from '../../../adapters/fleet/analysis/prometheus-query.js';
 import { fail, ok, type Result } from '../../../domain/common/failure.js';
 import type { Logger } from '../../../ports/common/logger.js';
 import type { ControllerProcessSettings } from '../controller/controller-options.js';
@@ -68,10 +69,12 @@ export async function openHostController(
           idleTimeoutMs: artifact.idleTimeoutMs,
           clock,
         });
+  // The waves' analyses query Prometheus over the same hardened HTTP.
+  const metricsQuery = new PrometheusQuery(new LazyArtifactSource());
   const controller = createController({
     settings: { ...settings, trust },
     logger,
-    ports: { ...connection, metrics, clock, releaseTrust },
+    ports: { ...connection, metrics, clock, releaseTrust, metricsQuery },
   });
   let server: MetricsServer | null = null;
   if (settings.metrics !== null) {

@@ -1,5 +1,6 @@
 import { isLivePhase } from '../../../domain/fleet/order/snapshot.js';
 import { LABEL_ROLLOUT } from '../../../domain/fleet/spec/rollout-vocabulary.js';
+import type { LeaseFacts } from '../../../domain/fleet/order/snapshot.js';
 import type {
   InformerEvent,
   OperationFacts,
@@ -7,8 +8,8 @@ import type {
   ResourceShapes,
 } from '../../../ports/fleet/controller-cluster.js';
 
-/** The four informed resources; the caches are synced once each was listed. */
-export const RESOURCE_KINDS: readonly ResourceKind[] = ['nodes', 'releases', 'rollouts', 'operations'];
+/** The informed resources; the caches are synced once each was listed. */
+export const RESOURCE_KINDS: readonly ResourceKind[] = ['nodes', 'releases', 'rollouts', 'operations', 'leases'];
 
 /** A reconcile to run: a rollout's plan, or a release's status. */
 export type WorkKey = `rollout/${string}` | `release/${string}`;
@@ -25,7 +26,10 @@ export class ClusterCache {
     releases: new Map(),
     rollouts: new Map(),
     operations: new Map(),
+    leases: new Map(),
   };
+  /** The latest completion of an operation on each machine: what a Lease's renewal may prove. */
+  private readonly completedOn = new Map<string, number>();
   private readonly listed = new Set<ResourceKind>();
   /** Changes to anything but the rollouts themselves: a plan's inputs besides its own rollout. */
   otherChanges = 0;
@@ -44,6 +48,11 @@ export class ClusterCache {
     return this.maps[kind].get(name);
   }
 
+  /** The whole cache of one kind, by name (read-only: the planner reads it synchronously). */
+  byName<K extends ResourceKind>(kind: K): ReadonlyMap<string, ResourceShapes[K]> {
+    return this.maps[kind];
+  }
+
   /** Applies one informer event; returns the work it makes due (every reconcile, once the caches first sync). */
   apply(event: InformerEvent): WorkKey[] {
     const wasSynced = this.synced;
@@ -55,8 +64,10 @@ export class ClusterCache {
     if (event.type === 'replace') {
       map.clear();
       for (const object of event.objects) map.set(object.name, object);
+      if (event.kind === 'operations') for (const object of event.objects) this.noteCompletion(object);
       this.listed.add(event.kind);
     } else {
+      if (event.kind === 'operations' && event.type === 'upsert') this.noteCompletion(event.object);
       if (event.type === 'upsert') map.set(event.object.name, event.object);
       else map.delete(event.name);
     }
@@ -93,7 +104,32 @@ export class ClusterCache {
       }
       case 'nodes':
         return this.rolloutWork();
+      case 'leases':
+        return this.leaseMatters(event, previous as LeaseFacts | undefined) ? this.rolloutWork() : [];
     }
+  }
+
+  /**
+   * A kubelet renews its Lease every ten seconds: a fleet of 10,000 sends a thousand renewals a
+   * second, and almost none changes a verdict. One does when it is the first renewal after an
+   * operation on that machine completed, when the Lease had run out before it (the node came
+   * back), or when the Lease appears, goes or changes its duration. A Lease running out is a
+   * matter of time, which the planner's requeue covers.
+   */
+  private leaseMatters(event: Exclude<InformerEvent, { type: 'replace' }>, before: LeaseFacts | undefined): boolean {
+    if (event.type === 'delete' || before === undefined) return true;
+    const lease = event.object as LeaseFacts;
+    if (lease.durationMs !== before.durationMs || before.renewMs === null || lease.renewMs === null) return true;
+    if (lease.renewMs - before.renewMs > (before.durationMs ?? Number.POSITIVE_INFINITY)) return true;
+    const completedMs = this.completedOn.get(lease.name);
+    return completedMs !== undefined && completedMs >= before.renewMs && completedMs < lease.renewMs;
+  }
+
+  private noteCompletion(operation: OperationFacts): void {
+    if (operation.completedMs === null) return;
+    const known = this.completedOn.get(operation.machineRef);
+    if (known === undefined || operation.completedMs > known)
+      this.completedOn.set(operation.machineRef, operation.completedMs);
   }
 
   private rolloutWork(): WorkKey[] {

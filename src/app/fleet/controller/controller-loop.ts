@@ -7,6 +7,7 @@ import { ClusterCache, type WorkKey } from './cluster-cache.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import { Reconciler } from './reconciler.js';
 import type { ControllerTrust } from './release-verifier.js';
+import type { MetricsQuery } from '../../../ports/fleet/metrics-query.js';
 
 export interface LoopSettings {
   /** Every reconcile runs again this often even without a change: the level-based safety net. */
@@ -28,6 +29,8 @@ export interface LoopDeps {
   readonly settings: LoopSettings;
   /** Signed releases: every release is verified before a rollout dispatches it (release-verifier.ts). */
   readonly trust?: ControllerTrust | null;
+  /** Prometheus, for the waves' analyses (analysis-measurer.ts). */
+  readonly metricsQuery?: MetricsQuery;
 }
 
 /**

@@ -17,6 +17,8 @@ import { rolloutSnapshot } from './rollout-snapshot.js';
 import { messageOf } from '../../../domain/common/message-of.js';
 import { untrustedEvent } from '../../../domain/fleet/trust/release-signature.js';
 import { ReleaseVerifier, type ControllerTrust } from './release-verifier.js';
+import type { MetricsQuery } from '../../../ports/fleet/metrics-query.js';
+import { AnalysisMeasurer, NO_METRICS_QUERY } from './analysis-measurer.js';
 
 /** Plan again this soon after a 409 that no watch event may follow (someone else's write, a fault). */
 export const CONFLICT_RETRY_MS = 1_000;
@@ -37,6 +39,8 @@ export interface ReconcilerDeps {
   readonly createBatchMax?: number;
   /** Signed releases (`controller --config`): every release is verified before any rollout dispatches it. */
   readonly trust?: ControllerTrust | null;
+  /** Where waves' analyses query Prometheus (analysis-measurer.ts); default none: every measurement an error. */
+  readonly metricsQuery?: MetricsQuery;
 }
 
 /**
@@ -53,9 +57,11 @@ export class Reconciler {
   /** What the planner keeps between plans (planner-memo.ts): it makes a plan cheaper, never different. */
   private readonly memo = new PlannerMemo();
   private readonly verifier: ReleaseVerifier | null;
+  private readonly measurer: AnalysisMeasurer;
 
   constructor(private readonly d: ReconcilerDeps) {
     this.own = new OwnWrites(d.cache);
+    this.measurer = new AnalysisMeasurer({ ...d, query: d.metricsQuery ?? NO_METRICS_QUERY });
     this.verifier = d.trust ? new ReleaseVerifier({ ...d, trust: d.trust }) : null;
   }
 
@@ -81,10 +87,12 @@ export class Reconciler {
     }
     // The plan reads the wall clock (windows, timeouts: times the API server stamped); what this
     // process remembers of its own writes ages on the monotonic one.
-    const nowMs = clock.nowMs();
     const seenMs = clock.monotonicMs();
     if (this.own.pending(snapshot.rollout, seenMs)) return { outcome: 'waiting', requeueAfterMs: OWN_WRITE_MEMORY_MS };
-    const plan = planRollout(snapshot, nowMs, this.memo);
+    // Measurements due for the waves' analyses are taken first, and planned with (and recorded).
+    const measurements = await this.measurer.measure(snapshot, clock.nowMs());
+    const nowMs = clock.nowMs();
+    const plan = planRollout(measurements.length === 0 ? snapshot : { ...snapshot, measurements }, nowMs, this.memo);
     const previousHalt = readPreviousStatus(snapshot.rollout.status).halt;
     let onlyStatus = true;
     for (const step of reconcileSteps(plan.actions, this.d.createBatchMax ?? CREATE_BATCH_MAX)) {

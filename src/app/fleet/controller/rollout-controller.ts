@@ -6,6 +6,7 @@ import type { Logger } from '../../../ports/common/logger.js';
 import { ControllerLoop, type LoopSettings } from './controller-loop.js';
 import { LeaderElection, type LeaderSettings } from './leader-election.js';
 import type { ControllerTrust } from './release-verifier.js';
+import type { MetricsQuery } from '../../../ports/fleet/metrics-query.js';
 
 export interface ControllerSettings {
   readonly leader: LeaderSettings;
@@ -23,6 +24,8 @@ export interface ControllerDeps {
   readonly settings: ControllerSettings;
   /** Signed releases (`--config` with a `trust` section); absent or null: releases are not verified. */
   readonly trust?: ControllerTrust | null;
+  /** Prometheus, for the waves' analyses; absent: every measurement is an error. */
+  readonly metricsQuery?: MetricsQuery;
 }
 
 /**

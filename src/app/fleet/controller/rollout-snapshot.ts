@@ -7,7 +7,8 @@ import type { ClusterCache } from './cluster-cache.js';
  * releases it names, every Node (the planner applies the selector), its children (labelled with
  * its name; the planner tells a namesake's by owner uid) and every other AgentUpgrade operation.
  * `signedReleasesOnly`: the controller verifies releases, so only a release whose status says so
- * is dispatched. `null` when the rollout is not in the cache.
+ * is dispatched. The kubelets' Leases go in as the cache holds them, for the Node gate. `null` when
+ * the rollout is not in the cache.
  */
 export function rolloutSnapshot(cache: ClusterCache, name: string, signedReleasesOnly = false): RolloutSnapshot | null {
   const rollout = cache.get('rollouts', name);
@@ -26,6 +27,7 @@ export function rolloutSnapshot(cache: ClusterCache, name: string, signedRelease
     children,
     foreignOperations,
     ...(signedReleasesOnly && { signedReleasesOnly }),
+    leases: cache.byName('leases'),
   };
 }
 

@@ -26,6 +26,7 @@ export const EVENT_REASONS = [
   'InvalidParameters',
   'ReleaseQuarantined',
   'Untrusted',
+  'AnalysisFailed',
   'RolloutHalted',
   'RolloutResumed',
   'RollbackStarted',

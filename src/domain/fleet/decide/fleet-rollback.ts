@@ -2,6 +2,7 @@ import { resolveCap, resolveTolerance } from '../spec/amount.js';
 import { chargesBudget, holdsSlot, REASON_INVALID_PARAMETERS } from './classify-child.js';
 import { versionMatcher, type Fleet, type Machine } from '../order/fleet.js';
 import type { ResolvedRelease } from './resolve-release.js';
+import { REASON_NODE_NOT_READY } from './node-verdict.js';
 import type { RollbackSpec } from '../spec/rollout-spec.js';
 import type { RollbackStatus } from '../status/rollout-status.js';
 import { formatTimestamp } from '../spec/time-text.js';
@@ -36,13 +37,17 @@ export interface RollbackPlan {
   readonly announced: ReadonlySet<string>;
 }
 
+/** Its operation Complete: the new release runs there, whether its Node then proved itself or not. */
+function runsRelease(m: Machine): boolean {
+  const outcome = m.forward?.outcome;
+  return outcome?.kind === 'succeeded' || (outcome?.kind === 'failed' && outcome.reason === REASON_NODE_NOT_READY);
+}
+
 export function planRollback(inputs: RollbackInputs): RollbackPlan {
   const { fleet, previous, release } = inputs;
   const inScope = (m: Machine): boolean =>
     m.forward !== null && (previous.scope === 'All' || m.forward.wave === previous.wave);
-  const candidates = fleet.machines.filter(
-    (m) => inScope(m) && (m.rollback !== null || m.forward?.outcome.kind === 'succeeded'),
-  );
+  const candidates = fleet.machines.filter((m) => inScope(m) && (m.rollback !== null || runsRelease(m)));
   const waitingForward = fleet.machines.filter((m) => inScope(m) && m.forward?.outcome.kind === 'inFlight').length;
   const sorted = sortCandidates(candidates, new Set(previous.pendingCreates), release);
   const accounted = sorted.withChild.length + fleet.goneRollbackChildren + sorted.announced.length;

@@ -3,13 +3,15 @@ import type { Machine } from '../order/fleet.js';
 import type { ForwardLedger, WaveLedger } from './forward-ledger.js';
 import { remainingOf } from './halt-rules.js';
 import { formatTimestamp, parseTimestamp } from '../spec/time-text.js';
+import type { AnalysisStatus } from '../status/rollout-status.js';
 import { MAX_PENDING_CREATES } from '../spec/rollout-vocabulary.js';
 
 /**
  * The gates after the halting ones, wave by wave. A wave starts (startedAt, WaveStarted) when the
  * window is open; it dispatches as many machines as its slots, the fleet-wide cap and the
  * announcement bound allow; it is complete when it dispatched its share and nothing of it still
- * runs within its timeout. Then a closed window, its manual gate and its bake hold the next wave.
+ * runs within its timeout. Then a closed window, its manual gate, its bake and its analysis hold
+ * the next wave.
  */
 
 export interface WaveTimes {
@@ -35,6 +37,8 @@ export interface GateInputs {
   readonly windowOpen: boolean;
   /** The wave named by the approval annotation. */
   readonly approvedWave: string;
+  /** The baking waves' analyses (analysis-run.ts): a wave bakes until its analysis succeeded. */
+  readonly analyses: ReadonlyMap<string, AnalysisStatus>;
   readonly nowMs: number;
 }
 
@@ -95,6 +99,9 @@ function closingGate(
     return { phase: 'AwaitingApproval', requeueAtMs: inputs.nowMs < bakeUntilMs ? bakeUntilMs : null };
   }
   if (inputs.nowMs < bakeUntilMs) return { phase: 'Baking', requeueAtMs: bakeUntilMs };
+  // The planner is asked again when a measurement is due (plan-rollout.ts), not here.
+  if (wave.spec.analysis !== null && inputs.analyses.get(wave.spec.name)?.phase !== 'Successful')
+    return { phase: 'Baking', requeueAtMs: null };
   return null;
 }
 

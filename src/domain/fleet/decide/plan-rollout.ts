@@ -12,10 +12,12 @@ import { resolveRelease, type ResolvedRelease } from './resolve-release.js';
 import { parseRolloutSpec } from '../spec/parse-rollout-spec.js';
 import { currentWave, decide, type Decision } from './rollout-decision.js';
 import type { AgentRolloutSpec } from '../spec/rollout-spec.js';
-import { TERMINAL_PHASES, type AgentRolloutStatus } from '../status/rollout-status.js';
+import { TERMINAL_PHASES, type AgentRolloutStatus, type AnalysisStatus } from '../status/rollout-status.js';
+import { nextMeasurementAtMs, runAnalyses } from './analysis-run.js';
 import { nextScheduleChange, scheduleOpen } from '../spec/schedule-window.js';
 import { isLivePhase, type RolloutSnapshot } from '../order/snapshot.js';
-import { formatTimestamp } from '../spec/time-text.js';
+import { formatTimestamp, parseTimestamp } from '../spec/time-text.js';
+import type { NodeGate, WaveWatch } from './node-verdict.js';
 import { transitionEvents } from './transition-events.js';
 import { PlannerMemo } from '../order/planner-memo.js';
 import { countMachines, waveStatuses } from '../status/build-status.js';
@@ -35,6 +37,13 @@ export function planRollout(snapshot: RolloutSnapshot, nowMs: number, memo = new
   if (endedForGood(snapshot, parsed.value, previous))
     return { actions: [], status: previous.raw as AgentRolloutStatus, requeueAfterMs: null };
   const world = observe(snapshot, parsed.value, previous, nowMs, memo);
+  const analyses = runAnalyses(
+    world.spec.strategy.waves,
+    previous.waves,
+    snapshot.measurements ?? [],
+    resumesNow(world.spec, previous),
+    nowMs,
+  );
   const decision = decide({
     rolloutUid: snapshot.rollout.uid,
     spec: world.spec,
@@ -46,9 +55,10 @@ export function planRollout(snapshot: RolloutSnapshot, nowMs: number, memo = new
     rollbackRelease: world.rollbackRelease,
     windowOpen: scheduleOpen(world.spec.schedule.windows, nowMs),
     approvedWave: snapshot.rollout.annotations[ANNOTATION_APPROVE_WAVE] ?? '',
+    analyses,
     nowMs,
   });
-  const { status, creates } = assemble(snapshot, previous, world, decision, nowMs);
+  const { status, creates } = assemble(snapshot, previous, world, decision, analyses, nowMs);
   const changed = !jsonEqual(status, previous.raw);
   const actions: RolloutAction[] = [];
   if (changed || creates.length > 0 || decision.quarantine) {
@@ -75,7 +85,8 @@ export function planRollout(snapshot: RolloutSnapshot, nowMs: number, memo = new
     for (const event of transitionEvents(previous, status, decision, rollout, release))
       actions.push({ kind: 'RecordEvent', event });
   }
-  return { actions, status, requeueAfterMs: requeueAfter(world, decision, nowMs) };
+  const analysisAtMs = decision.forward === null ? null : nextMeasurementAtMs(world.spec.strategy.waves, status.waves);
+  return { actions, status, requeueAfterMs: requeueAfter(world, decision, analysisAtMs, nowMs) };
 }
 
 /**
@@ -128,7 +139,7 @@ function observe(
           previous.rollback?.release ?? null,
           signedOnly,
         );
-  const fleet = memo.fleet(snapshot, spec, release.facts, nowMs);
+  const fleet = memo.fleet(snapshot, spec, release.facts, nowMs, nodeGate(snapshot, spec, previous));
   const ledger = buildForwardLedger(spec.strategy.waves, previous.waves, fleet, previous.counts.alreadyAtTarget);
   const rollbackPending = new Set(previous.rollback?.pendingCreates ?? []);
   const rollbackAnnounced = fleet.machines.filter(
@@ -144,15 +155,37 @@ function observe(
   return { spec, release, rollbackRelease, fleet, ledger, availability };
 }
 
+/** The Node gate's evidence (node-verdict.ts): the Leases, and each wave's completion and bake from the last status. */
+function nodeGate(snapshot: RolloutSnapshot, spec: AgentRolloutSpec, previous: PreviousStatus): NodeGate | null {
+  const { enabled, timeoutMs } = spec.strategy.nodeReadiness;
+  if (!enabled) return null;
+  const waves = new Map<string, WaveWatch>();
+  for (const wave of previous.waves)
+    waves.set(wave.name, {
+      completedMs: parseTimestamp(wave.completedAt),
+      bakeUntilMs: parseTimestamp(wave.bakeUntil),
+    });
+  return { timeoutMs, leases: snapshot.leases ?? null, waves };
+}
+
+/** A halt is resumed in this plan (rollout-decision.ts): a failed analysis then starts again. */
+function resumesNow(spec: AgentRolloutSpec, previous: PreviousStatus): boolean {
+  const halt = previous.halt;
+  return (
+    spec.state === 'Run' && halt !== null && previous.resumed?.haltId !== halt.id && spec.resumeFromHalt === halt.id
+  );
+}
+
 function assemble(
   snapshot: RolloutSnapshot,
   previous: PreviousStatus,
   world: World,
   decision: Decision,
+  analyses: ReadonlyMap<string, AnalysisStatus>,
   nowMs: number,
 ): { status: AgentRolloutStatus; creates: MachineOperationManifest[] } {
   const { fleet, ledger, release } = world;
-  const waves = waveStatuses(ledger, decision);
+  const waves = waveStatuses(ledger, decision, analyses);
   const announced = waves.flatMap((wave) => wave.announced);
   const counts = countMachines(fleet, ledger, new Set(announced.map((m) => m.name)), decision.rollback);
   const releaseSnapshot = release.snapshot ?? previous.release;
@@ -211,16 +244,25 @@ function canaries(ledger: ForwardLedger): string[] {
   return first.candidates.slice(0, Math.min(PREVIEW_CANARIES, first.size)).map((machine) => machine.name);
 }
 
-/** The earliest instant at which time alone changes the plan: a timeout, the end of a bake, a window. */
-function requeueAfter(world: World, decision: Decision, nowMs: number): number | null {
-  let at = decision.forward?.requeueAtMs ?? Number.POSITIVE_INFINITY;
+/**
+ * The earliest instant at which time alone changes the plan: a timeout, the end of a bake, a
+ * window, a measurement due.
+ */
+function requeueAfter(world: World, decision: Decision, analysisAtMs: number | null, nowMs: number): number | null {
+  let at = Math.min(
+    decision.forward?.requeueAtMs ?? Number.POSITIVE_INFINITY,
+    analysisAtMs ?? Number.POSITIVE_INFINITY,
+  );
   // A window opening or closing changes what may start, and the phase, at that very second.
   if (decision.forward !== null && decision.forward.phase !== 'Succeeded')
     at = Math.min(at, nextScheduleChange(world.spec.schedule.windows, nowMs) ?? Number.POSITIVE_INFINITY);
   const timeoutMs = world.spec.strategy.operationTimeoutMs;
   for (const machine of world.fleet.machines) {
+    // A Node the gate waits for, or whose Lease may run out within its wave's watch.
+    const nodeChangesAtMs = machine.rollback === null ? machine.forward?.changesAtMs : null;
+    if (nodeChangesAtMs !== null && nodeChangesAtMs !== undefined) at = Math.min(at, nodeChangesAtMs);
     const latest = machine.rollback ?? machine.forward;
-    if (latest === null || latest.outcome.kind !== 'inFlight') continue;
+    if (latest === null || latest.outcome.kind !== 'inFlight' || latest.child.phase === 'Complete') continue;
     const since =
       latest.child.phase === 'InProgress' ? (latest.child.startedMs ?? latest.child.createdMs) : latest.child.createdMs;
     at = Math.min(at, since + timeoutMs + 1);

@@ -7,7 +7,14 @@ import { findHalt, haltRecord, type HaltFinding } from './halt-rules.js';
 import type { PreviousStatus } from '../status/read-rollout-status.js';
 import type { ResolvedRelease } from './resolve-release.js';
 import type { AgentRolloutSpec } from '../spec/rollout-spec.js';
-import type { HaltStatus, ResumedStatus, RollbackStatus, RolloutPhase } from '../status/rollout-status.js';
+import type {
+  AnalysisStatus,
+  HaltStatus,
+  ResumedStatus,
+  RollbackStatus,
+  RolloutPhase,
+} from '../status/rollout-status.js';
+import { analysisHalt } from './analysis-run.js';
 import { formatTimestamp } from '../spec/time-text.js';
 
 /**
@@ -28,6 +35,8 @@ export interface DecisionInputs {
   readonly rollbackRelease: ResolvedRelease | null;
   readonly windowOpen: boolean;
   readonly approvedWave: string;
+  /** The baking waves' analyses, with this plan's measurements recorded (analysis-run.ts). */
+  readonly analyses: ReadonlyMap<string, AnalysisStatus>;
   readonly nowMs: number;
 }
 
@@ -107,7 +116,8 @@ function decideRunning(inputs: DecisionInputs): Decision {
     ? { reason: 'ReleaseQuarantined', wave: current?.spec.name ?? '', message: quarantineMessage(release) }
     : accept
       ? null
-      : findHalt(inputs.ledger, inputs.availability, current);
+      : (findHalt(inputs.ledger, inputs.availability, current) ??
+        analysisHalt(inputs.spec.strategy.waves, inputs.analyses));
   if (finding !== null) return halting(inputs, finding, resumed);
   const forward = advanceForward({
     ledger: inputs.ledger,
@@ -116,6 +126,7 @@ function decideRunning(inputs: DecisionInputs): Decision {
       : inputs.availability,
     windowOpen: inputs.windowOpen,
     approvedWave: inputs.approvedWave,
+    analyses: inputs.analyses,
     nowMs,
   });
   return { phase: forward.phase, halt, resumed, accept, newHalt: null, forward, rollback: null, quarantine: false };

@@ -1,9 +1,10 @@
 import { compareVersions, parseVersion } from '../../common/version.js';
 import { classifyChild, type ChildOutcome } from '../decide/classify-child.js';
+import { judgeNode, type NodeGate, type WaveWatch } from '../decide/node-verdict.js';
 import { sortChildren } from './fleet-children.js';
 import type { Artifact } from '../spec/release-spec.js';
 import type { AgentRolloutSpec } from '../spec/rollout-spec.js';
-import { isLivePhase, type ChildOperation, type RolloutSnapshot } from './snapshot.js';
+import { isLivePhase, type ChildOperation, type LeaseFacts, type NodeFacts, type RolloutSnapshot } from './snapshot.js';
 import { machineHash, type TargetOrder } from './target-order.js';
 import { ANNOTATION_AGENT_VERSION, LABEL_ARCH, LABEL_OPT_OUT, LABEL_WAVE } from '../spec/rollout-vocabulary.js';
 
@@ -26,6 +27,22 @@ export interface ClassifiedChild {
   readonly outcome: ChildOutcome;
 }
 
+export interface ForwardChild extends ClassifiedChild {
+  readonly wave: string;
+  /** When time alone changes the outcome of a Complete operation under the Node gate (node-verdict.ts). */
+  readonly changesAtMs: number | null;
+  /** What the Node gate judged a Complete operation from; absent when the gate did not judge it. */
+  readonly basis?: NodeBasis;
+}
+
+/** The inputs of a Node verdict besides the Node and the operation, kept to tell when it still holds. */
+interface NodeBasis {
+  readonly lease: LeaseFacts | undefined;
+  readonly watch: WaveWatch | undefined;
+  readonly timeoutMs: number;
+  readonly fromMs: number;
+}
+
 export interface Machine {
   readonly name: string;
   readonly uid: string;
@@ -37,7 +54,7 @@ export interface Machine {
   readonly hash: string;
   readonly childName: string;
   readonly rollbackChildName: string;
-  readonly forward: (ClassifiedChild & { readonly wave: string }) | null;
+  readonly forward: ForwardChild | null;
   readonly rollback: ClassifiedChild | null;
   /** Why a machine without a forward child would not get one now; `null`: it would. */
   readonly exclusion: Exclusion | null;
@@ -113,16 +130,32 @@ export function releaseKeyOf(release: ReleaseFacts): string {
   return `${release.version ?? ''}|${release.artifacts?.map((artifact) => artifact.arch).join(',') ?? '-'}`;
 }
 
-/** `order`: the rollout's targets in order for this snapshot's Nodes (target-order.ts). */
+/**
+ * `order`: the rollout's targets in order for this snapshot's Nodes (target-order.ts); `gate`: the
+ * Node gate's evidence, `null` when the rollout turned it off.
+ */
 export function buildFleet(
   snapshot: RolloutSnapshot,
   spec: AgentRolloutSpec,
   release: ReleaseFacts,
   nowMs: number,
   order: TargetOrder,
+  gate: NodeGate | null,
   last: ReusableFleet | null = null,
 ): Fleet {
   const timeoutMs = spec.strategy.operationTimeoutMs;
+  const classifyForward = (child: ChildOperation, node: NodeFacts): ForwardChild => {
+    const wave = child.labels[LABEL_WAVE] ?? '';
+    if (!judged(gate, node) || child.phase !== 'Complete')
+      return { child, wave, outcome: classifyChild(child, timeoutMs, nowMs), changesAtMs: null };
+    const basis = {
+      lease: gate.leases?.get(node.name),
+      watch: gate.waves.get(wave),
+      timeoutMs: gate.timeoutMs,
+      fromMs: nowMs,
+    };
+    return { child, wave, ...judgeNode(child, node, wave, gate, nowMs), basis };
+  };
   const { forwardAt, rollbackAt, busyAt, ...gone } = sortChildren(snapshot, order);
   const atTarget = versionMatcher(release.version);
   const reusable =
@@ -140,7 +173,9 @@ export function buildFleet(
       (before.forward?.child ?? null) === forward &&
       (before.rollback?.child ?? null) === rollbackChild &&
       (forward === null || !isLivePhase(forward.phase)) &&
-      (rollbackChild === null || !isLivePhase(rollbackChild.phase))
+      (rollbackChild === null || !isLivePhase(rollbackChild.phase)) &&
+      // A Complete operation's outcome follows its Node, its Lease, its wave's times and the time.
+      (forward?.phase !== 'Complete' || stillJudged(before.forward, gate, node, nowMs))
     )
       return before;
     const agentVersion = node.annotations[ANNOTATION_AGENT_VERSION] ?? null;
@@ -153,17 +188,42 @@ export function buildFleet(
       hash: entry.hash,
       childName: entry.childName,
       rollbackChildName: entry.rollbackChildName,
-      forward: forward && {
-        child: forward,
-        wave: forward.labels[LABEL_WAVE] ?? '',
-        outcome: classifyChild(forward, timeoutMs, nowMs),
-      },
+      forward: forward && classifyForward(forward, node),
       rollback: rollbackChild && { child: rollbackChild, outcome: classifyChild(rollbackChild, timeoutMs, nowMs) },
       exclusion: exclusionOf(node.labels, atTarget(agentVersion), isBusy, release),
       busy: isBusy,
     };
   });
   return { machines, order, ...gone };
+}
+
+/**
+ * Whether the Node gate judges a machine: it is on and there is evidence to judge — Leases in the
+ * snapshot, or a Ready condition on the Node. Without any, its verdict would be "succeeded" at any
+ * instant (node-verdict.ts), so it is left out, and a plan costs what it did without the gate.
+ */
+function judged(gate: NodeGate | null, node: NodeFacts): gate is NodeGate {
+  return gate !== null && (gate.leases !== null || node.ready !== undefined);
+}
+
+/**
+ * Whether the Node gate would judge a Complete operation as it did (node-verdict.ts): the same
+ * Node (checked by the caller), the same Lease object, the same times of its wave and timeout,
+ * and an instant between the judgment and the next one at which time alone may change it.
+ */
+function stillJudged(before: ForwardChild | null, gate: NodeGate | null, node: NodeFacts, nowMs: number): boolean {
+  if (before === null) return false;
+  const basis = before.basis;
+  if (gate === null || basis === undefined || !judged(gate, node)) return basis === undefined && !judged(gate, node);
+  const watch = gate.waves.get(before.wave);
+  return (
+    basis.lease === gate.leases?.get(node.name) &&
+    basis.timeoutMs === gate.timeoutMs &&
+    basis.watch?.completedMs === watch?.completedMs &&
+    basis.watch?.bakeUntilMs === watch?.bakeUntilMs &&
+    nowMs >= basis.fromMs &&
+    (before.changesAtMs === null || nowMs < before.changesAtMs)
+  );
 }
 
 function exclusionOf(

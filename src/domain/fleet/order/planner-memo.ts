@@ -1,5 +1,6 @@
 import { buildFleet, releaseKeyOf, type Fleet, type ReleaseFacts, type ReusableFleet } from './fleet.js';
 import type { AgentRolloutSpec } from '../spec/rollout-spec.js';
+import type { NodeGate } from '../decide/node-verdict.js';
 import type { RolloutSnapshot } from './snapshot.js';
 import { makeTargetOrder, recheckTargetOrder, selectorKey } from './target-order.js';
 
@@ -16,7 +17,13 @@ export class PlannerMemo {
   private readonly kept = new Map<string, ReusableFleet>();
 
   /** The rollout's target machines as this snapshot shows them. */
-  fleet(snapshot: RolloutSnapshot, spec: AgentRolloutSpec, release: ReleaseFacts, nowMs: number): Fleet {
+  fleet(
+    snapshot: RolloutSnapshot,
+    spec: AgentRolloutSpec,
+    release: ReleaseFacts,
+    nowMs: number,
+    gate: NodeGate | null = null,
+  ): Fleet {
     const { rollout } = snapshot;
     const selector = spec.targets.selector;
     const last = this.kept.get(rollout.name) ?? null;
@@ -29,8 +36,8 @@ export class PlannerMemo {
         : null;
     const fleet =
       order === null
-        ? buildFleet(snapshot, spec, release, nowMs, makeTargetOrder(rollout, selector, snapshot.nodes))
-        : buildFleet(snapshot, spec, release, nowMs, order, last);
+        ? buildFleet(snapshot, spec, release, nowMs, makeTargetOrder(rollout, selector, snapshot.nodes), gate)
+        : buildFleet(snapshot, spec, release, nowMs, order, gate, last);
     this.kept.set(rollout.name, {
       fleet,
       releaseKey: releaseKeyOf(release),

@@ -34,6 +34,25 @@ export interface NodeFacts {
   readonly labels: Readonly<Record<string, string>>;
   /** Only the agent-version annotation is read. */
   readonly annotations: Readonly<Record<string, string>>;
+  /** The Node's `Ready` condition; absent when it has none. */
+  readonly ready?: NodeReady;
+}
+
+export interface NodeReady {
+  readonly status: 'True' | 'False' | 'Unknown';
+  /** Its `lastTransitionTime`, when readable. */
+  readonly sinceMs: number | null;
+}
+
+/**
+ * A kubelet's Lease in `kube-node-lease` (named after its Node): the kubelet renews it every few
+ * seconds while it runs, so a renewal after an upgrade proves the node came back.
+ */
+export interface LeaseFacts {
+  readonly name: string;
+  readonly renewMs: number | null;
+  /** How long a renewal holds (`leaseDurationSeconds`); past it, the node is presumed down. */
+  readonly durationMs: number | null;
 }
 
 /** A MachineOperation labelled as a child of this rollout. */
@@ -75,7 +94,32 @@ export interface RolloutSnapshot {
    * a release is dispatched only when its status says it was verified. Absent: false.
    */
   readonly signedReleasesOnly?: boolean;
+  /**
+   * The kubelets' Leases by Node name, from the controller's watch of `kube-node-lease`. Absent:
+   * the snapshot carries no Node evidence (a planner test about something else), and the Node gate
+   * (node-verdict.ts) judges only what the Nodes themselves say.
+   */
+  readonly leases?: ReadonlyMap<string, LeaseFacts>;
+  /**
+   * Measurements the controller took for its waves' analyses just before this plan
+   * (analysis-run.ts): the planner records them in the status, and decides from the status.
+   */
+  readonly measurements?: readonly Measurement[];
 }
+
+/** One measurement of one metric of a wave's analysis: the `index`-th of that metric. */
+export interface Measurement {
+  readonly wave: string;
+  readonly metric: string;
+  readonly index: number;
+  readonly atMs: number;
+  readonly result: QueryResult;
+}
+
+/** An instant query's sample values (a scalar is one), or why there are none, as data. */
+export type QueryResult =
+  | { readonly ok: true; readonly values: readonly number[] }
+  | { readonly ok: false; readonly code: string; readonly message: string };
 
 export function isLivePhase(phase: OperationPhase | null): boolean {
   return phase !== 'Complete' && phase !== 'Failed';

@@ -1,9 +1,11 @@
 import { count, parseAmount, percent, type Amount } from './amount.js';
 import {
   DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_NODE_READY_TIMEOUT_MS,
   DEFAULT_OPERATION_TIMEOUT_MS,
   MAX_WAVES,
   ON_FAILURE,
+  type NodeReadinessSpec,
   type RolloutStrategy,
   type WaveSpec,
 } from './rollout-spec.js';
@@ -18,10 +20,11 @@ import {
   type Json,
 } from './spec-problems.js';
 import { parseDuration } from './time-text.js';
+import { parseAnalysis } from './parse-analysis.js';
 import { ROLLBACK_WAVE } from './rollout-vocabulary.js';
 import { isOneOf } from '../../common/one-of.js';
 
-const WAVE_FIELDS = ['name', 'count', 'percent', 'maxInFlight', 'failureBudget', 'bake', 'gate'];
+const WAVE_FIELDS = ['name', 'count', 'percent', 'maxInFlight', 'failureBudget', 'bake', 'gate', 'analysis'];
 
 /** `spec.strategy`: the waves and the rules that stop them. */
 export function parseStrategy(spec: Json, problems: ProblemList): RolloutStrategy {
@@ -29,11 +32,16 @@ export function parseStrategy(spec: Json, problems: ProblemList): RolloutStrateg
   const path = 'spec.strategy';
   checkKnownFields(
     strategy,
-    ['waves', 'maxUnavailable', 'operationTimeout', 'onFailure', 'quarantineOnHalt'],
+    ['waves', 'maxUnavailable', 'operationTimeout', 'onFailure', 'quarantineOnHalt', 'nodeReadiness', 'analysis'],
     path,
     problems,
   );
-  const waves = parseWaves(strategy['waves'], problems);
+  const analysis = parseAnalysis(strategy, path, problems);
+  // A wave without an analysis of its own runs the rollout's.
+  const waves = parseWaves(strategy['waves'], problems).map((wave) => ({
+    ...wave,
+    analysis: wave.analysis ?? analysis,
+  }));
   const maxUnavailable =
     strategy['maxUnavailable'] === undefined
       ? null
@@ -50,7 +58,19 @@ export function parseStrategy(spec: Json, problems: ProblemList): RolloutStrateg
     operationTimeoutMs: timeout,
     onFailure: isOneOf(ON_FAILURE, onFailure) ? onFailure : 'Halt',
     quarantineOnHalt: booleanField(strategy, 'quarantineOnHalt', path, problems) ?? true,
+    analysis,
+    nodeReadiness: parseNodeReadiness(strategy, path, problems),
   };
+}
+
+/** `spec.strategy.nodeReadiness`: on unless turned off; the timeout must leave the Node some time. */
+function parseNodeReadiness(strategy: Json, path: string, problems: ProblemList): NodeReadinessSpec {
+  const gate = objectField(strategy, 'nodeReadiness', path, problems) ?? {};
+  const at = `${path}.nodeReadiness`;
+  checkKnownFields(gate, ['enabled', 'timeout'], at, problems);
+  const timeoutMs = durationField(gate, 'timeout', at, problems) ?? DEFAULT_NODE_READY_TIMEOUT_MS;
+  if (timeoutMs === 0) problems.add('E_ROLLOUT_DURATION', `${at}.timeout`, 'must be longer than 0');
+  return { enabled: booleanField(gate, 'enabled', at, problems) ?? true, timeoutMs };
 }
 
 export function durationField(object: Json, key: string, path: string, problems: ProblemList): number | null {
@@ -99,6 +119,7 @@ function parseWave(raw: unknown, index: number, path: string, problems: ProblemL
       bakeMs: durationField(raw, 'bake', path, problems) ?? 0,
       gate: gate === 'Manual' ? 'Manual' : 'Auto',
       diverse: size.kind === 'count' || index === 0,
+      analysis: parseAnalysis(raw, path, problems),
     },
   ];
 }

@@ -1,5 +1,6 @@
 import type { LabelSelector } from '../../common/machine-selector.js';
 import type { Amount } from './amount.js';
+import type { Condition } from './analysis-condition.js';
 
 /**
  * An AgentRollout's spec, parsed (parse-rollout-spec.ts). The shape follows the API; durations
@@ -31,6 +32,33 @@ export interface WaveSpec {
   readonly gate: Gate;
   /** Canaries: members are spread over architectures and zones. Count waves and the first wave. */
   readonly diverse: boolean;
+  /** Queries that must hold while the wave bakes: its own `analysis`, else the rollout's; `null`: none. */
+  readonly analysis: AnalysisSpec | null;
+}
+
+/** Prometheus queries run while a wave bakes (analysis-run.ts), as Argo Rollouts' Prometheus provider runs them. */
+export interface AnalysisSpec {
+  readonly metrics: readonly AnalysisMetricSpec[];
+}
+
+export interface AnalysisMetricSpec {
+  /** A DNS label, unique in its analysis. */
+  readonly name: string;
+  /** The Prometheus server's base URL (`http://prometheus.monitoring:9090`). */
+  readonly address: string;
+  /** A PromQL instant query. */
+  readonly query: string;
+  /** The condition's text, for messages, and its parsed form. */
+  readonly successCondition: string;
+  readonly condition: Condition;
+  /** Between measurements; the first is taken when the bake starts. Default 1m. */
+  readonly intervalMs: number;
+  /** Measurements to take. Default 1. */
+  readonly count: number;
+  /** Failed measurements tolerated; one more fails the analysis. Default 0. */
+  readonly failureLimit: number;
+  /** Measurements in a row that could not be taken or judged, tolerated; one more fails the analysis. Default 4. */
+  readonly consecutiveErrorLimit: number;
 }
 
 export interface RolloutStrategy {
@@ -41,6 +69,17 @@ export interface RolloutStrategy {
   readonly operationTimeoutMs: number;
   readonly onFailure: OnFailure;
   readonly quarantineOnHalt: boolean;
+  /** The analysis of every wave without its own. */
+  readonly analysis: AnalysisSpec | null;
+  /** The Node gate (node-verdict.ts): a Complete operation counts once its Node proves it came back. */
+  readonly nodeReadiness: NodeReadinessSpec;
+}
+
+export interface NodeReadinessSpec {
+  /** Default true. */
+  readonly enabled: boolean;
+  /** How long after its operation completed a machine's Node may take to be Ready with a renewed Lease. Default 10m. */
+  readonly timeoutMs: number;
 }
 
 export interface RollbackSpec {
@@ -72,5 +111,6 @@ export interface AgentRolloutSpec {
 
 export const DEFAULT_MAX_IN_FLIGHT: Amount = { kind: 'percent', value: 10 };
 export const DEFAULT_OPERATION_TIMEOUT_MS = 30 * 60_000;
+export const DEFAULT_NODE_READY_TIMEOUT_MS = 10 * 60_000;
 export const MAX_WAVES = 16;
 export const MAX_WINDOWS = 16;

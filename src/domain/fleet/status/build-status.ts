@@ -4,7 +4,7 @@ import type { ForwardLedger, WaveLedger } from '../decide/forward-ledger.js';
 import { isStarted } from '../decide/halt-rules.js';
 import { combine, digestOf, encodeDigest } from '../decide/loss-digest.js';
 import type { Decision } from '../decide/rollout-decision.js';
-import type { ExcludedCounts, RolloutCounts, WaveStatus } from './rollout-status.js';
+import type { AnalysisStatus, ExcludedCounts, RolloutCounts, WaveStatus } from './rollout-status.js';
 
 /**
  * The parts of the new status that follow from the books and the decision: each wave's cursor,
@@ -17,7 +17,11 @@ export interface WaveOutcome {
   readonly announced: readonly Machine[];
 }
 
-export function waveStatuses(ledger: ForwardLedger, decision: Decision): WaveOutcome[] {
+export function waveStatuses(
+  ledger: ForwardLedger,
+  decision: Decision,
+  analyses: ReadonlyMap<string, AnalysisStatus>,
+): WaveOutcome[] {
   const dispatch = decision.forward?.dispatch ?? null;
   // The wave a halt stopped stays Halted through what follows it (the rollback, its end).
   const haltedWave = decision.halt !== null && decision.phase !== 'Progressing' ? decision.halt.wave : null;
@@ -31,6 +35,7 @@ export function waveStatuses(ledger: ForwardLedger, decision: Decision): WaveOut
     const bakeUntil = times?.bakeUntil ?? before?.bakeUntil;
     const done = times?.done === true || before?.phase === 'Completed';
     const accepted = decision.accept && isStarted(wave) ? acceptedNow(wave) : before?.accepted;
+    const analysis = analyses.get(wave.spec.name) ?? before?.analysis;
     // The digest follows the cursor: new picks join it, withdrawn announcements leave it.
     const digest = dispatching
       ? combine(wave.digest, digestOf(dispatch.picks.map((machine) => machine.hash)), 1)
@@ -58,6 +63,7 @@ export function waveStatuses(ledger: ForwardLedger, decision: Decision): WaveOut
       ...(startedAt !== undefined && { startedAt }),
       ...(completedAt !== undefined && { completedAt }),
       ...(bakeUntil !== undefined && { bakeUntil }),
+      ...(analysis !== undefined && { analysis }),
     };
     return { status, announced };
   });

@@ -1,3 +1,5 @@
+import type { ChildOutcome } from '../decide/classify-child.js';
+import { REASON_NODE_NOT_READY } from '../decide/node-verdict.js';
 import type { Fleet } from '../order/fleet.js';
 import type { FailureSample, FailureSummary } from './rollout-status.js';
 import { formatTimestamp } from '../spec/time-text.js';
@@ -13,7 +15,8 @@ import {
  * The evidence of the forward rollout's failures, bounded whatever the fleet size: the most
  * recent ones by name (at most 20), counts by reason, and counts by node label value, so a
  * release that fails only on arm64 or in one zone says so. Timed-out operations count, with the
- * reason TimedOut (started and hung) or NotStarted (never picked up).
+ * reason TimedOut (started and hung) or NotStarted (never picked up), and so do Complete operations
+ * whose Node did not prove it came back (NodeNotReady).
  */
 export function summarizeFailures(fleet: Fleet): FailureSummary {
   const entries: (FailureSample & { readonly atMs: number })[] = [];
@@ -34,7 +37,7 @@ export function summarizeFailures(fleet: Fleet): FailureSummary {
       operation: child.name,
       wave: forward.wave,
       reason: outcome.reason,
-      message: truncate(outcome.kind === 'failed' ? (child.message ?? '') : timeoutMessage(outcome.reason)),
+      message: truncate(failureMessage(outcome, child.message)),
       at: formatTimestamp(outcome.atMs),
       atMs: outcome.atMs,
     });
@@ -45,6 +48,14 @@ export function summarizeFailures(fleet: Fleet): FailureSummary {
     byReason: largest(byReason, MAX_FAILURE_REASONS),
     byLabel: largest(byLabel, MAX_FAILURE_LABELS),
   };
+}
+
+function failureMessage(outcome: ChildOutcome & { readonly reason: string }, message: string | null): string {
+  if (outcome.kind === 'timedOut') return timeoutMessage(outcome.reason);
+  // The operation itself reported Complete: its own message says nothing of the Node.
+  if (outcome.reason === REASON_NODE_NOT_READY)
+    return 'the operation completed, but its Node was not Ready with a renewed kubelet Lease';
+  return message ?? '';
 }
 
 function timeoutMessage(reason: string): string {

@@ -1,9 +1,12 @@
 import {
+  ANALYSIS_PHASES,
   HALT_REASONS,
   ROLLBACK_PHASES,
   ROLLOUT_PHASES,
   WAVE_PHASES,
   type AgentRolloutStatus,
+  type AnalysisStatus,
+  type MetricStatus,
   type Condition,
   type HaltStatus,
   type ReleaseSnapshot,
@@ -107,6 +110,32 @@ function readWave(raw: unknown): WaveStatus[] {
         },
       }),
       ...optionalTimes(raw, ['startedAt', 'completedAt', 'bakeUntil']),
+      ...readAnalysis(raw['analysis']),
+    },
+  ];
+}
+
+/** A wave's analysis as written; one whose start cannot be read is dropped, and so started again. */
+function readAnalysis(raw: unknown): { analysis?: AnalysisStatus } {
+  if (!isRecord(raw) || typeof raw['startedAt'] !== 'string') return {};
+  const metrics = Array.isArray(raw['metrics']) ? raw['metrics'].flatMap(readMetric) : [];
+  return {
+    analysis: { phase: oneOf(raw['phase'], ANALYSIS_PHASES) ?? 'Running', startedAt: raw['startedAt'], metrics },
+  };
+}
+
+function readMetric(raw: unknown): MetricStatus[] {
+  if (!isRecord(raw) || typeof raw['name'] !== 'string') return [];
+  return [
+    {
+      name: raw['name'],
+      phase: oneOf(raw['phase'], ANALYSIS_PHASES) ?? 'Running',
+      count: nat(raw['count']),
+      successful: nat(raw['successful']),
+      failed: nat(raw['failed']),
+      errors: nat(raw['errors']),
+      consecutiveErrors: nat(raw['consecutiveErrors']),
+      ...optionalTimes(raw, ['lastAt', 'lastValue', 'message']),
     },
   ];
 }

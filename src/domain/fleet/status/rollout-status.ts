@@ -32,6 +32,7 @@ export const HALT_REASONS = [
   'InvalidParameters',
   'ReleaseQuarantined',
   'Untrusted',
+  'AnalysisFailed',
 ] as const;
 export type HaltReason = (typeof HALT_REASONS)[number];
 
@@ -95,6 +96,37 @@ export interface WaveStatus {
   readonly startedAt?: string;
   readonly completedAt?: string;
   readonly bakeUntil?: string;
+  /** The wave's analysis while it bakes, and its result after; omitted for a wave without one. */
+  readonly analysis?: AnalysisStatus;
+}
+
+export const ANALYSIS_PHASES = ['Running', 'Successful', 'Failed'] as const;
+export type AnalysisPhase = (typeof ANALYSIS_PHASES)[number];
+
+/**
+ * The recorded measurements of one wave's analysis: counts per metric and the last value, never
+ * the whole series, so it stays small. The planner decides from it alone (analysis-run.ts).
+ */
+export interface AnalysisStatus {
+  readonly phase: AnalysisPhase;
+  /** When the measurements started: the wave's completion, or the resume that started them again. */
+  readonly startedAt: string;
+  readonly metrics: readonly MetricStatus[];
+}
+
+export interface MetricStatus {
+  readonly name: string;
+  readonly phase: AnalysisPhase;
+  /** Measurements taken, and of them those whose condition held, did not, or could not be judged. */
+  readonly count: number;
+  readonly successful: number;
+  readonly failed: number;
+  readonly errors: number;
+  readonly consecutiveErrors: number;
+  /** The last measurement: when, the query's value(s), and what it said when it did not succeed. */
+  readonly lastAt?: string;
+  readonly lastValue?: string;
+  readonly message?: string;
 }
 
 export interface FailureSample {

@@ -38,17 +38,19 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
 }
 
 describe('inform', () => {
-  it('lists the four kinds, tags each event with its kind, and ends when the signal aborts', async () => {
+  it('lists the five kinds, tags each event with its kind, and ends when the signal aborts', async () => {
     const { fake, cluster } = (harness = await startHarness());
     fake.setNode('n-1', {});
+    fake.setLease('kube-node-lease', 'n-1', { holderIdentity: 'n-1', leaseDurationSeconds: 40 });
     fake.releases.create(releaseInput('rel'));
     fake.rollouts.create(rolloutInput('fleet', 'rel'));
     fake.create(machineOperation('op-1', 'n-1'));
     const log = new EventLog<InformerEvent>();
     const informing = (running = cluster.inform(log.push, stop.signal));
-    expect(await waitFor(() => Object.keys(replaced(log.events)).length === 4, 10_000, 10)).toBe(true);
+    expect(await waitFor(() => Object.keys(replaced(log.events)).length === 5, 10_000, 10)).toBe(true);
     expect(replaced(log.events)).toEqual({
       nodes: ['n-1'],
+      leases: ['n-1'],
       releases: ['rel'],
       rollouts: ['fleet'],
       operations: ['op-1'],
