@@ -1,19 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryClock } from '../../src/adapters/common/memory/memory-clock.js';
+import type { AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
 import type { UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
-import { probeFailed, type ProbeSettings } from '../../src/domain/node/health/probe-target.js';
+import { probeFailed } from '../../src/domain/node/health/probe-target.js';
 import type { Clock } from '../../src/ports/common/clock.js';
 import { resolveInSnapshot } from './host-invariants.js';
-import { agentScript, CONFIG, digestOf, LAYOUT, ManagedWorld, SIDECAR_CONFIG } from './managed-world.js';
+import { agentScript, CONFIG, digestOf, LAYOUT, ManagedWorld, SIDECAR_CONFIG, SIM_PROBE } from './managed-world.js';
 
 const WINDOW_MS = 60_000;
-const PROBE: ProbeSettings = {
-  target: { kind: 'unix-http', socket: '/run/aks-flex-node/health.sock', path: '/healthz' },
-  periodMs: 1_000,
-  timeoutMs: 1_000,
-  successThreshold: 1,
-  failureThreshold: 3,
-};
+/** One success passes the gate: the probe's failures come inside the window. */
+const PROBE = { ...SIM_PROBE, successThreshold: 1 };
 const SLICE_MS = 6_000;
 const watching = (config: UpgraderConfig): UpgraderConfig => ({
   ...config,
@@ -113,43 +109,34 @@ describe('the watch window on the managed path (self-hosted)', () => {
   });
 });
 
+/** A sidecar upgrade to 2.0.0 of a 2.0.0 that behaves as `behaviour`: handled, then the same process's gate (row 8). */
+async function sidecarUpgrade(config: UpgraderConfig, behaviour: AgentBehaviour): Promise<ManagedWorld> {
+  const world = new ManagedWorld();
+  world.config = config;
+  world.behaviours.set(digestOf(agentScript('2.0.0')), behaviour);
+  await world.services.restart();
+  const release = world.publishRelease('2.0.0');
+  const parameters = { downloadURL: release.url, sha256: release.sha256 };
+  const operation = world.store.create({ name: 'upgrade', parameters });
+  const daemon = world.daemon();
+  await daemon.handler.handle({ operation, phase: null, parameters });
+  expect(await daemon.start()).toEqual({ kind: 'open' });
+  return world;
+}
+
 describe('the watch window on the managed path (sidecar)', () => {
   it('rolls back an agent that passes the 3 s gate and dies 20 s in, which the gate alone let through', async () => {
-    for (const [config, phase] of [
-      [watching(SIDECAR_CONFIG), 'Failed'],
-      [SIDECAR_CONFIG, 'Complete'],
-    ] as const) {
-      const world = new ManagedWorld();
-      world.config = config;
-      world.behaviours.set(digestOf(agentScript('2.0.0')), 'crash-after-20s');
-      await world.services.restart();
-      const release = world.publishRelease('2.0.0');
-      const parameters = { downloadURL: release.url, sha256: release.sha256 };
-      const operation = world.store.create({ name: 'upgrade', parameters });
-      const daemon = world.daemon();
-      await daemon.handler.handle({ operation, phase: null, parameters });
-      // Row 8: the same process restarted the agent and runs its gate.
-      expect(await daemon.start()).toEqual({ kind: 'open' });
-      expect(world.store.get('upgrade')?.phase).toBe(phase);
-      if (phase === 'Complete') continue;
-      expect(world.store.get('upgrade')?.reason).toBe('DaemonFailed');
-      expect(currentSlot(world)).toBe(LAYOUT.blue);
-      expect(await quarantine(world)).toEqual([digestOf(agentScript('2.0.0'))]);
-      expect(await world.fs.lstat(LAYOUT.watch)).toBeNull();
-    }
+    expect((await sidecarUpgrade(SIDECAR_CONFIG, 'crash-after-20s')).store.get('upgrade')?.phase).toBe('Complete');
+    const world = await sidecarUpgrade(watching(SIDECAR_CONFIG), 'crash-after-20s');
+    expect(world.store.get('upgrade')).toMatchObject({ phase: 'Failed', reason: 'DaemonFailed' });
+    expect(currentSlot(world)).toBe(LAYOUT.blue);
+    expect(await quarantine(world)).toEqual([digestOf(agentScript('2.0.0'))]);
+    expect(await world.fs.lstat(LAYOUT.watch)).toBeNull();
   });
 
   it('completes a healthy agent after the window, with no window configured as before', async () => {
     for (const config of [watching(SIDECAR_CONFIG), SIDECAR_CONFIG]) {
-      const world = new ManagedWorld();
-      world.config = config;
-      await world.services.restart();
-      const release = world.publishRelease('2.0.0');
-      const parameters = { downloadURL: release.url, sha256: release.sha256 };
-      const operation = world.store.create({ name: 'upgrade', parameters });
-      const daemon = world.daemon();
-      await daemon.handler.handle({ operation, phase: null, parameters });
-      expect(await daemon.start()).toEqual({ kind: 'open' });
+      const world = await sidecarUpgrade(config, 'healthy');
       expect(world.store.get('upgrade')).toMatchObject({ phase: 'Complete', watching: false });
       expect(currentSlot(world)).toBe(LAYOUT.green);
     }

@@ -9,7 +9,7 @@ import { MemoryHealthProbe } from '../../src/adapters/node/memory/memory-health-
 import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
 import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
 import { ArtifactError } from '../../src/domain/common/port-errors.js';
-import type { ProbeOutcome } from '../../src/domain/node/health/probe-target.js';
+import type { ProbeOutcome, ProbeSettings } from '../../src/domain/node/health/probe-target.js';
 import { deriveLayout, type SlotLayout } from '../../src/domain/node/layout/slot-layout.js';
 import type { ArtifactRequest, ArtifactSource, ArtifactStream } from '../../src/ports/common/artifact-source.js';
 import type { ReleaseTrust } from '../../src/ports/common/release-trust.js';
@@ -29,6 +29,15 @@ export const CONFIG: UpgraderConfig = {
   agent: { ...FLEX_PROFILE.agent, allowScripts: true },
   service: { ...FLEX_PROFILE.service, manager: 'none' },
   health: { timeoutMs: 30_000, stableMs: 3_000, pollMs: 250, watchMs: 0 },
+};
+
+/** `health.probe` as the simulations configure it: the agent's health endpoint on a unix socket. */
+export const SIM_PROBE: ProbeSettings = {
+  target: { kind: 'unix-http', socket: '/run/aks-flex-node/health.sock', path: '/healthz' },
+  periodMs: 1_000,
+  timeoutMs: 1_000,
+  successThreshold: 2,
+  failureThreshold: 3,
 };
 
 /** The same host with the upgrader as a separate sidecar daemon of another agent. */

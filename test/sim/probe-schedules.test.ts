@@ -11,7 +11,7 @@
  *   SIM_SEED=<seed> npx vitest run test/sim/probe-schedules.test.ts
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { probeFailed, type ProbeOutcome, type ProbeSettings } from '../../src/domain/node/health/probe-target.js';
+import { probeFailed, type ProbeOutcome } from '../../src/domain/node/health/probe-target.js';
 import type { OperationPhase } from '../../src/ports/node/operation-store.js';
 import { SimFailure } from './harness/failure.js';
 import { Prng } from './harness/prng.js';
@@ -20,16 +20,9 @@ import { formatSeed, seedOverride } from './harness/seed.js';
 import { Trace } from './harness/trace.js';
 import { checkHostInvariants, resolveInSnapshot } from './host-invariants.js';
 import { SimHost, type Behaviour } from './managed-sim-host.js';
-import { agentScript, CONFIG, digestOf, LAYOUT, ManagedWorld } from './managed-world.js';
+import { agentScript, CONFIG, digestOf, LAYOUT, ManagedWorld, SIM_PROBE } from './managed-world.js';
 
-const PROBE: ProbeSettings = {
-  target: { kind: 'unix-http', socket: '/run/aks-flex-node/health.sock', path: '/healthz' },
-  periodMs: 1_000,
-  timeoutMs: 1_000,
-  successThreshold: 2,
-  failureThreshold: 3,
-};
-const PROBE_CONFIG = { ...CONFIG, health: { ...CONFIG.health, probe: PROBE } };
+const PROBE_CONFIG = { ...CONFIG, health: { ...CONFIG.health, probe: SIM_PROBE } };
 const SIDECAR_PROBE_CONFIG = { ...PROBE_CONFIG, agent: { ...CONFIG.agent, mode: 'sidecar' as const } };
 const FLAKE = probeFailed('timed-out', 'timed out after 1000 ms');
 const BEHAVIOURS: readonly (readonly [Behaviour, number])[] = [
