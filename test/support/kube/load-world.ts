@@ -93,7 +93,7 @@ function prepareHost(scratchRoot: string, apiOrigin: string): { root: string; bu
     JSON.stringify({
       agent: { mode: 'sidecar', args: ['agent'] },
       service: { manager: 'supervisor', restartSec: 0, startLimitBurst: 100, startLimitIntervalSec: 1 },
-      health: { timeoutMs: 10_000, stableMs: 200, pollMs: 50 },
+      health: { timeoutMs: 10_000, stableMs: 200, pollMs: 50, watchMs: 0 },
       container: { manager: 'none' },
       cluster: { manager: 'kubernetes', kubeconfig: writeKubeconfig(scratchRoot, apiOrigin), machineName: MACHINE },
     }),

@@ -17,7 +17,7 @@ import { ManagedProcess } from './real-apiserver-processes.js';
 import type { RealCluster } from './real-cluster.js';
 
 /** Test-sized health: a good agent proves itself in about a second, a crashing one fails at its start limit. */
-const HEALTH = { timeoutMs: 12_000, stableMs: 1_000, pollMs: 250 } as const;
+const HEALTH = { timeoutMs: 12_000, stableMs: 1_000, pollMs: 250, watchMs: 0 } as const;
 const SUPERVISOR_SOCKET = '/run/aks-flex-node-supervisor.sock';
 
 export interface MachineSpec {

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readlinkSync, rmdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { NodeProcessRunner } from '../../../src/adapters/common/runtime/node-process-runner.js';
 import type { ProcessRunner, RunOutcome, RunRequest } from '../../../src/ports/common/process-runner.js';
@@ -257,17 +257,21 @@ export class PrivateSystemd {
   mainExecutable(unit: string): string | null {
     const pid = Number.parseInt(this.property(unit, 'MainPID'), 10);
     if (!(pid > 0)) return null;
-    const result = spawnSync('readlink', [join(this.procRoot, String(pid), 'exe')], { encoding: 'utf8' });
-    return result.status === 0 ? result.stdout.trim() : null;
+    try {
+      return readlinkSync(join(this.procRoot, String(pid), 'exe'));
+    } catch {
+      return null; // exited since systemd answered
+    }
   }
 
-  /** Polls `probe` every 100 ms until it returns true or `timeoutMs` passes; returns the last answer. */
+  /** Polls `probe` until true or `timeoutMs` passed, pausing 50 ms growing to 500 ms: a probe
+   * (nsenter, systemctl, D-Bus) costs ~35 ms of CPU, and a steady 100 ms made long waits costly. */
   async waitFor(probe: () => boolean, timeoutMs: number): Promise<boolean> {
     const deadlineMs = Date.now() + timeoutMs;
-    for (;;) {
+    for (let pauseMs = 50; ; pauseMs = Math.min(500, Math.round(pauseMs * 1.5))) {
       if (probe()) return true;
       if (Date.now() >= deadlineMs) return false;
-      await new Promise((done) => setTimeout(done, 100));
+      await new Promise((done) => setTimeout(done, Math.min(pauseMs, Math.max(1, deadlineMs - Date.now()))));
     }
   }
 

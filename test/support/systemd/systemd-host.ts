@@ -31,7 +31,7 @@ const HOST_SLOTS = 24;
 
 /** Test-sized timings: a crash loop hits the start limit in seconds, health settles in ~1.5 s. */
 export const FAST_SERVICE = { restartSec: 1, startLimitBurst: 3, startLimitIntervalSec: 120 } as const;
-export const FAST_HEALTH = { timeoutMs: 12_000, stableMs: 1_500, pollMs: 250 } as const;
+export const FAST_HEALTH = { timeoutMs: 12_000, stableMs: 1_500, pollMs: 250, watchMs: 0 } as const;
 
 /** A sandbox host's configuration changes, or a function of its root that returns them. */
 export type HostConfig = Record<string, unknown> | ((root: string) => Record<string, unknown>);
