@@ -34,6 +34,11 @@ class RecordingServiceManager {
   async mainExecutable() {
     return null;
   }
+  // Automatic restarts since `restartEpoch` began (a crash inside the watch window); nulls when
+  // this manager cannot count them, as here.
+  async restartCount() {
+    return { restartEpoch: null, restarts: null };
+  }
   async waitHealthy(expectedPath) {
     this.calls.push(`waitHealthy ${expectedPath.split('/').pop()}`);
     return { kind: 'healthy' };
@@ -57,6 +62,9 @@ try {
       ...FLEX_PROFILE,
       root,
       agent: { ...FLEX_PROFILE.agent, allowScripts: true },
+      // No watch window for this sketch (the default keeps the candidate on trial for 10 minutes,
+      // and activate answers when the window ends): nothing here runs to be watched.
+      health: { ...FLEX_PROFILE.health, watchMs: 0 },
       container: { ...FLEX_PROFILE.container, manager: 'none' },
     },
     identity: {

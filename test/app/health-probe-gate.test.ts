@@ -23,7 +23,13 @@ const PROBE: ProbeSettings = {
   successThreshold: 2,
   failureThreshold: 3,
 };
-const HEALTH: UpgraderConfig['health'] = { ...FLEX_PROFILE.health, timeoutMs: 30_000, stableMs: 3_000, pollMs: 250 };
+const HEALTH: UpgraderConfig['health'] = {
+  ...FLEX_PROFILE.health,
+  timeoutMs: 30_000,
+  stableMs: 3_000,
+  pollMs: 250,
+  watchMs: 0, // test/app/direct-watch.test.ts covers the window
+};
 
 /**
  * The direct path with `health.probe` over real files: the modelled unit runs each binary as

@@ -8,10 +8,11 @@ interface Step {
   readonly lastGood: string | null;
   readonly running: string | null;
   readonly code: string | null;
+  readonly quarantined: string[];
 }
 
 describe('agent-upgrade demo', () => {
-  it('migrates, upgrades to a signed v2, refuses a swapped v2.1, rolls a crashing v3 back, and leaves nothing behind', async () => {
+  it('migrates, upgrades to a signed v2, refuses a swapped v2.1, rolls back v3 at its gate and v3.1 in its watch window, and leaves nothing behind', async () => {
     const run = await runCliInMemory(['demo', '--json']);
     expect(run.exitCode).toBe(0);
     const { demo } = JSON.parse(run.stdout) as { demo: { sandbox: string; kept: boolean; steps: Step[] } };
@@ -22,6 +23,7 @@ describe('agent-upgrade demo', () => {
       'install v2.0.0',
       'install v2.1.0',
       'install v3.0.0',
+      'install v3.1.0',
     ]);
     const slot = (path: string | null) => path?.replace(/^.*aks-flex-node-/, '') ?? null;
     expect(demo.steps.map((step) => [slot(step.current), slot(step.lastGood), step.running])).toEqual([
@@ -31,9 +33,20 @@ describe('agent-upgrade demo', () => {
       ['green', 'blue', 'green (v2.0.0)'],
       ['green', 'blue', 'green (v2.0.0)'],
       ['green', 'green', 'green (v2.0.0)'],
+      ['green', 'green', 'green (v2.0.0)'],
     ]);
-    // The swapped archive is refused before it reaches a slot; the crashing one is rolled back.
-    expect(demo.steps.map((step) => step.code)).toEqual([null, null, null, null, 'E_UNTRUSTED', 'E_UNHEALTHY']);
+    // The swapped archive is refused before it reaches a slot; the crashing ones are rolled back,
+    // v3.1 after it passed the stability gate, and both quarantined.
+    expect(demo.steps.map((step) => step.code)).toEqual([
+      null,
+      null,
+      null,
+      null,
+      'E_UNTRUSTED',
+      'E_UNHEALTHY',
+      'E_UNHEALTHY',
+    ]);
+    expect(demo.steps.slice(-3).map((step) => step.quarantined)).toEqual([[], ['3.0.0'], ['3.0.0', '3.1.0']]);
     expect(existsSync(demo.sandbox)).toBe(false);
     expect(processesUnder(demo.sandbox)).toEqual([]);
   }, 60_000);

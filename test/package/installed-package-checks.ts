@@ -52,6 +52,7 @@ export function expectDemo(bin: string, cwd: string): void {
       ['green', 'blue'],
       ['green', 'blue'],
       ['green', 'green'],
+      ['green', 'green'],
     ],
   });
   expect(existsSync(report.sandbox)).toBe(false);

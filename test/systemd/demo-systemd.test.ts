@@ -11,7 +11,7 @@ describe('agent-upgrade demo --systemd', () => {
   }, 60_000);
   afterAll(async () => world?.close());
 
-  it('upgrades to a signed v2, refuses a swapped v2.1 and rolls back v3 under systemd, then removes its units', () => {
+  it('upgrades to a signed v2, refuses a swapped v2.1, rolls back v3 and v3.1 (in its watch window) under systemd, then removes its units', () => {
     const run = world.systemd.run(CLI, ['demo', '--systemd', '--json'], { timeoutMs: 120_000 });
     expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr }).toEqual({ status: 0, stderr: '' });
     const { demo } = JSON.parse(run.stdout) as {
@@ -24,6 +24,7 @@ describe('agent-upgrade demo --systemd', () => {
       ['install v2.0.0', 'green (v2.0.0)'],
       ['install v2.1.0', 'green (v2.0.0)'],
       ['install v3.0.0', 'green (v2.0.0)'],
+      ['install v3.1.0', 'green (v2.0.0)'],
     ]);
     expect(existsSync(demo.sandbox)).toBe(false);
     const units = world.systemd

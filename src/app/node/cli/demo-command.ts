@@ -10,20 +10,24 @@ export class DemoCommand extends BaseCommand {
       'Show a whole upgrade story in a throw-away sandbox: migrate, upgrade, refuse a tampered release, roll back a broken one.',
     details: `
       Needs no root and no systemd. Starts a release server on 127.0.0.1 holding a TUF
-      repository (one demo key) that signs four releases of a tiny demo agent (a real x86-64
-      executable): v1, v2, v2.1 and a v3 that crashes on start. Creates a sandbox with a legacy
+      repository (one demo key) that signs five releases of a tiny demo agent (a real x86-64
+      executable): v1, v2, v2.1, a v3 that crashes on start and a v3.1 that crashes 4 s after it
+      starts. Each upgraded agent must stay healthy for a 6 s watch window after its 1.5 s
+      stability gate. Creates a sandbox with a legacy
       v1 install that trusts the repository's first root, migrates it to the blue/green layout,
       runs the agent under the built-in supervisor and upgrades it to v2 with \`install --url\`.
       Then v2.1's archive is swapped on the release server, as by someone who can write there but
       holds no key: the install is refused (E_UNTRUSTED) before anything reaches a slot. Last, v3:
       the supervisor restarts it until its start limit, the health gate fails, and current goes
-      back to v2 automatically. Prints a timeline of phases, link targets and what runs.
+      back to v2 automatically. Then v3.1: it passes the gate, crashes inside its watch window,
+      and is rolled back the same way; both broken digests are quarantined. Prints a timeline of
+      phases, link targets and what runs.
 
       With \`--systemd\` the host's systemd runs the agent instead, as a runtime unit with a name
       unique to the run (root needed); the unit is stopped and removed at the end.
 
       Nothing keeps running afterwards, and the sandbox is removed unless \`--keep\` is given.
-      Takes about 7 seconds. SIGINT, SIGTERM or SIGHUP — or the reader of its output going away
+      Takes about 20 seconds. SIGINT, SIGTERM or SIGHUP — or the reader of its output going away
       (\`demo | head\`) — stop it at the next step (an upgrade in flight is rolled back first),
       with the same clean-up. Exit codes: 0 shown, 1 failed, 2 invalid input, 128 + the
       signal's number when stopped early: 130 SIGINT, 143 SIGTERM, 129 SIGHUP, 141 when the

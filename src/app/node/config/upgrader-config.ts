@@ -101,7 +101,7 @@ export const FLEX_PROFILE: UpgraderConfig = {
     startLimitIntervalSec: 300,
     supervisorSocket: '/run/aks-flex-node-supervisor.sock',
   },
-  health: { timeoutMs: 30_000, stableMs: 3_000, pollMs: 250, watchMs: 0 },
+  health: { timeoutMs: 30_000, stableMs: 3_000, pollMs: 250, watchMs: 600_000 },
   artifact: {
     maxArchiveBytes: 256 * MIB,
     maxBinaryBytes: 256 * MIB,

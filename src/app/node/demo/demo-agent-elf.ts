@@ -2,22 +2,59 @@
  * The demo's agent: a real, static x86-64 Linux executable of a few hundred bytes, written here
  * rather than compiled, so the demo needs no compiler. `<agent> version` prints
  * `demo-agent version <v>`; any other first argument runs as a daemon (pause() until a signal),
- * or — the broken release — exits 1 at once. Health checks see a real ELF in a slot as the main
- * process's executable, exactly as with the production agent.
+ * or — the broken releases — exits 1 at once, or after sleeping 4 s. Health checks see a real ELF
+ * in a slot as the main process's executable, exactly as with the production agent.
  */
 const BASE_ADDRESS = 0x400000;
 const HEADERS_BYTES = 64 + 56;
 
-export type DemoBehaviour = 'healthy' | 'crash-on-start';
+export type DemoBehaviour = 'healthy' | 'crash-on-start' | 'crash-later';
+
+/** How long a `crash-later` agent runs before it exits 1: past the demo's 1.5 s stability gate. */
+export const CRASH_LATER_SECONDS = 4;
 
 export function demoAgentElf(version: string, behaviour: DemoBehaviour): Uint8Array {
   const message = Buffer.from(`demo-agent version ${version}\n`, 'latin1');
   return elfImage(agentCode(message.length, behaviour), message);
 }
 
+const EXIT_1: readonly (readonly number[])[] = [
+  [0xbf, 0x01, 0x00, 0x00, 0x00], // mov edi, 1
+  [0xb8, 0x3c, 0x00, 0x00, 0x00], // mov eax, 60             ; exit(1)
+  [0x0f, 0x05], // syscall
+];
+
+/** What the agent does, one instruction (or datum) per row. */
+const AGENT: Readonly<Record<DemoBehaviour, readonly (readonly number[])[]>> = {
+  healthy: [
+    [0xb8, 0x22, 0x00, 0x00, 0x00], // mov eax, 34             ; pause
+    [0x0f, 0x05], // syscall
+    [0xeb, 0xf7], // jmp agent
+  ],
+  'crash-on-start': EXIT_1,
+  'crash-later': [
+    [0x48, 0x8d, 0x3d, 0x15, 0x00, 0x00, 0x00], // lea rdi, [rip+21]       ; the timespec below
+    [0x31, 0xf6], // xor esi, esi
+    [0xb8, 0x23, 0x00, 0x00, 0x00], // mov eax, 35             ; nanosleep
+    [0x0f, 0x05], // syscall
+    ...EXIT_1,
+    [CRASH_LATER_SECONDS, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], // { tv_sec, tv_nsec }
+  ],
+};
+
 /** The program: `version` writes the message that follows the code; anything else is the agent. */
-function agentCode(messageBytes: number, behaviour: 'healthy' | 'crash-on-start'): Buffer {
-  // One instruction per row; the jump and lea offsets count the bytes of the rows below them.
+function agentCode(messageBytes: number, behaviour: DemoBehaviour): Buffer {
+  // The rows after the message's lea, up to the agent; the lea skips them and the agent.
+  const afterLea: readonly (readonly number[])[] = [
+    [0xba, messageBytes, 0x00, 0x00, 0x00], // mov edx, length
+    [0x0f, 0x05], // syscall
+    [0x31, 0xff], // xor edi, edi
+    [0xb8, 0x3c, 0x00, 0x00, 0x00], // mov eax, 60             ; exit(0)
+    [0x0f, 0x05], // syscall
+  ];
+  const agent = AGENT[behaviour];
+  const toMessage = [...afterLea, ...agent].flat().length;
+  // The jump offsets count the bytes of the rows below them, up to the agent (offset 53).
   const instructions: readonly (readonly number[])[] = [
     [0x48, 0x8b, 0x04, 0x24], // mov rax, [rsp]          ; argc
     [0x48, 0x83, 0xf8, 0x02], // cmp rax, 2
@@ -27,25 +64,9 @@ function agentCode(messageBytes: number, behaviour: 'healthy' | 'crash-on-start'
     [0x75, 0x21], // jne agent
     [0xb8, 0x01, 0x00, 0x00, 0x00], // mov eax, 1              ; write
     [0xbf, 0x01, 0x00, 0x00, 0x00], // mov edi, 1              ; stdout
-    [0x48, 0x8d, 0x35, 0x1c, 0x00, 0x00, 0x00], // lea rsi, [rip+28]       ; the message
-    [0xba, messageBytes, 0x00, 0x00, 0x00], // mov edx, length
-    [0x0f, 0x05], // syscall
-    [0x31, 0xff], // xor edi, edi
-    [0xb8, 0x3c, 0x00, 0x00, 0x00], // mov eax, 60             ; exit(0)
-    [0x0f, 0x05], // syscall
-    // agent: (offset 53)
-    ...(behaviour === 'healthy'
-      ? [
-          [0xb8, 0x22, 0x00, 0x00, 0x00], // mov eax, 34             ; pause
-          [0x0f, 0x05], // syscall
-          [0xeb, 0xf7], // jmp agent
-          [0x90, 0x90, 0x90], // nop padding: both endings are 12 bytes
-        ]
-      : [
-          [0xbf, 0x01, 0x00, 0x00, 0x00], // mov edi, 1
-          [0xb8, 0x3c, 0x00, 0x00, 0x00], // mov eax, 60             ; exit(1)
-          [0x0f, 0x05], // syscall
-        ]),
+    [0x48, 0x8d, 0x35, toMessage, 0x00, 0x00, 0x00], // lea rsi, [rip+toMessage] ; the message
+    ...afterLea,
+    ...agent,
   ];
   return Buffer.from(instructions.flat());
 }

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import * as tar from 'tar-stream';
+import type { DemoBehaviour } from './demo-agent-elf.js';
 
 export interface DemoRelease {
   readonly version: string;
@@ -12,7 +13,7 @@ export interface DemoRelease {
   readonly url: string;
   readonly sha256: string;
   readonly binarySha256: string;
-  readonly crashes: boolean;
+  readonly behaviour: DemoBehaviour;
 }
 
 /** A release archive as the upgrader expects it: gzip of a tar with exactly one member. */
@@ -64,7 +65,7 @@ export class DemoReleaseServer {
     return `${this.origin}/metadata/`;
   }
 
-  async publish(member: string, version: string, binary: Uint8Array, crashes: boolean): Promise<DemoRelease> {
+  async publish(member: string, version: string, binary: Uint8Array, behaviour: DemoBehaviour): Promise<DemoRelease> {
     const archive = await releaseArchive(member, binary);
     const targetPath = `releases/${version}/agent.tar.gz`;
     this.files.set(`/targets/${targetPath}`, archive);
@@ -75,7 +76,7 @@ export class DemoReleaseServer {
       url: `${this.targetsUrl}${targetPath}`,
       sha256: sha256(archive),
       binarySha256: sha256(binary),
-      crashes,
+      behaviour,
     };
   }
 

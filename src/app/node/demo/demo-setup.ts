@@ -15,22 +15,27 @@ import { quietRecoveryIdentity } from './quiet-recovery.js';
 
 /**
  * The releases the publisher signs. 2.1.0 is then swapped on the release host (someone with write
- * access there, not the publisher), and 3.0.0 crashes on start.
+ * access there, not the publisher), 3.0.0 crashes on start, and 3.1.0 runs for 4 s, long enough to
+ * pass the stability gate, then crashes: only the watch window catches it.
  */
 const VERSIONS: readonly { readonly version: string; readonly behaviour: DemoBehaviour }[] = [
   { version: '1.0.0', behaviour: 'healthy' },
   { version: '2.0.0', behaviour: 'healthy' },
   { version: '2.1.0', behaviour: 'healthy' },
   { version: '3.0.0', behaviour: 'crash-on-start' },
+  { version: '3.1.0', behaviour: 'crash-later' },
 ];
 
 /** Where the agent's installer puts the publisher's first root: a root-owned file, never from the cluster. */
 const ROOT_FILE = '/etc/aks-flex-node/trust/root.json';
 
-/** The demo's sandbox host (the platform adds root, paths and service); health settles in 1.5 s. */
+/**
+ * The demo's sandbox host (the platform adds root, paths and service): health settles in 1.5 s,
+ * then a 6-second watch window (10 minutes by default) must pass before a release is kept.
+ */
 const DEMO_CONFIG = {
   agent: { mode: 'sidecar', args: ['agent'] },
-  health: { timeoutMs: 10_000, stableMs: 1_500, pollMs: 250 },
+  health: { timeoutMs: 10_000, stableMs: 1_500, pollMs: 250, watchMs: 6_000 },
   container: { manager: 'none' },
   cluster: { manager: 'none' },
   // The loopback release server speaks plain HTTP; the signatures bind the bytes.
@@ -39,7 +44,7 @@ const DEMO_CONFIG = {
 
 export interface DemoSetup {
   readonly upgrader: Upgrader;
-  /** By version: 1.0.0, 2.0.0, 2.1.0 (swapped after signing), 3.0.0 (crashes). */
+  /** By version: 1.0.0, 2.0.0, 2.1.0 (swapped after signing), 3.0.0 (crashes on start), 3.1.0 (crashes later). */
   readonly published: readonly DemoRelease[];
 }
 
@@ -73,9 +78,7 @@ export async function setUpDemo(
   const member = config.agent.member.replace('{arch}', 'amd64');
   const published: DemoRelease[] = [];
   for (const { version, behaviour } of VERSIONS)
-    published.push(
-      await releases.publish(member, version, demoAgentElf(version, behaviour), behaviour === 'crash-on-start'),
-    );
+    published.push(await releases.publish(member, version, demoAgentElf(version, behaviour), behaviour));
   const metadata = new DemoSignedRepo(options.clock.nowMs()).publish(
     published.map((release) => ({
       path: release.targetPath,

@@ -7,7 +7,7 @@ import type { Logger } from '../../../ports/common/logger.js';
 import { raise, unwrap } from '../../common/failure-signal.js';
 import type { HostIdentity } from '../host-identity.js';
 import type { Upgrader } from '../upgrader.js';
-import { demoAgentElf } from './demo-agent-elf.js';
+import { CRASH_LATER_SECONDS, demoAgentElf, type DemoBehaviour } from './demo-agent-elf.js';
 import { supervisorPlatform, systemdPlatform, type DemoPlatform } from './demo-platforms.js';
 import { DemoReleaseServer, sha256, type DemoRelease } from './demo-releases.js';
 import { setUpDemo } from './demo-setup.js';
@@ -41,6 +41,8 @@ export interface DemoStep {
   readonly note: string;
   /** The error code when the step's command refused or failed (a refused tampered release, a rollback). */
   readonly code: string | null;
+  /** The releases whose digests the node refuses to install again, by version. */
+  readonly quarantined: readonly string[];
 }
 
 const SLOTS = '/usr/local/lib/aks-flex-node';
@@ -48,7 +50,8 @@ const SLOTS = '/usr/local/lib/aks-flex-node';
  * `agent-upgrade demo`: a legacy v1 install in a throw-away sandbox is migrated, run under the
  * built-in supervisor (or the host's systemd with `--systemd`), upgraded to v2 from a signed
  * repository on a loopback release server, refuses a v2.1 whose archive was swapped on the
- * release host after signing, then is offered a v3 that crashes on start — which is rolled back
+ * release host after signing, then is offered a v3 that crashes on start and a v3.1 that crashes
+ * 4 s after it starts, past the stability gate, inside the watch window — both rolled back
  * automatically.
  * Without `--systemd` it needs no root and no systemd; it prints a timeline and leaves nothing
  * running.
@@ -93,14 +96,14 @@ async function tellStory(story: Story): Promise<void> {
   const { options, platform, sandbox, releases } = story;
   const { signal } = options;
   const { upgrader, published } = await setUpDemo(options, platform, sandbox, releases);
-  const [, v2, swapped, v3] = published as [DemoRelease, DemoRelease, DemoRelease, DemoRelease];
+  const [, v2, swapped, v3, v31] = published as [DemoRelease, DemoRelease, DemoRelease, DemoRelease, DemoRelease];
   const label = labeller(published);
-  const services = serviceProbe(upgrader, options.clock, signal);
+  const services = serviceProbe(upgrader, options.clock, signal, published);
   const step = stepRecorder(story, label, services);
 
   options.print(`Sandbox ${sandbox} (nothing outside it is touched).`);
   options.print(
-    `Release server ${releases.origin}, a TUF repository signing ${published.map((release) => `v${release.version}${release.crashes ? ' (crashes on start)' : ''}`).join(', ')}; the node trusts its first root.`,
+    `Release server ${releases.origin}, a TUF repository signing ${published.map((release) => `v${release.version}${BEHAVIOUR_NOTES[release.behaviour]}`).join(', ')}; the node trusts its first root.`,
   );
   options.print('');
   mkdirSync(join(sandbox, 'usr/local/bin'), { recursive: true });
@@ -119,7 +122,7 @@ async function tellStory(story: Story): Promise<void> {
   const upgraded = unwrap(await upgrader.install({ url: v2.url, signal }));
   await step(
     `install v${v2.version}`,
-    `${upgraded.outcome}: ${upgraded.from} -> ${upgraded.to}, signed by the publisher, restarted and healthy for 1.5 s`,
+    `${upgraded.outcome}: ${upgraded.from} -> ${upgraded.to}, signed by the publisher, restarted, healthy for 1.5 s and then through its 6 s watch window`,
   );
 
   // Someone with write access to the release host, but not the publisher's keys, swaps an archive.
@@ -131,15 +134,37 @@ async function tellStory(story: Story): Promise<void> {
     tampered.ok ? (tampered.value.failure?.code ?? null) : tampered.failure.code,
   );
 
-  const broken = await upgrader.install({ url: v3.url, signal });
-  const brokenNote = broken.ok
-    ? `${broken.value.outcome}${broken.value.failure === null ? '' : ` (${broken.value.failure.code}: ${broken.value.failure.message})`}`
-    : `refused: ${broken.failure.code}`;
-  await step(
-    `install v${v3.version}`,
-    `${brokenNote}; the previous binary runs again and v${v3.version}'s digest is quarantined`,
-    broken.ok ? (broken.value.failure?.code ?? null) : broken.failure.code,
+  const offerBroken = installBroken(upgrader, signal, step);
+  await offerBroken(v3, 'the previous binary runs again');
+  await offerBroken(
+    v31,
+    `it passed the 1.5 s gate and crashed ${CRASH_LATER_SECONDS} s after starting, inside its watch window; the previous binary runs again`,
   );
+}
+
+const BEHAVIOUR_NOTES: Readonly<Record<DemoBehaviour, string>> = {
+  healthy: '',
+  'crash-on-start': ' (crashes on start)',
+  'crash-later': ` (crashes ${CRASH_LATER_SECONDS} s after starting)`,
+};
+
+/** Offers a release that fails after its restart: the step shows the rollback and the quarantine. */
+function installBroken(
+  upgrader: Upgrader,
+  signal: AbortSignal | undefined,
+  step: (phase: string, note: string, code?: string | null) => Promise<void>,
+): (release: DemoRelease, what: string) => Promise<void> {
+  return async (release, what) => {
+    const broken = await upgrader.install({ url: release.url, signal });
+    const brokenNote = broken.ok
+      ? `${broken.value.outcome}${broken.value.failure === null ? '' : ` (${broken.value.failure.code}: ${broken.value.failure.message})`}`
+      : `refused: ${broken.failure.code}`;
+    await step(
+      `install v${release.version}`,
+      `${brokenNote}; ${what} and v${release.version}'s digest is quarantined`,
+      broken.ok ? (broken.value.failure?.code ?? null) : broken.failure.code,
+    );
+  };
 }
 
 /** Records and prints one step of the timeline; an interrupt stops the demo before and after it. */
@@ -162,6 +187,7 @@ function stepRecorder(
       running: await services.running(label),
       note,
       code,
+      quarantined: await services.quarantined(),
     };
     steps.push(entry);
     options.print(render(entry, label, sandbox));
@@ -169,8 +195,18 @@ function stepRecorder(
   };
 }
 
-function serviceProbe(upgrader: Upgrader, clock: Clock, signal: AbortSignal | undefined) {
+function serviceProbe(
+  upgrader: Upgrader,
+  clock: Clock,
+  signal: AbortSignal | undefined,
+  published: readonly DemoRelease[],
+) {
   return {
+    async quarantined(): Promise<string[]> {
+      const status = await upgrader.status();
+      const digests: readonly string[] = status.ok ? status.value.quarantine : [];
+      return published.filter((release) => digests.includes(release.binarySha256)).map((release) => release.version);
+    },
     async running(label: (path: string | null) => string): Promise<string | null> {
       const status = await upgrader.status();
       const executable = status.ok ? status.value.service.mainExecutable : null;
