@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryOperationStore } from '../../src/adapters/node/memory/memory-operation-store.js';
 import { SystemClock } from '../../src/adapters/common/runtime/system-clock.js';
@@ -77,6 +77,16 @@ describe('the built-in supervisor runs the same scenarios', () => {
     return session.value;
   }
 
+  /** A daemon's startup gate, retried (bounded) while the hook's `recover` holds the host lock. */
+  async function startWhenFree(session: Awaited<ReturnType<typeof daemon>>) {
+    let started = await session.start();
+    for (let attempt = 0; attempt < 40 && started.ok && started.value.kind === 'busy'; attempt += 1) {
+      await new Promise((done) => setTimeout(done, 250));
+      started = await session.start();
+    }
+    return started;
+  }
+
   function publish(build: TestAgentBuild): Record<string, string> {
     const archive = releaseArchive(`aks-flex-node-linux-${TEST_IDENTITY.arch}`, readFileSync(agent(build)));
     const route = `/agent-${build.version}.tar.gz`;
@@ -126,17 +136,54 @@ describe('the built-in supervisor runs the same scenarios', () => {
     // The hook's `recover` still holds the host lock while it waits for last-good to be healthy;
     // a daemon retries a busy gate, and so does this one (bounded).
     const lastGood = await daemon(await services.mainExecutable());
-    let started = await lastGood.start();
-    for (let attempt = 0; attempt < 40 && started.ok && started.value.kind === 'busy'; attempt += 1) {
-      await new Promise((done) => setTimeout(done, 250));
-      started = await lastGood.start();
-    }
-    expect(started).toEqual({ ok: true, value: { kind: 'open' } });
+    expect(await startWhenFree(lastGood)).toEqual({ ok: true, value: { kind: 'open' } });
     expect(store.get('sup-crash')).toMatchObject({ phase: 'Failed', reason: 'DaemonFailed' });
     expect(store.terminalWrites('sup-crash')).toBe(1);
     expect({ current: link('current'), record: existsSync(record) }).toEqual({ current: 'blue', record: false });
     expect(await services.activity()).toBe('active');
     expect(await sandbox.hookIdle()).toBe(true);
+  });
+
+  it('managed, self-hosted, watch window: a candidate that passes the gate and crashes 4 s in is rolled back and quarantined, Failed once', async () => {
+    const configFile = path('/etc/aks-flex-node/agent-upgrade.json');
+    const original = readFileSync(configFile, 'utf8');
+    const config = JSON.parse(original) as { health: Record<string, unknown> };
+    writeFileSync(configFile, JSON.stringify({ ...config, health: { ...config.health, watchMs: 8_000 } }));
+    try {
+      const build = agent({ version: '5.5.0', behaviour: { crashAfterSeconds: 4 } });
+      const parameters = publish({ version: '5.5.0', behaviour: { crashAfterSeconds: 4 } });
+      const operation = store.create({ name: 'sup-window', parameters });
+      const old = await daemon(await services.mainExecutable());
+      expect(await old.handle({ operation, phase: null, parameters })).toEqual({
+        ok: true,
+        value: { kind: 'handed-over' },
+      });
+      expect(await running('green')).toBe(true);
+
+      // The candidate's daemon watches its own window; the agent's crash fails it, and as the
+      // agent itself it schedules the restart into last-good, whose daemon publishes Failed.
+      const candidate = await daemon(await services.mainExecutable());
+      expect(await startWhenFree(candidate)).toEqual({
+        ok: true,
+        value: { kind: 'closed', reason: 'restart-scheduled' },
+      });
+      expect(await running('blue')).toBe(true);
+      expect(await startWhenFree(await daemon(await services.mainExecutable()))).toEqual({
+        ok: true,
+        value: { kind: 'open' },
+      });
+      expect(store.get('sup-window')).toMatchObject({ phase: 'Failed' });
+      expect(store.terminalWrites('sup-window')).toBe(1);
+      const state = JSON.parse(readFileSync(path('/etc/aks-flex-node/agent-upgrade-state.json'), 'utf8')) as {
+        quarantine: string[];
+      };
+      expect(state.quarantine).toContain(sha256(readFileSync(build)));
+      expect(link('current')).toBe('blue');
+      expect(await running('blue')).toBe(true);
+      expect(await sandbox.hookIdle()).toBe(true);
+    } finally {
+      writeFileSync(configFile, original);
+    }
   });
 
   it('a stopped agent stays stopped through an activation', async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryOperationStore } from '../../src/adapters/node/memory/memory-operation-store.js';
 import { SystemClock } from '../../src/adapters/common/runtime/system-clock.js';
@@ -206,5 +206,59 @@ describe('managed path on a real systemd', () => {
     expect(store.terminalWrites('upgrade-sidecar-crash')).toBe(1);
     expect({ current: host.link('current'), record: host.recordExists() }).toEqual({ current: 'blue', record: false });
     expect(await host.waitRunning(host.slotPath('blue'))).toBe(true);
+  });
+
+  /** A sidecar host whose upgrades stay on trial for `watchMs` after the gate. */
+  const watchedHost = (watchMs: number) => world.runningHost({ agent: { mode: 'sidecar' }, health: { watchMs } });
+
+  /**
+   * handle(), then start() — the startup gate and the window — retried while the lock is busy;
+   * answers whether the operation showed `Watching` (InProgress) meanwhile.
+   */
+  async function upgradeThroughWindow(host: SandboxHost, name: string, release: ReturnType<typeof publish>) {
+    const operation = store.create({ name, parameters: release.parameters });
+    const sidecar = await daemon(host, null);
+    expect(await sidecar.handle({ operation, phase: null, parameters: release.parameters })).toEqual({
+      ok: true,
+      value: { kind: 'gate' },
+    });
+    let watched = false;
+    const watch = setInterval(() => (watched ||= store.get(name)?.watching === true), 50);
+    try {
+      let outcome = await sidecar.start();
+      for (let attempt = 0; attempt < 20 && outcome.ok && outcome.value.kind === 'busy'; attempt += 1) {
+        await new Promise((done) => setTimeout(done, 500));
+        outcome = await sidecar.start();
+      }
+      expect(outcome).toEqual({ ok: true, value: { kind: 'open' } });
+    } finally {
+      clearInterval(watch);
+    }
+    return { watched };
+  }
+
+  it('sidecar, watch window: an agent that passes the gate and crashes 4 s in is rolled back, quarantined, Failed once', async () => {
+    const host = await watchedHost(8_000);
+    const release = publish({ version: '2.4.0', behaviour: { crashAfterSeconds: 4 } });
+    expect(await upgradeThroughWindow(host, 'upgrade-window-crash', release)).toEqual({ watched: true });
+
+    expect(store.get('upgrade-window-crash')).toMatchObject({ phase: 'Failed' });
+    expect(store.terminalWrites('upgrade-window-crash')).toBe(1);
+    expect({ current: host.link('current'), record: host.recordExists() }).toEqual({ current: 'blue', record: false });
+    expect(host.state().quarantine).toContain(release.digest);
+    expect(existsSync(host.path('/etc/aks-flex-node/agent-upgrade-watch.json'))).toBe(false);
+    expect(await host.waitRunning(host.slotPath('blue'))).toBe(true);
+  });
+
+  it('sidecar, watch window: an agent that stays healthy through its window completes and keeps running', async () => {
+    const host = await watchedHost(3_000);
+    const release = publish({ version: '2.5.0' });
+    expect(await upgradeThroughWindow(host, 'upgrade-window-good', release)).toEqual({ watched: true });
+
+    expect(store.get('upgrade-window-good')).toMatchObject({ phase: 'Complete', reason: 'Succeeded' });
+    expect(store.terminalWrites('upgrade-window-good')).toBe(1);
+    expect({ current: host.link('current'), record: host.recordExists() }).toEqual({ current: 'green', record: false });
+    expect(host.state().quarantine).not.toContain(release.digest);
+    expect(host.mainExecutable()).toBe(host.slotPath('green'));
   });
 });
