@@ -1,22 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AGENT_UPGRADE_VERSION } from '../../src/package-version.js';
 import { runCliInMemory } from '../support/run-cli.js';
+import { expectGolden } from '../support/golden.js';
 import { makeScratch, snapshotTree, writeExecutable } from '../support/real-tree.js';
-
-const goldenDir = join(dirname(fileURLToPath(import.meta.url)), 'golden');
-
-/** Compares with test/cli/golden/NAME; `UPDATE_GOLDEN=1` rewrites the file instead. */
-function expectGolden(name: string, actual: string): void {
-  const path = join(goldenDir, name);
-  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(path)) {
-    mkdirSync(goldenDir, { recursive: true });
-    writeFileSync(path, actual);
-  }
-  expect(actual).toBe(readFileSync(path, 'utf8'));
-}
 
 describe('cli', () => {
   let scratch: ReturnType<typeof makeScratch>;

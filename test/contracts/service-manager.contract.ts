@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HealthLimits, ServiceActivity, ServiceManager } from '../../src/ports/node/service-manager.js';
+import { restartCountCases } from './service-manager.restart-count.js';
 import { wallStepCases } from './service-manager.wall-steps.js';
 import { holdsFor, within, type SteppedClock } from './service-manager.support.js';
 
@@ -129,6 +130,7 @@ export function serviceManagerContract(name: string, make: () => Promise<Service
       const newRun = runs.every((run) => run !== null) && runs[0] !== runs[1];
       expect(keepsNone || newRun, JSON.stringify(runs)).toBe(true);
     });
+    restartCountCases(context);
     healthCases(context);
     wallStepCases(context);
     abortCases(context);

@@ -54,6 +54,11 @@ export interface MemoryServiceOptions {
  */
 const CRASH_AFTER_MS = 1_000;
 const LATE_CRASH_AFTER_MS = 20_000;
+/**
+ * The automatic restarts a crash loop gets before the manager gives up (systemd's
+ * StartLimitBurst=3 starts, so NRestarts=2): the model jumps straight to the end of the loop.
+ */
+const RESTARTS_BEFORE_GIVING_UP = 2;
 
 /** Each model instance is one boot's service manager: its count lives as long as it does. */
 let modelInstances = 0;
@@ -228,6 +233,7 @@ export class MemoryServiceManager implements ServiceManager {
     if (running !== null && this.diedBy(running, this.clock.monotonicMs())) {
       this.running = null;
       this.state = 'failed';
+      this.restarts += RESTARTS_BEFORE_GIVING_UP;
     }
     return this.running;
   }
@@ -255,6 +261,7 @@ export class MemoryServiceManager implements ServiceManager {
     if (record.behaviour === 'crash-on-start') {
       this.running = null;
       this.state = 'failed';
+      this.restarts += RESTARTS_BEFORE_GIVING_UP;
       return;
     }
     // One PID per start, as a real restart gives: the health rule restarts its interval on a new one.

@@ -45,7 +45,7 @@ export function renderRollout(view: RolloutView): string[] {
   if (halt !== null) {
     lines.push(['Halt', `${shown(halt.id)}: ${halt.reason} in wave ${shown(halt.wave)} at ${shown(halt.at)}`]);
     if (halt.message !== '') lines.push(['Halt message', shown(halt.message)]);
-    if (view.phase === 'Halted') lines.push(['To resume', `agent-upgrade rollout resume ${view.name}`]);
+    if (view.phase === 'Halted') lines.push(...nextSteps(view, record(raw['halt'])['quarantine'] === 'Applied'));
   }
   if (rollback !== null) {
     lines.push([
@@ -55,9 +55,74 @@ export function renderRollout(view: RolloutView): string[] {
         `failures ${rollback.failureBudget.used}/${rollback.failureBudget.allowed}`,
     ]);
   }
+  lines.push(...failureLines(record(raw['failures'])));
   const width = Math.max(...lines.map(([key]) => key.length)) + 2;
   const text = lines.map(([key, value]) => `${`${key}:`.padEnd(width)}${value}`);
-  return status.waves.length === 0 ? text : [...text, '', 'Waves:', ...waveTable(status.waves, counts)];
+  if (status.waves.length === 0) return text;
+  const analyses = analysisLines(status.waves);
+  return [
+    ...text,
+    '',
+    'Waves:',
+    ...waveTable(status.waves, counts),
+    ...(analyses.length === 0 ? [] : ['', 'Analyses:', ...analyses]),
+  ];
+}
+
+/**
+ * What to do about a halt. A halt that quarantined the release would only halt again on resume
+ * (`ReleaseQuarantined`): the quarantine is lifted first, by a person, on the AgentRelease.
+ */
+function nextSteps(view: RolloutView, quarantined: boolean): [string, string][] {
+  const resume = `agent-upgrade rollout resume ${view.name}`;
+  if (!quarantined) return [['To resume', resume]];
+  const release = shown(view.release);
+  return [
+    ['Quarantined', `${release} is quarantined by this halt: resuming now would halt again (ReleaseQuarantined)`],
+    [
+      'To resume',
+      `once the failure is understood, lift the quarantine — kubectl patch agentrelease ${release} --type merge ` +
+        `-p '{"spec":{"quarantine":{"quarantined":false}}}' — then ${resume}`,
+    ],
+  ];
+}
+
+/** Failures by reason and by node label, and the most recent of the bounded sample. */
+function failureLines(failures: Json): [string, string][] {
+  const tally = (counts: Json): string =>
+    Object.entries(counts)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, count]) => `${printable(key)} ${shown(count)}`)
+      .join(', ');
+  const byReason = record(failures['byReason']);
+  const byLabel = record(failures['byLabel']);
+  const sample = Array.isArray(failures['sample']) ? failures['sample'].map(record) : [];
+  const lines: [string, string][] = [];
+  if (Object.keys(byReason).length > 0) lines.push(['Failures by reason', tally(byReason)]);
+  if (Object.keys(byLabel).length > 0) lines.push(['Failures by label', tally(byLabel)]);
+  const last = sample.at(-1);
+  if (last !== undefined)
+    lines.push([
+      'Last failure',
+      `${shown(last['machine'])} (${shown(last['operation'])}, wave ${shown(last['wave'])}) ` +
+        `${shown(last['reason'])} at ${shown(last['at'])}: ${shown(last['message'])}`,
+    ]);
+  return lines;
+}
+
+/** One line per metric of each wave's analysis: its verdict, the counts and the last value. */
+function analysisLines(waves: readonly WaveStatus[]): string[] {
+  return waves.flatMap((wave) =>
+    wave.analysis === undefined
+      ? []
+      : wave.analysis.metrics.map(
+          (metric) =>
+            `  ${shown(wave.name)} ${shown(metric.name)}: ${metric.phase}, ${metric.successful}/${metric.count} held, ` +
+            `${metric.failed} failed, ${metric.errors} errors` +
+            (metric.lastValue === undefined ? '' : `; last ${shown(metric.lastValue)} at ${shown(metric.lastAt)}`) +
+            (metric.message === undefined || metric.message === '' ? '' : ` (${shown(metric.message)})`),
+        ),
+  );
 }
 
 /**
