@@ -101,7 +101,7 @@ describe('isErrorCode', () => {
 });
 
 describe('ExitCode', () => {
-  it('matches docs/protocol.md#exit-codes, including 5 for a host changed and then failed', () => {
+  it('matches docs/protocol.md#exit-codes: 5 for a host changed and then failed, 6 for a watched rollout that halted', () => {
     expect(ExitCode).toEqual({
       ok: 0,
       failedNothingChanged: 1,
@@ -109,6 +109,7 @@ describe('ExitCode', () => {
       rolledBack: 3,
       busy: 4,
       changedThenFailed: 5,
+      rolloutHalted: 6,
     });
   });
 });

@@ -10,10 +10,8 @@ import { readFile } from 'node:fs/promises';
 import { load } from 'js-yaml';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  KubernetesRolloutStore,
-  AGENT_ROLLOUTS_PATH,
-} from '../../src/adapters/fleet/kubernetes/kubernetes-rollout-store.js';
+import { KubernetesRolloutStore } from '../../src/adapters/fleet/kubernetes/kubernetes-rollout-store.js';
+import { ROLLOUTS_PATH as AGENT_ROLLOUTS_PATH } from '../../src/adapters/fleet/kubernetes/resource-paths.js';
 import type { RolloutStore } from '../../src/ports/fleet/rollout-store.js';
 import { CRD, MERGE_PATCH, RealCluster } from '../support/kube/real-cluster.js';
 import { runCliInMemory } from '../support/run-cli.js';
@@ -60,9 +58,19 @@ async function recordingStore(): Promise<{ store: RolloutStore; writes: unknown[
     writes,
     store: {
       get: (name) => real.get(name),
+      list: () => real.list(),
+      getRelease: (name) => real.getRelease(name),
       patchSpec: (name, resourceVersion, patch) => {
         writes.push({ name, resourceVersion, patch });
         return real.patchSpec(name, resourceVersion, patch);
+      },
+      annotate: (name, resourceVersion, annotations) => {
+        writes.push({ name, resourceVersion, annotations });
+        return real.annotate(name, resourceVersion, annotations);
+      },
+      quarantineRelease: (name, resourceVersion, quarantine) => {
+        writes.push({ name, resourceVersion, quarantine });
+        return real.quarantineRelease(name, resourceVersion, quarantine);
       },
       close: () => real.close(),
     },
@@ -144,6 +152,34 @@ describe('agent-upgrade rollout on a real API server', () => {
     const resumed = (await stored()).metadata.resourceVersion;
     expect(await rollout(['resume', NAME])).toMatchObject({ exitCode: 0, rollout: { changed: false } });
     expect((await stored()).metadata.resourceVersion).toBe(resumed);
+  });
+
+  it('list, approve of a manual gate, and a release quarantined then lifted, on the real server', async () => {
+    const listed = await runCliInMemory(['rollout', 'list', ...clusterFlags, '-o', 'json']);
+    expect((JSON.parse(listed.stdout) as { rollouts: { name: string }[] }).rollouts.map((r) => r.name)).toEqual([NAME]);
+    const awaiting = {
+      status: { observedGeneration: 4, phase: 'AwaitingApproval', currentWave: 'canary', halt: null },
+    };
+    const written = await cluster.admin('PATCH', `${AGENT_ROLLOUTS_PATH}/${NAME}/status`, awaiting, MERGE_PATCH);
+    expect(written.status, written.text).toBe(200);
+    const approved = await runCliInMemory(['rollout', 'approve', NAME, ...clusterFlags, '--json']);
+    expect(approved.exitCode, approved.stdout).toBe(0);
+    const annotations = (await cluster.admin('GET', `${AGENT_ROLLOUTS_PATH}/${NAME}`)).json as {
+      metadata: { annotations?: Record<string, string> };
+    };
+    expect(annotations.metadata.annotations?.['agent-upgrade.dev/approve-wave']).toBe('canary');
+    const release = async () =>
+      (
+        (await cluster.admin('GET', `/apis/agent-upgrade.dev/v1alpha1/agentreleases/aks-flex-node-v1.4.2`)).json as {
+          spec: { quarantine?: unknown };
+        }
+      ).spec.quarantine;
+    const release0 = ['release', 'quarantine', 'aks-flex-node-v1.4.2', ...clusterFlags, '--json'];
+    expect((await runCliInMemory([...release0, '--reason', 'arm64 kubelet restarts'])).exitCode).toBe(0);
+    expect(await release()).toEqual({ quarantined: true, reason: 'arm64 kubelet restarts' });
+    const lift = ['release', 'unquarantine', 'aks-flex-node-v1.4.2', ...clusterFlags, '--json'];
+    expect((await runCliInMemory(lift)).exitCode).toBe(0);
+    expect(await release()).toEqual({ quarantined: false, reason: '' });
   });
 
   it('a stale resourceVersion is a conflict on the real server, not a write', async () => {

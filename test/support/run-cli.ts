@@ -3,6 +3,8 @@ import { PassThrough } from 'node:stream';
 import { loadConfig } from '../../src/app/node/config/load-config.js';
 import type { ProgramContext } from '../../src/app/main/program-context.js';
 import { openRollouts } from '../../src/app/fleet/composition/open-rollouts.js';
+import { MemoryClock } from '../../src/adapters/common/memory/memory-clock.js';
+import type { Clock } from '../../src/ports/common/clock.js';
 import { RolloutControl } from '../../src/app/fleet/rollout/rollout-control.js';
 import type { RolloutStore } from '../../src/ports/fleet/rollout-store.js';
 import { createCli, runCli } from '../../src/app/main/create-cli.js';
@@ -28,6 +30,10 @@ export async function runCliInMemory(
     tty?: boolean;
     /** The AgentRollouts of `rollout …`; default: the cluster its options name. */
     rolloutStore?: RolloutStore;
+    /** The clock of `rollout …` over `rolloutStore` (default: a memory clock at its fixed epoch). */
+    clock?: Clock;
+    /** Stdout is a terminal this many columns wide. */
+    stdoutColumns?: number;
   } = {},
 ): Promise<CliRun> {
   const stdout = new PassThrough();
@@ -38,6 +44,7 @@ export async function runCliInMemory(
   stderr.on('data', (chunk: Buffer) => err.push(chunk));
   // A terminal, as far as the command can tell: it only looks at isTTY.
   if (options.tty === true) Object.assign(stderr, { isTTY: true });
+  if (options.stdoutColumns !== undefined) Object.assign(stdout, { isTTY: true, columns: options.stdoutColumns });
   const fs = options.overrides?.fileSystem ?? new NodeFileSystem();
   const { rolloutStore } = options;
   const context: ProgramContext = {
@@ -58,7 +65,9 @@ export async function runCliInMemory(
     },
     logger: async () => options.logger ?? new RecordingLogger(),
     openRollouts: async (cluster) =>
-      rolloutStore === undefined ? openRollouts(cluster) : new RolloutControl({ openStore: async () => rolloutStore }),
+      rolloutStore === undefined
+        ? openRollouts(cluster)
+        : new RolloutControl({ openStore: async () => rolloutStore, clock: options.clock ?? new MemoryClock() }),
     host: async () => ({
       identity: { euid: options.euid ?? 0, arch: hostArchitecture(), pid: 4242, command: 'agent-upgrade' },
       logger: new RecordingLogger(),

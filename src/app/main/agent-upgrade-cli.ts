@@ -28,6 +28,10 @@ const PLACEHOLDERS: Readonly<Record<string, string>> = {
   '--metrics-address': 'ADDRESS',
   '--kube-api-qps': 'QPS',
   '--kube-api-burst': 'COUNT',
+  // The fleet's `-o,--output` is kubectl's output format; fetch's `--output` is a file.
+  '-o,--output': 'FORMAT',
+  '--reason': 'TEXT',
+  '--timeout': 'SECONDS',
 };
 
 type UsageOptions = { detailed?: boolean; inlineOptions?: boolean };
@@ -72,6 +76,6 @@ export class AgentUpgradeCli extends Cli<ProgramContext> {
 export function withPlaceholders(text: string): string {
   return text.replace(/(-[\w-]+(?:,-[\w-]+)*)((?: #\d+)+)/g, (_match, names: string) => {
     const long = names.split(',').at(-1) ?? names;
-    return `${names} ${PLACEHOLDERS[long] ?? 'VALUE'}`;
+    return `${names} ${PLACEHOLDERS[names] ?? PLACEHOLDERS[long] ?? 'VALUE'}`;
   });
 }

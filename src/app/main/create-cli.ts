@@ -15,11 +15,13 @@ import { RecoverCommand } from '../node/cli/recover-command.js';
 import { RollbackCommand } from '../node/cli/rollback-command.js';
 import {
   RolloutAbortCommand,
+  RolloutApproveCommand,
   RolloutPauseCommand,
   RolloutResumeCommand,
   RolloutRollbackCommand,
-  RolloutStatusCommand,
 } from '../fleet/cli/rollout-commands.js';
+import { RolloutListCommand, RolloutStatusCommand } from '../fleet/cli/rollout-read-commands.js';
+import { ReleaseQuarantineCommand, ReleaseUnquarantineCommand } from '../fleet/cli/release-commands.js';
 import { MigrateCommand } from '../node/cli/migrate-command.js';
 import { StatusCommand } from '../node/cli/status-command.js';
 import { SuperviseCommand } from '../node/cli/supervise-command.js';
@@ -37,8 +39,10 @@ export function createCli(): AgentUpgradeCli {
   const node = [VersionCommand, StatusCommand, MigrateCommand, FetchCommand, InstallCommand, ActivateCommand];
   for (const command of [...node, RollbackCommand, RecoverCommand, SuperviseCommand, DaemonCommand, DemoCommand])
     register(cli, command);
-  const fleet = [ControllerCommand, RolloutStatusCommand, RolloutPauseCommand, RolloutResumeCommand];
-  for (const command of [...fleet, RolloutAbortCommand, RolloutRollbackCommand]) register(cli, command);
+  const rollout = [RolloutListCommand, RolloutStatusCommand, RolloutPauseCommand, RolloutResumeCommand];
+  const steer = [RolloutApproveCommand, RolloutAbortCommand, RolloutRollbackCommand];
+  for (const command of [ControllerCommand, ...rollout, ...steer, ReleaseQuarantineCommand, ReleaseUnquarantineCommand])
+    register(cli, command);
   return cli;
 }
 

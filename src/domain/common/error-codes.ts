@@ -67,6 +67,8 @@ export const ExitCode = {
   busy: 4,
   /** The host changed, then a later step failed: the output says what state the node is in. */
   changedThenFailed: 5,
+  /** `rollout status --watch`: the rollout halted, and waits for a person. */
+  rolloutHalted: 6,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

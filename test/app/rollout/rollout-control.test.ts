@@ -7,6 +7,7 @@ import { MemoryRolloutStore } from '../../../src/adapters/fleet/memory/memory-ro
 import { ROLLOUT_STATES } from '../../../src/domain/fleet/spec/rollout-spec.js';
 import { MAX_WRITE_ATTEMPTS, RolloutControl } from '../../../src/app/fleet/rollout/rollout-control.js';
 import { decideTransition, ROLLOUT_ACTIONS, TARGET_STATE } from '../../../src/app/fleet/rollout/rollout-transition.js';
+import { MemoryClock } from '../../../src/adapters/common/memory/memory-clock.js';
 import type { RolloutObject } from '../../../src/ports/fleet/rollout-store.js';
 
 const SPEC = {
@@ -19,6 +20,8 @@ const object = (spec: Record<string, unknown>, status: unknown = null): RolloutO
   name: 'fleet',
   resourceVersion: '7',
   generation: 1,
+  annotations: {},
+  createdAt: null,
   spec: { ...SPEC, ...spec },
   status,
 });
@@ -94,7 +97,8 @@ describe('decideTransition', () => {
 });
 
 describe('RolloutControl', () => {
-  const control = (store: MemoryRolloutStore) => new RolloutControl({ openStore: async () => store });
+  const control = (store: MemoryRolloutStore) =>
+    new RolloutControl({ openStore: async () => store, clock: new MemoryClock() });
 
   it('status returns the view as read and closes the store', async () => {
     const store = new MemoryRolloutStore([{ name: 'fleet', spec: SPEC, status: halted('h-1') }]);
@@ -126,6 +130,7 @@ describe('RolloutControl', () => {
     async (name) => {
       let opened = 0;
       const refused = await new RolloutControl({
+        clock: new MemoryClock(),
         openStore: async () => {
           opened += 1;
           return new MemoryRolloutStore();

@@ -1,6 +1,8 @@
 import { ClusterError } from '../../../domain/common/port-errors.js';
-import { ROLLOUT_GROUP, ROLLOUT_VERSION } from '../../../domain/fleet/spec/rollout-vocabulary.js';
 import type {
+  ReleaseObject,
+  ReleasePatchOutcome,
+  ReleaseQuarantine,
   RolloutObject,
   RolloutPatchOutcome,
   RolloutSpecPatch,
@@ -8,13 +10,18 @@ import type {
 } from '../../../ports/fleet/rollout-store.js';
 import { connectKubeHttp, type ConnectOptions } from '../../common/kubernetes/kube-connection.js';
 import type { KubeHttp } from '../../common/kubernetes/kube-http.js';
+import { objectPath, RELEASES_PATH, ROLLOUTS_PATH } from './resource-paths.js';
 
-export const AGENT_ROLLOUTS_PATH = `/apis/${ROLLOUT_GROUP}/${ROLLOUT_VERSION}/agentrollouts`;
+/** Objects per page of `rollout list`, and pages at most: a cluster holds a few rollouts, not thousands. */
+const LIST_PAGE_SIZE = 250;
+const LIST_PAGES_MAX = 40;
+
+type Patched<T> = { readonly kind: 'patched'; readonly object: T } | { readonly kind: 'conflict' | 'not-found' };
 
 /**
- * AgentRollouts over plain JSON requests (the same kubeconfig chain, credentials, TLS trust and
- * proxy rules as the daemon's client): a GET of the object, and a merge-patch of the main
- * resource that carries `metadata.resourceVersion`, which the API server turns into a
+ * AgentRollouts and AgentReleases over plain JSON requests (the same kubeconfig chain,
+ * credentials, TLS trust and proxy rules as the daemon's client): GETs, and merge-patches of the
+ * main resource that carry `metadata.resourceVersion`, which the API server turns into a
  * precondition (409 Conflict when the object changed since it was read). The status subresource
  * is never written.
  */
@@ -25,24 +32,77 @@ export class KubernetesRolloutStore implements RolloutStore {
     return new KubernetesRolloutStore(await connectKubeHttp(kubeconfigPath, options));
   }
 
-  async get(name: string): Promise<RolloutObject | null> {
+  get(name: string): Promise<RolloutObject | null> {
+    return this.read(objectPath(ROLLOUTS_PATH, name), (raw) => toRollout(name, raw));
+  }
+
+  async list(): Promise<readonly RolloutObject[]> {
+    const rollouts: RolloutObject[] = [];
+    let next: string | undefined;
+    for (let page = 0; page < LIST_PAGES_MAX; page += 1) {
+      const query: Record<string, string> = {
+        limit: String(LIST_PAGE_SIZE),
+        ...(next === undefined ? {} : { continue: next }),
+      };
+      const listed = record(await this.calling(() => this.http.call('GET', ROLLOUTS_PATH, { query })));
+      const items = Array.isArray(listed['items']) ? listed['items'] : [];
+      rollouts.push(...items.map((item) => toRollout('(listed)', item)));
+      const token = record(listed['metadata'])['continue'];
+      if (typeof token !== 'string' || token === '') break;
+      next = token;
+    }
+    return rollouts.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  async patchSpec(name: string, resourceVersion: string, patch: RolloutSpecPatch): Promise<RolloutPatchOutcome> {
+    const body = { metadata: { resourceVersion }, spec: { ...patch } };
+    return asRollout(await this.patch(objectPath(ROLLOUTS_PATH, name), body, (raw) => toRollout(name, raw)));
+  }
+
+  async annotate(
+    name: string,
+    resourceVersion: string,
+    annotations: Readonly<Record<string, string>>,
+  ): Promise<RolloutPatchOutcome> {
+    const body = { metadata: { resourceVersion, annotations } };
+    return asRollout(await this.patch(objectPath(ROLLOUTS_PATH, name), body, (raw) => toRollout(name, raw)));
+  }
+
+  getRelease(name: string): Promise<ReleaseObject | null> {
+    return this.read(objectPath(RELEASES_PATH, name), (raw) => toRelease(name, raw));
+  }
+
+  async quarantineRelease(
+    name: string,
+    resourceVersion: string,
+    quarantine: ReleaseQuarantine,
+  ): Promise<ReleasePatchOutcome> {
+    const body = { metadata: { resourceVersion }, spec: { quarantine: { ...quarantine } } };
+    const outcome = await this.patch(objectPath(RELEASES_PATH, name), body, (raw) => toRelease(name, raw));
+    return outcome.kind === 'patched' ? { kind: 'patched', release: outcome.object } : outcome;
+  }
+
+  close(): void {
+    this.http.close();
+  }
+
+  private async read<T>(path: string, parse: (raw: unknown) => T): Promise<T | null> {
     try {
-      return toRollout(name, await this.http.call('GET', pathOf(name)));
+      return parse(await this.http.call('GET', path));
     } catch (error) {
       if (error instanceof ClusterError && error.status === 404) return null;
       throw translated(error);
     }
   }
 
-  async patchSpec(name: string, resourceVersion: string, patch: RolloutSpecPatch): Promise<RolloutPatchOutcome> {
+  private async patch<T>(path: string, body: object, parse: (raw: unknown) => T): Promise<Patched<T>> {
     try {
-      const body = { metadata: { resourceVersion }, spec: { ...patch } };
-      const answer = await this.http.call('PATCH', pathOf(name), {
+      const answer = await this.http.call('PATCH', path, {
         query: { fieldManager: 'agent-upgrade' },
         body,
         contentType: 'application/merge-patch+json',
       });
-      return { kind: 'patched', rollout: toRollout(name, answer) };
+      return { kind: 'patched', object: parse(answer) };
     } catch (error) {
       if (error instanceof ClusterError && error.status === 409) return { kind: 'conflict' };
       if (error instanceof ClusterError && error.status === 404) return { kind: 'not-found' };
@@ -50,14 +110,17 @@ export class KubernetesRolloutStore implements RolloutStore {
     }
   }
 
-  close(): void {
-    this.http.close();
+  private async calling(request: () => Promise<unknown>): Promise<unknown> {
+    try {
+      return await request();
+    } catch (error) {
+      throw translated(error);
+    }
   }
 }
 
-/** `spec.cluster` of KUBERNETES_EXEC_INFO for a plugin that asks for it (as KubeClient sends it). */
-function pathOf(name: string): string {
-  return `${AGENT_ROLLOUTS_PATH}/${encodeURIComponent(name)}`;
+function asRollout(outcome: Patched<RolloutObject>): RolloutPatchOutcome {
+  return outcome.kind === 'patched' ? { kind: 'patched', rollout: outcome.object } : outcome;
 }
 
 /** A 401 that survived the credentials being read again is the credentials' fault: no retry fixes it. */
@@ -68,23 +131,48 @@ function translated(error: unknown): unknown {
   return error;
 }
 
-function toRollout(name: string, raw: unknown): RolloutObject {
-  const object = isRecord(raw) ? raw : {};
-  const metadata = isRecord(object['metadata']) ? object['metadata'] : {};
+function metadataOf(
+  kind: string,
+  name: string,
+  raw: unknown,
+): { metadata: Record<string, unknown>; resourceVersion: string } {
+  const metadata = record(record(raw)['metadata']);
   const resourceVersion = metadata['resourceVersion'];
   if (typeof resourceVersion !== 'string' || resourceVersion === '') {
-    throw new ClusterError(null, `the API server answered for agentrollout ${name} without a resourceVersion`);
+    throw new ClusterError(null, `the API server answered for ${kind} ${name} without a resourceVersion`);
   }
+  return { metadata, resourceVersion };
+}
+
+function toRollout(name: string, raw: unknown): RolloutObject {
+  const { metadata, resourceVersion } = metadataOf('agentrollout', name, raw);
+  const object = record(raw);
   const generation = metadata['generation'];
+  const created = metadata['creationTimestamp'];
   return {
     name: typeof metadata['name'] === 'string' ? metadata['name'] : name,
     resourceVersion,
     generation: Number.isSafeInteger(generation) ? (generation as number) : null,
-    spec: isRecord(object['spec']) ? object['spec'] : {},
+    annotations: Object.fromEntries(
+      Object.entries(record(metadata['annotations'])).filter(
+        (entry): entry is [string, string] => typeof entry[1] === 'string',
+      ),
+    ),
+    createdAt: typeof created === 'string' ? created : null,
+    spec: record(object['spec']),
     status: object['status'] ?? null,
   };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+function toRelease(name: string, raw: unknown): ReleaseObject {
+  const { metadata, resourceVersion } = metadataOf('agentrelease', name, raw);
+  return {
+    name: typeof metadata['name'] === 'string' ? metadata['name'] : name,
+    resourceVersion,
+    spec: record(record(raw)['spec']),
+  };
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }

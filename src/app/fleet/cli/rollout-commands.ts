@@ -1,73 +1,12 @@
 import { Command, Option } from 'clipanion';
-import type { Result } from '../../../domain/common/failure.js';
-import type { RolloutControl } from '../rollout/rollout-control.js';
 import type { RolloutAction } from '../rollout/rollout-transition.js';
-import { ClusterCommand } from './cluster-command.js';
-import { renderChange, renderRollout } from './rollout-render.js';
-
-const CLUSTER = `
-      The cluster is chosen as kubectl chooses it: \`--kubeconfig\`, else KUBECONFIG, the
-      in-cluster service account or ~/.kube/config, and \`--context\` or the current context.
-      AgentRollouts are cluster-scoped, so there is no namespace to give. The identity needs get
-      (status) and patch (the others) on \`agentrollouts.agent-upgrade.dev\`.`;
-
-const EXITS = `
-      Exit codes: 0 done, or already so ("unchanged"); 1 failed and nothing changed
-      (\`E_NOT_FOUND\`: no such rollout; \`E_CLUSTER\`, \`E_CLUSTER_AUTH\`); 2 usage or a change the API
-      server would refuse (\`E_TRANSITION_REFUSED\`, \`E_NO_ROLLBACK_RELEASE\`), refused before
-      anything is sent.`;
-
-const WRITES = `
-      The change is a merge-patch of \`spec\` guarded by the resourceVersion it was read at: when
-      the rollout changed in between (409 Conflict), it is read again and decided again, up to 5
-      times.`;
+import { OperatorCommand } from './cluster-command.js';
+import { CLUSTER_HELP as CLUSTER, EXITS_HELP as EXITS, WRITES_HELP as WRITES } from './rollout-help.js';
+import { renderApproval, renderChange } from './rollout-render.js';
 
 /** `agent-upgrade rollout …`: one AgentRollout, named, in the cluster (docs/rollouts.md#the-operator-cli). */
-abstract class RolloutCommand extends ClusterCommand {
+export abstract class RolloutCommand extends OperatorCommand {
   name = Option.String({ name: 'NAME' });
-
-  protected async control(): Promise<Result<RolloutControl>> {
-    const invalid = this.invalidLogLevel();
-    if (invalid !== null) return { ok: false, failure: invalid };
-    return { ok: true, value: await this.context.openRollouts(this.cluster()) };
-  }
-}
-
-export class RolloutStatusCommand extends RolloutCommand {
-  static override paths = [['rollout', 'status']];
-
-  static override usage = Command.Usage({
-    description: "Show an AgentRollout's phase, progress, waves, halt and rollback.",
-    details: `
-      Reads the rollout without changing anything. Text: \`Key: value\` lines (state asked for,
-      phase reported, progress, counts, the halt and how to resume it, the rollback), then one row
-      per wave: its phase, size, cursor and operations in flight, failures used of the budget,
-      and until when it bakes. With \`--json\`, \`rollout\` holds the name, release, state and phase
-      and \`status\`, the status exactly as read.
-      ${CLUSTER}
-      ${EXITS}
-    `,
-    examples: [
-      ['Show a rollout', '$0 rollout status fleet-v1-4-2'],
-      ['Its status as JSON', '$0 rollout status fleet-v1-4-2 --json'],
-      [
-        'In another cluster of a kubeconfig',
-        '$0 rollout status fleet-v1-4-2 --kubeconfig ./fleet.kubeconfig --context prod-eu',
-      ],
-    ],
-  });
-
-  override async execute(): Promise<number> {
-    const control = await this.control();
-    if (!control.ok) return this.failWith(control.failure);
-    const view = await control.value.status(this.name);
-    if (!view.ok) return this.failWith(view.failure);
-    const { name, release, state, phase, resourceVersion, generation, status } = view.value;
-    return this.succeed(
-      { rollout: { name, release, state, phase, resourceVersion, generation, status } },
-      renderRollout(view.value),
-    );
-  }
 }
 
 abstract class RolloutChangeCommand extends RolloutCommand {
@@ -78,7 +17,7 @@ abstract class RolloutChangeCommand extends RolloutCommand {
     if (!control.ok) return this.failWith(control.failure);
     const change = await control.value.change(this.name, this.action);
     if (!change.ok) return this.failWith(change.failure);
-    return this.succeed({ rollout: change.value }, [renderChange(change.value)]);
+    return this.done({ rollout: change.value }, [renderChange(change.value)]);
   }
 }
 
@@ -155,4 +94,32 @@ export class RolloutRollbackCommand extends RolloutChangeCommand {
     `,
     examples: [['Roll a rollout back', '$0 rollout rollback fleet-v1-4-2']],
   });
+}
+
+export class RolloutApproveCommand extends RolloutCommand {
+  static override paths = [['rollout', 'approve']];
+
+  static override usage = Command.Usage({
+    description: "Approve the current wave's manual gate, so the next wave may start.",
+    details: `
+      A wave with \`gate: Manual\` holds the rollout in AwaitingApproval once it is done and has
+      baked. This sets the annotation \`agent-upgrade.dev/approve-wave\` to the current wave's name
+      (an approval may also come while the wave still runs or bakes). Refused with
+      \`E_TRANSITION_REFUSED\` when the current wave has no manual gate, or the rollout is not moving
+      forward (Halted, Paused, ended): look at \`rollout status\` first. Unchanged when the wave is
+      already approved.
+      ${WRITES}
+      ${CLUSTER}
+      ${EXITS}
+    `,
+    examples: [['Approve the canary wave of a rollout', '$0 rollout approve fleet-v1-4-2']],
+  });
+
+  override async execute(): Promise<number> {
+    const control = await this.control();
+    if (!control.ok) return this.failWith(control.failure);
+    const approval = await control.value.approve(this.name);
+    if (!approval.ok) return this.failWith(approval.failure);
+    return this.done({ approval: approval.value }, [renderApproval(approval.value)]);
+  }
 }

@@ -1,18 +1,9 @@
 import { readPreviousStatus } from '../../../domain/fleet/status/read-rollout-status.js';
 import type { WaveStatus } from '../../../domain/fleet/status/rollout-status.js';
-import type { RolloutChange } from '../rollout/rollout-control.js';
+import type { RolloutApproval, RolloutChange } from '../rollout/rollout-control.js';
 import type { RolloutView } from '../rollout/rollout-view.js';
-
-type Json = Readonly<Record<string, unknown>>;
-
-const record = (value: unknown): Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
-/** A status is untrusted text: control characters (a terminal escape in a message) are shown as `?`. */
-const printable = (text: string): string =>
-  [...text].map((char) => (isControl(char.codePointAt(0) ?? 0) ? '?' : char)).join('');
-const isControl = (code: number): boolean => code < 0x20 || (code >= 0x7f && code <= 0x9f);
-const shown = (value: unknown): string =>
-  typeof value === 'string' && value !== '' ? printable(value) : typeof value === 'number' ? String(value) : '-';
+import { columns, printable, record, shown, type Json } from './render-text.js';
+import { waitingOn } from './rollout-gate.js';
 
 /** `rollout status NAME` as text: kubectl-style `Key: value` lines, then one table row per wave. */
 export function renderRollout(view: RolloutView): string[] {
@@ -40,12 +31,15 @@ export function renderRollout(view: RolloutView): string[] {
       ['Excluded', named(excluded, ['optedOut', 'alreadyAtTarget', 'conflict', 'vanished', 'noArtifact'])],
     );
   }
+  const waiting = waitingOn(view);
+  if (waiting !== null) lines.push(['Waiting on', waiting]);
   if (view.resumeFromHalt !== '') lines.push(['Resume from halt', shown(view.resumeFromHalt)]);
   const { halt, rollback } = status;
   if (halt !== null) {
     lines.push(['Halt', `${shown(halt.id)}: ${halt.reason} in wave ${shown(halt.wave)} at ${shown(halt.at)}`]);
     if (halt.message !== '') lines.push(['Halt message', shown(halt.message)]);
-    if (view.phase === 'Halted') lines.push(...nextSteps(view, record(raw['halt'])['quarantine'] === 'Applied'));
+    if (view.phase === 'Halted')
+      lines.push(...nextSteps(view, record(raw['halt'])['quarantine'] === 'Applied', halt.reason));
   }
   if (rollback !== null) {
     lines.push([
@@ -73,16 +67,17 @@ export function renderRollout(view: RolloutView): string[] {
  * What to do about a halt. A halt that quarantined the release would only halt again on resume
  * (`ReleaseQuarantined`): the quarantine is lifted first, by a person, on the AgentRelease.
  */
-function nextSteps(view: RolloutView, quarantined: boolean): [string, string][] {
-  const resume = `agent-upgrade rollout resume ${view.name}`;
+function nextSteps(view: RolloutView, quarantined: boolean, reason: string): [string, string][] {
+  const effect =
+    reason === 'AnalysisFailed' ? 'the halted wave goes on, its analysis from the start' : 'the halted wave goes on';
+  const resume = `agent-upgrade rollout resume ${view.name} (${effect})`;
   if (!quarantined) return [['To resume', resume]];
   const release = shown(view.release);
   return [
     ['Quarantined', `${release} is quarantined by this halt: resuming now would halt again (ReleaseQuarantined)`],
     [
       'To resume',
-      `once the failure is understood, lift the quarantine — kubectl patch agentrelease ${release} --type merge ` +
-        `-p '{"spec":{"quarantine":{"quarantined":false}}}' — then ${resume}`,
+      `once the failure is understood: agent-upgrade release unquarantine ${release} --reason "…", then ${resume}`,
     ],
   ];
 }
@@ -142,13 +137,7 @@ function waveTable(waves: readonly WaveStatus[], counts: Json): string[] {
       shown(wave.bakeUntil),
     ]),
   ];
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) =>
-    row
-      .map((cell, column) => cell.padEnd(widths[column]! + 2))
-      .join('')
-      .trimEnd(),
-  );
+  return columns(rows);
 }
 
 /** One line saying what a state command did. */
@@ -163,4 +152,14 @@ export function renderChange(change: RolloutChange): string {
     ...(from.resumeFromHalt === to.resumeFromHalt ? [] : [`spec.resumeFromHalt -> ${to.resumeFromHalt}`]),
   ];
   return `Rollout ${change.name}: ${parts.join(', ')}. The controller acts on it at its next reconcile.`;
+}
+
+/** One line saying what `rollout approve` did. */
+export function renderApproval(approval: RolloutApproval): string {
+  if (!approval.changed)
+    return `Rollout ${approval.name}: wave ${shown(approval.wave)} is already approved; unchanged.`;
+  return (
+    `Rollout ${approval.name}: wave ${approval.wave} approved. ` +
+    "The next wave starts at the controller's next reconcile, once this one has baked."
+  );
 }

@@ -1,4 +1,5 @@
 import { KubernetesRolloutStore } from '../../../adapters/fleet/kubernetes/kubernetes-rollout-store.js';
+import { SystemClock } from '../../../adapters/common/runtime/system-clock.js';
 import type { ClusterChoice } from '../cli/fleet-cli-context.js';
 import { RolloutControl } from '../rollout/rollout-control.js';
 
@@ -9,6 +10,7 @@ import { RolloutControl } from '../rollout/rollout-control.js';
  */
 export function openRollouts(cluster: ClusterChoice): RolloutControl {
   return new RolloutControl({
+    clock: new SystemClock(),
     openStore: () =>
       KubernetesRolloutStore.connect(cluster.kubeconfig, cluster.context === null ? {} : { context: cluster.context }),
   });

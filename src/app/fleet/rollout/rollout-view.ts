@@ -18,9 +18,17 @@ export interface RolloutView {
   readonly phase: RolloutPhase | null;
   /** The status as read (untrusted JSON, `null` when there is none). */
   readonly status: unknown;
+  /** `metadata.annotations`: the approval of a manual gate is one. */
+  readonly annotations: Readonly<Record<string, string>>;
+  /** `metadata.creationTimestamp`, or `null`. */
+  readonly createdAt: string | null;
+  /** The spec as read (untrusted JSON): the schedule says when a closed window opens. */
+  readonly spec: Readonly<Record<string, unknown>>;
+  /** Wall-clock milliseconds of the read: what "in 12m" and an age count from. */
+  readonly readAtMs: number;
 }
 
-export function viewOf(rollout: RolloutObject): RolloutView {
+export function viewOf(rollout: RolloutObject, readAtMs: number): RolloutView {
   const { spec } = rollout;
   const releaseRef = spec['releaseRef'];
   const release =
@@ -34,6 +42,10 @@ export function viewOf(rollout: RolloutObject): RolloutView {
     resumeFromHalt: typeof spec['resumeFromHalt'] === 'string' ? spec['resumeFromHalt'] : '',
     phase: readPreviousStatus(rollout.status).phase,
     status: rollout.status,
+    annotations: rollout.annotations,
+    createdAt: rollout.createdAt,
+    spec: rollout.spec,
+    readAtMs,
   };
 }
 

@@ -33,13 +33,18 @@ export interface VersionPolicyInput {
   /** The version of the binary current runs, when known. */
   readonly current: Version | null;
   readonly allowDowngrade: boolean;
-  /** Who asked: the refusal names the switch that request has (a flag, or an operation parameter). */
+  /**
+   * Who asked: the refusal names the switch that request has — the direct path's flag (or the
+   * library request's field), or a MachineOperation's parameter (docs/protocol.md#version-rule).
+   */
   readonly requestedBy: 'command' | 'operation';
 }
 
 const DOWNGRADE_REMEDY: Readonly<Record<VersionPolicyInput['requestedBy'], string>> = {
-  command: 'to install it anyway, run activate or install with --allow-downgrade',
-  operation: 'an operation installs an older version only when its parameters say allowDowngrade: "true"',
+  command:
+    'to install it anyway, run activate or install with --allow-downgrade (a library request: allowDowngrade: true)',
+  operation:
+    'to install it anyway, create an operation with the parameter allowDowngrade: "true", as a rollout\'s fleet rollback does',
 };
 
 export function checkCandidateVersion(input: VersionPolicyInput): Result<Version> {
