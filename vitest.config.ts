@@ -24,6 +24,8 @@ const WAITING = [
     // Real timers in a fake world: watch deadlines, lease expiries (3 CPU-seconds in 9 to 23 s).
     'test/contracts/kube-apiserver.fake.test.ts',
     'test/app/controller/leader-election.test.ts',
+    // The embedding example's agent runs real seconds through its health gate and watch window.
+    'test/docs/embedding-example.test.ts',
   ]);
 
 /**

@@ -60,8 +60,19 @@ describe('waitForStableExecutable: observations → verdict', () => {
       if (polls === 2) controller.abort();
       return runs(10);
     };
-    const result = await waitForStableExecutable(sample, SLOT, LIMITS, clock, controller.signal);
+    const result = await waitForStableExecutable(sample, SLOT, LIMITS, clock, { signal: controller.signal });
     expect({ verdict: result.kind, polls }).toEqual({ verdict: 'unhealthy', polls: 2 });
+  });
+
+  it('onPoll hears how long the slot ran without interruption, 0 while it does not, and never decides', async () => {
+    const clock = new MemoryClock();
+    const heard: number[] = [];
+    let poll = 0;
+    const observations: Observation[] = [runs(10), runs(10), null, runs(11)];
+    const sample = async (): Promise<Observation> => observations[Math.min(poll++, observations.length - 1)] ?? null;
+    const result = await waitForStableExecutable(sample, SLOT, LIMITS, clock, { onPoll: (ms) => heard.push(ms) });
+    expect(result.kind).toBe('healthy');
+    expect(heard).toEqual([0, 250, 0, 0, 250, 500, 750, 1_000]);
   });
 
   it('every wait is bounded: at most timeoutMs / pollMs + 1 polls whatever the manager shows', async () => {

@@ -3,15 +3,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
 import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
-import { FLEX_PROFILE } from '../../src/app/node/config/upgrader-config.js';
+import { FLEX_PROFILE } from '../../src/app/node/config/profiles.js';
 import type { Upgrader } from '../../src/app/node/upgrader.js';
 import { makeScratch, makeSymlink, snapshotTree, writeExecutable } from '../support/real-tree.js';
-import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader } from '../support/sandbox-upgrader.js';
-import { createHash } from 'node:crypto';
+import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader, scriptAgent, digestOf } from '../support/sandbox-upgrader.js';
 
-const agent = (version: string): string =>
-  `#!/bin/sh\ncase "$1" in version) echo "aks-flex-node version v${version}";; *) exec sleep 30;; esac\n`;
-const digestOf = (text: string): string => createHash('sha256').update(text).digest('hex');
+const agent = scriptAgent;
 
 describe('direct activation (real files, modelled service)', () => {
   let scratch: ReturnType<typeof makeScratch>;
@@ -67,8 +64,9 @@ describe('direct activation (real files, modelled service)', () => {
     const first = await upgrader.activate({ candidatePath: at('/staging/candidate') });
 
     expect(first).toMatchObject({
-      ok: true,
-      value: { outcome: 'rolled-back', from: 'blue', to: 'green', failure: { code: 'E_UNHEALTHY' } },
+      ok: false,
+      failure: { code: 'E_UNHEALTHY' },
+      activation: { outcome: 'rolled-back', from: 'blue', to: 'green', failure: { code: 'E_UNHEALTHY' } },
     });
     expect(readlinkSync(at(P.current))).toBe('aks-flex-node-blue');
     expect(services.starts.map((start) => start.digest)).toEqual([digestOf(agent('2.0.0')), digestOf(agent('1.0.0'))]);
@@ -77,7 +75,7 @@ describe('direct activation (real files, modelled service)', () => {
     const again = await upgrader.activate({ candidatePath: at('/staging/candidate') });
     expect(again).toMatchObject({ ok: false, failure: { code: 'E_QUARANTINED' } });
     const forced = await upgrader.activate({ candidatePath: at('/staging/candidate'), force: true });
-    expect(forced).toMatchObject({ ok: true, value: { outcome: 'rolled-back' } });
+    expect(forced).toMatchObject({ ok: false, activation: { outcome: 'rolled-back' } });
   });
 
   it.each([

@@ -11,7 +11,8 @@ import { NoOperationStore } from '../../src/adapters/node/none/no-operation-stor
 import { createContainer, memoryPlatform, type Platform } from '../../src/app/node/composition/create-container.js';
 import { describeProcessGraph, SESSION_TOKENS } from '../../src/app/node/composition/process-graph.js';
 import { createUpgrader } from '../../src/app/node/composition/create-upgrader.js';
-import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
+import { FLEX_PROFILE } from '../../src/app/node/config/profiles.js';
+import { type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
 import { Tokens } from '../../src/app/node/tokens.js';
 import { deriveLayout } from '../../src/domain/node/layout/slot-layout.js';
 import { MemoryArtifactSource } from '../sim/managed-world.js';

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,15 +5,14 @@ import { MemoryClock } from '../../src/adapters/common/memory/memory-clock.js';
 import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
 import { MemoryHealthProbe } from '../../src/adapters/node/memory/memory-health-probe.js';
 import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
-import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
+import { FLEX_PROFILE } from '../../src/app/node/config/profiles.js';
+import { type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
 import type { Upgrader } from '../../src/app/node/upgrader.js';
 import type { Clock } from '../../src/ports/common/clock.js';
 import { makeScratch, writeExecutable } from '../support/real-tree.js';
-import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader } from '../support/sandbox-upgrader.js';
+import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader, scriptAgent, digestOf } from '../support/sandbox-upgrader.js';
 
-const agent = (version: string): string =>
-  `#!/bin/sh\ncase "$1" in version) echo "aks-flex-node version v${version}";; *) exec sleep 30;; esac\n`;
-const digestOf = (text: string): string => createHash('sha256').update(text).digest('hex');
+const agent = scriptAgent;
 const WINDOW_MS = 60_000;
 const WATCH = '/etc/aks-flex-node/agent-upgrade-watch.json';
 const MARKER = '/etc/aks-flex-node/agent-upgrade-activation.json';
@@ -108,8 +106,9 @@ describe('the watch window on the direct path', () => {
     services = newServices();
     const result = await upgrader(WINDOW_MS).activate({ candidatePath: stage('2.0.0', 'crash-after-20s') });
     expect(result).toMatchObject({
-      ok: true,
-      value: { outcome: 'rolled-back', failure: { code: 'E_UNHEALTHY' }, quarantined: true },
+      ok: false,
+      failure: { code: 'E_UNHEALTHY' },
+      activation: { outcome: 'rolled-back', quarantined: true },
     });
     expect(readlinkSync(at(P.current))).toBe('aks-flex-node-blue');
     expect(state().quarantine).toEqual([digestOf(agent('2.0.0'))]);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,23 +5,22 @@ import { MemoryClock } from '../../src/adapters/common/memory/memory-clock.js';
 import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
 import { MemoryHealthProbe } from '../../src/adapters/node/memory/memory-health-probe.js';
 import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
-import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
+import { FLEX_PROFILE } from '../../src/app/node/config/profiles.js';
+import { type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
 import type { Upgrader } from '../../src/app/node/upgrader.js';
-import { probeFailed, type ProbeOutcome, type ProbeSettings } from '../../src/domain/node/health/probe-target.js';
+import { probeFailed, type ProbeOutcome } from '../../src/domain/node/health/probe-target.js';
 import { makeScratch, writeExecutable } from '../support/real-tree.js';
-import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader } from '../support/sandbox-upgrader.js';
+import {
+  FLEX_SANDBOX_PATHS as P,
+  sandboxUpgrader,
+  scriptAgent,
+  digestOf,
+  SOCKET_PROBE,
+} from '../support/sandbox-upgrader.js';
 
-const agent = (version: string): string =>
-  `#!/bin/sh\ncase "$1" in version) echo "aks-flex-node version v${version}";; *) exec sleep 30;; esac\n`;
-const digestOf = (text: string): string => createHash('sha256').update(text).digest('hex');
+const agent = scriptAgent;
 
-const PROBE: ProbeSettings = {
-  target: { kind: 'unix-http', socket: '/run/aks-flex-node/health.sock', path: '/healthz' },
-  periodMs: 1_000,
-  timeoutMs: 1_000,
-  successThreshold: 2,
-  failureThreshold: 3,
-};
+const PROBE = SOCKET_PROBE;
 const HEALTH: UpgraderConfig['health'] = {
   ...FLEX_PROFILE.health,
   timeoutMs: 30_000,
@@ -86,8 +84,9 @@ describe('direct activation gated on a health probe', () => {
     const upgrader = upgraderWith({ ...HEALTH, probe: PROBE });
     const result = await upgrader.activate({ candidatePath: stage('2.0.0', 'probe-fails') });
     expect(result).toMatchObject({
-      ok: true,
-      value: { outcome: 'rolled-back', to: 'green', failure: { code: 'E_UNHEALTHY' }, quarantined: true },
+      ok: false,
+      failure: { code: 'E_UNHEALTHY' },
+      activation: { outcome: 'rolled-back', to: 'green', quarantined: true },
     });
     expect({ current: readlinkSync(at(P.current)), lastGood: readlinkSync(at(P.lastGood)) }).toEqual({
       current: 'aks-flex-node-blue',
@@ -116,8 +115,9 @@ describe('direct activation gated on a health probe', () => {
     });
     faults = [slow, slow, slow];
     expect(await upgrader.activate({ candidatePath: stage('3.0.0') })).toMatchObject({
-      ok: true,
-      value: { outcome: 'rolled-back', failure: { code: 'E_UNHEALTHY' } },
+      ok: false,
+      failure: { code: 'E_UNHEALTHY' },
+      activation: { outcome: 'rolled-back' },
     });
     expect(readlinkSync(at(P.current))).toBe('aks-flex-node-green');
   });
@@ -127,8 +127,9 @@ describe('direct activation gated on a health probe', () => {
     const flap = probeFailed('http-status', 'HTTP 503');
     faults = Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? flap : { kind: 'succeeded' as const }));
     expect(await upgrader.activate({ candidatePath: stage('2.0.0') })).toMatchObject({
-      ok: true,
-      value: { outcome: 'rolled-back', failure: { code: 'E_UNHEALTHY' } },
+      ok: false,
+      failure: { code: 'E_UNHEALTHY' },
+      activation: { outcome: 'rolled-back' },
     });
   });
 
@@ -154,8 +155,9 @@ describe('direct activation gated on a health probe', () => {
     beforeAttempt = () => controller.abort();
     const result = await upgrader.activate({ candidatePath: stage('2.0.0'), signal: controller.signal });
     expect(result).toMatchObject({
-      ok: true,
-      value: { outcome: 'rolled-back', failure: { code: 'E_INTERRUPTED' }, quarantined: false },
+      ok: false,
+      failure: { code: 'E_INTERRUPTED' },
+      activation: { outcome: 'rolled-back', quarantined: false },
     });
     expect(readlinkSync(at(P.current))).toBe('aks-flex-node-blue');
   });

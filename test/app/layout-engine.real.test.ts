@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FLEX_PROFILE } from '../../src/app/node/config/upgrader-config.js';
+import { FLEX_PROFILE } from '../../src/app/node/config/profiles.js';
 import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader } from '../support/sandbox-upgrader.js';
 import { makeScratch, makeSymlink, snapshotTree, writeExecutable } from '../support/real-tree.js';
 

@@ -18,32 +18,98 @@ function terminal(columns: number): {
   return { stream, written: () => chunks.join(''), chunks };
 }
 
+/** What a redraw shows `bytes` of `totalBytes` in, at `bytesPerSecond` (null: not measured yet). */
+const figures = (bytes: number, totalBytes: number | null, bytesPerSecond: number | null = null) => ({
+  bytes,
+  totalBytes,
+  bytesPerSecond,
+});
+
 describe('progress bar', () => {
   it.each([
     [0, 100, 'Downloading [------------------------------]   0%'],
     [50, 100, 'Downloading [###############---------------]  50%'],
     [100, 100, 'Downloading [##############################] 100%'],
   ])('renders %d of %d bytes', (bytes, total, prefix) => {
-    expect(renderProgress(bytes, total, 0).startsWith(prefix)).toBe(true);
+    expect(renderProgress(figures(bytes, total)).startsWith(prefix)).toBe(true);
   });
 
-  it('renders a byte count when the length is unknown', () => {
-    expect(renderProgress(3 * 1024 * 1024, null, 1000)).toBe('Downloading 3.0 MiB 3.0 MiB/s');
+  it('golden, at 80 columns: bar, percentage, sizes in the total’s unit, rate and ETA', () => {
+    expect(renderProgress(figures(Math.round(12.3 * MIB), Math.round(45.6 * MIB), 3.4 * MIB), 80)).toBe(
+      'Downloading [#######--------------------]  27% 12.3/45.6 MiB 3.4 MiB/s ETA 0:10',
+    );
+  });
+
+  it('a small file reads in bytes or KiB, not "0.0/0.0 MiB"', () => {
+    expect(renderProgress(figures(300, 1023), 80)).toContain(' 300/1023 B');
+    expect(renderProgress(figures(10 * 1024, 40 * 1024), 80)).toContain(' 10.0/40.0 KiB');
+  });
+
+  it('no rate and no ETA before the rate is measured; an ETA in hours for a long one', () => {
+    const early = renderProgress(figures(MIB, 100 * MIB), 80);
+    expect(early).not.toMatch(/\/s|ETA/);
+    const slow = renderProgress(figures(0, 4 * 1024 * MIB, MIB), 200);
+    expect(slow).toContain(' 1.0 MiB/s ETA 1:08:16');
+  });
+
+  it('a finished download says ETA 0:00', () => {
+    expect(renderProgress(figures(4 * MIB, 4 * MIB, MIB), 80)).toMatch(/ 4\.0\/4\.0 MiB 1\.0 MiB\/s ETA 0:00$/);
+  });
+
+  it('renders a byte count and a rate when the length is unknown', () => {
+    expect(renderProgress(figures(3 * MIB, null, 3 * MIB))).toBe('Downloading 3.0 MiB 3.0 MiB/s');
+    expect(renderProgress(figures(512, null))).toBe('Downloading 512 B');
+  });
+
+  it.each([
+    [80, /^Downloading \[#+-*\] {2}27% 12\.3\/45\.6 MiB 3\.4 MiB\/s ETA 0:10$/],
+    [60, /^Downloading \[#+-*\] {2}27% 12\.3\/45\.6 MiB ETA 0:10$/],
+    [45, /^Downloading \[#+-*\] {2}27% ETA 0:10$/],
+    [30, /^Downloading \[#+-*\] {2}27%$/],
+    [28, /^\[#+-*\] {2}27% ETA 0:10$/],
+    [20, /^\[#+-*\] {2}27%$/],
+    [16, /^27%$/],
+  ])('at %d columns the rate goes first, then the sizes, the label, the ETA', (columns, pattern) => {
+    expect(renderProgress(figures(Math.round(12.3 * MIB), Math.round(45.6 * MIB), 3.4 * MIB), columns)).toMatch(
+      pattern,
+    );
   });
 
   it.each([200, 80, 50, 30, 12, 1])(
     'fits a terminal %d columns wide (never its last column) for every size and rate',
     (columns) => {
       const widths: number[] = [];
-      for (const total of [null, 1, 999 * MIB, 99_999 * MIB]) {
+      for (const total of [null, 1, 999 * MIB, 99_999 * MIB, 5 * 1024 * 1024 * MIB]) {
         for (const fraction of [0, 0.37, 1]) {
-          for (const elapsedMs of [0, 1, 60_000])
-            widths.push(renderProgress(Math.round((total ?? 5 * MIB) * fraction), total, elapsedMs, columns).length);
+          for (const rate of [null, 0, 1, 1e-9, 900 * MIB])
+            widths.push(
+              renderProgress(figures(Math.round((total ?? 5 * MIB) * fraction), total, rate), columns).length,
+            );
         }
       }
       expect(Math.max(...widths)).toBeLessThanOrEqual(Math.max(1, columns - 1));
     },
   );
+
+  it('on a fake clock: the rate and ETA appear after a second, and the ETA counts down steadily', () => {
+    const { stream, chunks } = terminal(100);
+    let now = 0;
+    const bar = new ProgressBar(stream, () => now);
+    const shown: { readonly atMs: number; readonly line: string }[] = [];
+    for (let step = 1; step <= 40; step += 1) {
+      now = step * 150;
+      bar.update(step * 150 * 1024, 60 * MIB);
+      shown.push({ atMs: now, line: screenAfter(chunks.join(''), 100).at(-1) ?? '' });
+    }
+    // 150 KiB every 150 ms is 1000 KiB/s: 60 MiB take 61.44 s from the start.
+    expect(shown.filter(({ atMs }) => atMs < 1000).some(({ line }) => /\/s|ETA/.test(line))).toBe(false);
+    expect(shown.at(-1)?.line).toMatch(/ 5\.9\/60\.0 MiB 1000\.0 KiB\/s ETA 0:56$/);
+    for (const { atMs, line } of shown.filter(({ atMs }) => atMs >= 1000)) {
+      const [, minutes, seconds] = /ETA (\d+):(\d\d)$/.exec(line) ?? [];
+      const etaS = Number(minutes) * 60 + Number(seconds);
+      expect(Math.abs(etaS - (61_440 - atMs) / 1000)).toBeLessThanOrEqual(1);
+    }
+  });
 
   it('at 50 columns every redraw stays on one screen line, and finishing leaves that line empty', () => {
     const { stream, written } = terminal(50);

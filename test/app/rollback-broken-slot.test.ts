@@ -1,15 +1,12 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryServiceManager } from '../../src/adapters/node/memory/memory-service-manager.js';
 import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
 import { makeScratch, makeSymlink, snapshotTree, writeExecutable } from '../support/real-tree.js';
-import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader } from '../support/sandbox-upgrader.js';
+import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader, scriptAgent, digestOf } from '../support/sandbox-upgrader.js';
 
-const agent = (version: string): string =>
-  `#!/bin/sh\ncase "$1" in version) echo "aks-flex-node version v${version}";; *) exec sleep 30;; esac\n`;
-const digestOf = (text: string): string => createHash('sha256').update(text).digest('hex');
+const agent = scriptAgent;
 
 /**
  * A rollback from a broken slot (docs/operations.md#broken-slots) repairs current, but it never

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FLEX_PROFILE } from '../../src/app/node/config/upgrader-config.js';
+import { FLEX_PROFILE } from '../../src/app/node/config/profiles.js';
 import { deriveLayout, type SlotLayout } from '../../src/domain/node/layout/slot-layout.js';
 import { describeStep } from '../../src/domain/node/activation/upgrade-plan.js';
 import type { ServiceActivity, ServiceManager } from '../../src/ports/node/service-manager.js';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkConfigText } from '../../src/app/node/config/parse-config.js';
-import { FLEX_PROFILE } from '../../src/app/node/config/upgrader-config.js';
+import { FLEX_PROFILE } from '../../src/app/node/config/profiles.js';
 import { PROBE_DEFAULTS } from '../../src/domain/node/health/probe-target.js';
 
 const DOC = readFileSync(join(import.meta.dirname, '../../docs/configuration.md'), 'utf8');

@@ -3,7 +3,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect } from 'vitest';
 import { hostArchitecture } from '../../src/adapters/node/host/host-architecture.js';
-import { FLEX_PROFILE } from '../../src/app/node/config/upgrader-config.js';
+import { FLEX_PROFILE } from '../../src/app/node/config/profiles.js';
 import { memberNameFor } from '../../src/domain/node/artifact/archive-rules.js';
 import { type ErrorCode, exitCodeFor, ExitCode } from '../../src/domain/common/error-codes.js';
 import type { Failure } from '../../src/domain/common/failure.js';

@@ -1,9 +1,9 @@
 // What test/package checks of an installed agent-upgrade: its `version`, its `demo` and the
 // embedding example, each run from the installed files only.
-import { copyFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { copyExample, expectExampleRun } from '../support/embedding-example.js';
 import { expect } from 'vitest';
-import { REPO, run } from './package-harness.js';
+import { run } from './package-harness.js';
 
 interface DemoStep {
   readonly phase: string;
@@ -58,9 +58,8 @@ export function expectDemo(bin: string, cwd: string): void {
   expect(existsSync(report.sandbox)).toBe(false);
 }
 
-/** Runs examples/embedding.mjs from `directory`, where `agent-upgrade` resolves to the installed package. */
+/** Runs examples/embedding.ts from `directory`, where `agent-upgrade` resolves to the installed package. */
 export function expectExample(directory: string): void {
-  copyFileSync(join(REPO, 'examples', 'embedding.mjs'), join(directory, 'embedding.mjs'));
-  const example = run(process.execPath, ['embedding.mjs'], { cwd: directory, timeoutMs: RUN_TIMEOUT_MS });
-  expect({ status: example.status, stderr: example.stderr }).toEqual({ status: 0, stderr: '' });
+  copyExample(directory);
+  expectExampleRun(run(process.execPath, ['embedding.ts'], { cwd: directory, timeoutMs: RUN_TIMEOUT_MS }));
 }

@@ -6,6 +6,7 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { copyExample, EXAMPLE_FILES } from '../support/embedding-example.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectDemo, expectExample, expectVersion, RUN_TIMEOUT_MS } from './installed-package-checks.js';
 import { copyWorkingTree, filesUnder, importedPackages, REPO, run, runOk, runOkAsync } from './package-harness.js';
@@ -234,6 +235,8 @@ describe('installed into a project with memfs', () => {
           'export const used = [createUpgrader, FLEX_PROFILE, fs];',
         ].join('\n'),
       );
+      // The embedding example too, as an embedder would compile it.
+      copyExample(project);
       const tsc = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
       const flags = [
         '--noEmit',
@@ -244,10 +247,20 @@ describe('installed into a project with memfs', () => {
         'nodenext',
         '--target',
         'es2022',
+        '--allowImportingTsExtensions',
       ];
       const check = run(
         process.execPath,
-        [tsc, ...flags, '--typeRoots', join(REPO, 'node_modules', '@types'), '--types', 'node', 'consumer.ts'],
+        [
+          tsc,
+          ...flags,
+          '--typeRoots',
+          join(REPO, 'node_modules', '@types'),
+          '--types',
+          'node',
+          'consumer.ts',
+          ...EXAMPLE_FILES,
+        ],
         { cwd: project, timeoutMs: RUN_TIMEOUT_MS },
       );
       expect({ status: check.status, stdout: check.stdout }).toEqual({ status: 0, stdout: '' });

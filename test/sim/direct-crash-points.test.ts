@@ -118,10 +118,14 @@ class DirectHost {
     orThrow(await this.process().migrate());
   }
 
-  /** The outcome of `agent-upgrade activate CANDIDATE`, or the code it refused with; crashes and invariant violations propagate. */
+  /**
+   * The outcome of `agent-upgrade activate CANDIDATE` (a rolled-back one is a failure that carries
+   * it), or the code it refused with; crashes and invariant violations propagate.
+   */
   async activate(): Promise<ActivationReport['outcome'] | `refused ${string}`> {
     const result = await this.process().activate({ candidatePath: CANDIDATE });
-    return result.ok ? result.value.outcome : `refused ${result.failure.code}`;
+    if (result.ok) return result.value.outcome;
+    return result.activation === null ? `refused ${result.failure.code}` : result.activation.outcome;
   }
 
   private newServices(): MemoryServiceManager {

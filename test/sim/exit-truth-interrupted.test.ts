@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { TreeSpec } from '../../src/adapters/node/memory/memory-file-system.js';
 import { MemoryOperationStore } from '../../src/adapters/node/memory/memory-operation-store.js';
 import type { Upgrader } from '../../src/app/node/upgrader.js';
-import { boot, CANDIDATE, exe, linkText, MANAGED } from './exit-truth-world.js';
+import { boot, CANDIDATE, endedWithoutClaim, exe, linkText, MANAGED } from './exit-truth-world.js';
 import { agentScript, CONFIG, digestOf, LAYOUT, SIDECAR_CONFIG } from './managed-world.js';
 
 /**
@@ -27,7 +27,7 @@ describe.each(['healthy', 'crash-after-start'] as const)(
     it('ends activated, rolled back or refused, never with the candidate left unjudged', async () => {
       const free = await boot(scenario);
       const before = free.fs.opCount;
-      expect((await scenario.run(free.upgrader)).ok).toBe(true);
+      expect(endedWithoutClaim(await scenario.run(free.upgrader))).toBe(true);
       const opCount = free.fs.opCount - before;
       const broken: string[] = [];
       const outcomes: Record<string, number> = {};
@@ -40,9 +40,11 @@ describe.each(['healthy', 'crash-after-start'] as const)(
         });
         const result = await host.upgrader.activate({ candidatePath: CANDIDATE, signal: controller.signal });
         host.fs.beforeMutation(null);
-        const outcome = result.ok
-          ? `${result.value.outcome}${result.value.failure?.code === 'E_INTERRUPTED' ? ' (interrupted)' : ''}`
-          : `refused ${result.failure.code}`;
+        const report = result.ok ? result.value : result.activation;
+        const outcome =
+          report === null
+            ? `refused ${result.ok ? '' : result.failure.code}`
+            : `${report.outcome}${report.failure?.code === 'E_INTERRUPTED' ? ' (interrupted)' : ''}`;
         outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
         const snapshot = host.fs.snapshot();
         const current = linkText(snapshot, LAYOUT.current);

@@ -127,3 +127,15 @@ export function material(snapshot: Snapshot): string {
     ),
   );
 }
+
+/**
+ * Whether a use case ended as its CLI exits 0 or 3: done, or an activation that failed and was
+ * rolled back (a failure that carries its `activation`, exit 3: "rolled back", whatever the
+ * record and quarantine now hold). Every other failure claims, through `hostChanged`, whether the
+ * host changed.
+ */
+export function endedWithoutClaim(result: Result<unknown>): boolean {
+  if (result.ok) return true;
+  const activation = (result as { activation?: { outcome?: string } | null }).activation;
+  return activation?.outcome === 'rolled-back';
+}

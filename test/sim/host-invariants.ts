@@ -2,7 +2,7 @@ import type { MemoryFileSystem, Snapshot } from '../../src/adapters/node/memory/
 import { resolveLinkTarget } from '../../src/domain/node/layout/posix-path.js';
 import { deriveLayout, type SlotLayout } from '../../src/domain/node/layout/slot-layout.js';
 import { parseRecord } from '../../src/domain/node/record/upgrade-record.js';
-import { FLEX_PROFILE } from '../../src/app/node/config/upgrader-config.js';
+import { FLEX_PROFILE } from '../../src/app/node/config/profiles.js';
 
 /**
  * The checkers of the node simulations' hosts (docs/protocol.md#invariants-i1i12) that read a

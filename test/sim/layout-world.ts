@@ -6,7 +6,8 @@ import { MemoryFileSystem, type RebootMode, type TreeSpec } from '../../src/adap
 import { MemoryProcessRunner, versionOutcome } from '../../src/adapters/node/memory/memory-process-runner.js';
 import type { ActivationReport } from '../../src/app/node/activation/activation-report.js';
 import type { RollbackOutcome } from '../../src/app/node/activation/rollback-to-last-good.js';
-import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
+import { FLEX_PROFILE } from '../../src/app/node/config/profiles.js';
+import { type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
 import type { MigrationReport } from '../../src/app/node/layout/layout-engine.js';
 import type { Upgrader } from '../../src/app/node/upgrader.js';
 import { LazyArtifactSource } from '../../src/adapters/common/http/lazy-artifact-source.js';

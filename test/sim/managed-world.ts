@@ -7,7 +7,8 @@ import { MemoryOperationStore } from '../../src/adapters/node/memory/memory-oper
 import { MemoryProcessRunner } from '../../src/adapters/node/memory/memory-process-runner.js';
 import { MemoryHealthProbe } from '../../src/adapters/node/memory/memory-health-probe.js';
 import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
-import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
+import { FLEX_PROFILE } from '../../src/app/node/config/profiles.js';
+import { type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
 import { ArtifactError } from '../../src/domain/common/port-errors.js';
 import type { ProbeOutcome, ProbeSettings } from '../../src/domain/node/health/probe-target.js';
 import { deriveLayout, type SlotLayout } from '../../src/domain/node/layout/slot-layout.js';

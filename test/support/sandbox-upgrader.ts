@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
+import type { ProbeSettings } from '../../src/domain/node/health/probe-target.js';
 import { hostArchitecture } from '../../src/adapters/node/host/host-architecture.js';
-import { FLEX_PROFILE, type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
+import { FLEX_PROFILE } from '../../src/app/node/config/profiles.js';
+import { type UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
 import type { PortOverrides } from '../../src/app/node/composition/port-overrides.js';
 import { createUpgrader } from '../../src/app/node/composition/create-upgrader.js';
 import type { Upgrader } from '../../src/app/node/upgrader.js';
@@ -44,3 +47,18 @@ export const FLEX_SANDBOX_PATHS = {
   record: '/etc/aks-flex-node/agent-upgrade-signal.json',
   state: '/etc/aks-flex-node/agent-upgrade-state.json',
 } as const;
+
+/** A script agent that reports `version` and otherwise runs: the direct-path tests' candidates. */
+export const scriptAgent = (version: string): string =>
+  `#!/bin/sh\ncase "$1" in version) echo "aks-flex-node version v${version}";; *) exec sleep 30;; esac\n`;
+
+export const digestOf = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** The health probe of the direct-path probe tests: over the agent's unix socket, two successes. */
+export const SOCKET_PROBE: ProbeSettings = {
+  target: { kind: 'unix-http', socket: '/run/aks-flex-node/health.sock', path: '/healthz' },
+  periodMs: 1_000,
+  timeoutMs: 1_000,
+  successThreshold: 2,
+  failureThreshold: 3,
+};

@@ -9,7 +9,7 @@ import type { Logger } from '../../ports/common/logger.js';
 import type { ServiceManager } from '../../ports/node/service-manager.js';
 import type { Activation, ActivateRequest, ActivationDependencies } from './activation/activation.js';
 import { rollbackToLastGood, type RollbackOutcome } from './activation/rollback-to-last-good.js';
-import type { ActivationReport, PreflightReport } from './activation/activation-report.js';
+import { activationResult, type ActivationResult, type PreflightReport } from './activation/activation-report.js';
 import {
   installFromUrl,
   previewInstall,
@@ -104,11 +104,12 @@ export class Upgrader {
   }
 
   /** `activate CANDIDATE`: install, switch, restart, wait healthy, roll back on failure. */
-  activate(request: ActivateRequest): Promise<Result<ActivationReport>> {
+  async activate(request: ActivateRequest): Promise<ActivationResult> {
     // Only what a caller may ask for: a signed version is what `install` learnt, never a claim.
-    const { candidatePath, requestedVersion, allowDowngrade, force, signedTarget, acceptUnsigned, signal } = request;
+    const { candidatePath, requestedVersion, allowDowngrade, force, signedTarget, acceptUnsigned } = request;
+    const { signal, onHealthProgress } = request;
     const direct = { candidatePath, requestedVersion, allowDowngrade, force, signedTarget, acceptUnsigned, signal };
-    return this.locked(() => this.deps.activation().activate(direct));
+    return activationResult(await this.locked(() => this.deps.activation().activate({ ...direct, onHealthProgress })));
   }
 
   /** `install --url … --preflight`: validates the request and shows the plan; downloads nothing. */
@@ -117,8 +118,8 @@ export class Upgrader {
   }
 
   /** `install --url …`: the artifact pipeline feeding the same activation. */
-  install(request: InstallRequest): Promise<Result<ActivationReport>> {
-    return this.locked(() => installFromUrl(this.installDependencies(), request));
+  async install(request: InstallRequest): Promise<ActivationResult> {
+    return activationResult(await this.locked(() => installFromUrl(this.installDependencies(), request)));
   }
 
   /**

@@ -19,9 +19,18 @@ export interface HealthLimits {
   readonly pollMs: number;
 }
 
+export interface HealthWaitOptions {
+  readonly signal?: AbortSignal;
+  /** How long the expected binary has run stably so far, after each poll (for display only). */
+  readonly onPoll?: (stableMs: number) => void;
+}
+
 export interface ServiceManager {
-  /** Which platform this is, for status output. */
-  readonly name: 'systemd' | 'supervisor' | 'none' | 'memory';
+  /**
+   * Which platform this is, for status output: the built-in ones are `systemd`, `supervisor`,
+   * `none` and `memory`; an embedder's own manager names itself (`pidfile`, `runit`, …).
+   */
+  readonly name: string;
 
   /**
    * Writes the agent unit, the recovery unit and the recovery script when they differ from what
@@ -70,11 +79,9 @@ export interface ServiceManager {
   /**
    * Waits until the main process runs `expectedPath` (a real path) continuously for
    * `stableMs`, polling every `pollMs`, for at most `timeoutMs`. An aborted `signal` ends the
-   * wait at the next poll (the verdict is then not healthy).
+   * wait at the next poll (the verdict is then not healthy). `onPoll`, when given, is told after
+   * each poll how long the main process has run `expectedPath` without interruption (0 when it
+   * does not); it is for display only, and a manager may never call it.
    */
-  waitHealthy(
-    expectedPath: string,
-    limits: HealthLimits,
-    options?: { readonly signal?: AbortSignal },
-  ): Promise<HealthVerdict>;
+  waitHealthy(expectedPath: string, limits: HealthLimits, options?: HealthWaitOptions): Promise<HealthVerdict>;
 }

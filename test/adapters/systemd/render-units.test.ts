@@ -13,7 +13,7 @@ import {
   type UnitSettings,
 } from '../../../src/adapters/node/systemd/render-units.js';
 import { systemdAssets } from '../../../src/app/node/composition/service-platform.module.js';
-import { FLEX_PROFILE } from '../../../src/app/node/config/upgrader-config.js';
+import { FLEX_PROFILE } from '../../../src/app/node/config/profiles.js';
 import { deriveLayout } from '../../../src/domain/node/layout/slot-layout.js';
 import { makeScratch, makeSymlink, writeExecutable } from '../../support/real-tree.js';
 

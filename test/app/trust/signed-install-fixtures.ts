@@ -4,7 +4,7 @@ import { afterEach } from 'vitest';
 import { hostArchitecture } from '../../../src/adapters/node/host/host-architecture.js';
 import { MemoryServiceManager } from '../../../src/adapters/node/memory/memory-service-manager.js';
 import { NodeFileSystem } from '../../../src/adapters/node/host/node-file-system.js';
-import { FLEX_PROFILE } from '../../../src/app/node/config/upgrader-config.js';
+import { FLEX_PROFILE } from '../../../src/app/node/config/profiles.js';
 import type { Upgrader } from '../../../src/app/node/upgrader.js';
 import { releaseArchive } from '../../support/archive/index.js';
 import { makeScratch, snapshotTree, writeExecutable } from '../../support/real-tree.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMachineOperation } from '../../../src/adapters/node/kubernetes/machine-operation.js';
-import { FLEX_PROFILE } from '../../../src/app/node/config/upgrader-config.js';
+import { FLEX_PROFILE } from '../../../src/app/node/config/profiles.js';
 import { parseOptionalSha256 } from '../../../src/domain/common/digest.js';
 import { parseDownloadUrl } from '../../../src/domain/common/url-policy.js';
 import { loadCrd } from '../../support/kube/crd.js';

@@ -34,8 +34,8 @@ describe('the planner and the schemas', () => {
     expect(parseRolloutSpec(stored['spec']).ok).toBe(true);
   });
 
-  it('preview the example on 300 nodes: waves, diverse canaries, nothing created', () => {
-    const nodes: NodeFacts[] = Array.from({ length: 300 }, (_, index) => ({
+  const agentNodes = (count: number): NodeFacts[] =>
+    Array.from({ length: count }, (_, index) => ({
       name: `node-${index}`,
       uid: `uid-${index}`,
       labels: {
@@ -45,26 +45,28 @@ describe('the planner and the schemas', () => {
       },
       annotations: {},
     }));
+  const previewExample = (nodes: NodeFacts[]) => {
     const stored = withDefaults(rolloutExample as Json, ROLLOUT) as Doc;
-    const plan = planRollout(
-      {
-        rollout: {
-          name: stored['metadata'].name,
-          uid: 'uid',
-          generation: 1,
-          resourceVersion: '1',
-          annotations: {},
-          spec: stored['spec'],
-          status: {},
+    const rollout = { name: stored['metadata'].name, uid: 'uid', generation: 1, resourceVersion: '1', annotations: {} };
+    return {
+      stored,
+      plan: planRollout(
+        {
+          rollout: { ...rollout, spec: stored['spec'], status: {} },
+          release: releases.get(stored['spec'].releaseRef.name) ?? null,
+          rollbackRelease: releases.get(stored['spec'].rollback.releaseRef.name) ?? null,
+          nodes,
+          children: [],
+          foreignOperations: [],
         },
-        release: releases.get(stored['spec'].releaseRef.name) ?? null,
-        rollbackRelease: releases.get(stored['spec'].rollback.releaseRef.name) ?? null,
-        nodes,
-        children: [],
-        foreignOperations: [],
-      },
-      Date.UTC(2025, 0, 6, 9, 0, 0),
-    );
+        Date.UTC(2025, 0, 6, 9, 0, 0),
+      ),
+    };
+  };
+
+  it('preview the example on 300 nodes: waves, diverse canaries, nothing created', () => {
+    const nodes = agentNodes(300);
+    const { stored, plan } = previewExample(nodes);
     expect(plan.actions.map((action) => action.kind)).toEqual(['UpdateRolloutStatus', 'RecordEvent']);
     expect(plan.status.phase).toBe('Preview');
     expect(plan.status.waves.map((wave) => wave.size)).toEqual([3, 27, 120, 150]);
@@ -75,6 +77,11 @@ describe('the planner and the schemas', () => {
     );
     expect(archs).toEqual(new Set(['amd64', 'arm64']));
     expect(check({ ...stored, status: plan.status }, ROLLOUT)).toEqual([]);
+  });
+
+  it('preview the example on 8 nodes: no wave is empty (10% after 1% still reaches one more)', () => {
+    expect(previewExample(agentNodes(8)).plan.status.waves.map((wave) => wave.size)).toEqual([1, 1, 2, 4]);
+    expect(previewExample(agentNodes(2)).plan.status.waves.map((wave) => wave.size)).toEqual([1, 1, 0, 0]);
   });
 
   it("write only statuses the rollout CRD's status schema accepts, whatever happens", () => {

@@ -5,6 +5,7 @@ import type { FileSystem } from '../../../ports/node/file-system.js';
 import type {
   HealthLimits,
   HealthVerdict,
+  HealthWaitOptions,
   RestartObservation,
   ServiceActivity,
   ServiceManager,
@@ -214,10 +215,10 @@ export class MemoryServiceManager implements ServiceManager {
   async waitHealthy(
     expectedPath: string,
     limits: HealthLimits = MODEL_HEALTH_LIMITS,
-    options: { readonly signal?: AbortSignal } = {},
+    options: HealthWaitOptions = {},
   ): Promise<HealthVerdict> {
     this.maybeFail('waitHealthy');
-    return waitForStableExecutable(async () => this.observe(), expectedPath, limits, this.clock, options.signal);
+    return waitForStableExecutable(async () => this.observe(), expectedPath, limits, this.clock, options);
   }
 
   /** What a poll of the real managers would see now. */

@@ -1,5 +1,5 @@
 import type { Clock } from '../../../ports/common/clock.js';
-import type { HealthLimits, HealthVerdict } from '../../../ports/node/service-manager.js';
+import type { HealthLimits, HealthVerdict, HealthWaitOptions } from '../../../ports/node/service-manager.js';
 import { executableIn, waitForStableExecutable, type MainProcessObservation } from './stable-executable.js';
 
 /**
@@ -20,8 +20,8 @@ export abstract class SampledMainProcess {
   async waitHealthy(
     expectedPath: string,
     limits: HealthLimits,
-    options: { readonly signal?: AbortSignal } = {},
+    options: HealthWaitOptions = {},
   ): Promise<HealthVerdict> {
-    return waitForStableExecutable(() => this.sample(), expectedPath, limits, this.healthClock, options.signal);
+    return waitForStableExecutable(() => this.sample(), expectedPath, limits, this.healthClock, options);
   }
 }

@@ -1,6 +1,6 @@
 import { readlink } from 'node:fs/promises';
 import type { Clock } from '../../../ports/common/clock.js';
-import type { HealthLimits, HealthVerdict } from '../../../ports/node/service-manager.js';
+import type { HealthLimits, HealthVerdict, HealthWaitOptions } from '../../../ports/node/service-manager.js';
 
 /** What one poll sees: the service's main process and the real path of its executable. */
 export interface MainProcessSample {
@@ -31,8 +31,9 @@ export async function waitForStableExecutable(
   expectedPath: string,
   limits: HealthLimits,
   clock: Clock,
-  signal?: AbortSignal,
+  options: HealthWaitOptions = {},
 ): Promise<HealthVerdict> {
+  const { signal, onPoll } = options;
   const deadlineMs = clock.monotonicMs() + limits.timeoutMs;
   let stable: { readonly pid: number; readonly sinceMs: number } | null = null;
   let lastSeen: MainProcessSample | null = null;
@@ -48,9 +49,11 @@ export async function waitForStableExecutable(
       const since: { readonly pid: number; readonly sinceMs: number } =
         stable?.pid === seen.pid ? stable : { pid: seen.pid, sinceMs: nowMs };
       stable = since;
+      onPoll?.(nowMs - since.sinceMs);
       if (nowMs - since.sinceMs >= limits.stableMs) return { kind: 'healthy' };
     } else {
       stable = null;
+      onPoll?.(0);
     }
     if (nowMs >= deadlineMs) return verdictAtDeadline(seen, lastSeen);
     await clock.sleep(Math.min(limits.pollMs, Math.max(1, deadlineMs - nowMs)));

@@ -15,6 +15,7 @@ import {
 import { formatVersion } from '../../../domain/common/version.js';
 import { decideCandidateSignature } from '../../../domain/node/activation/candidate-signature.js';
 import type { CheckedCandidate } from '../artifact/check-candidate.js';
+import type { HealthObserver } from '../health/health-progress.js';
 import { asFailure, raise, unwrap } from '../../common/failure-signal.js';
 import { LogKeys } from '../../common/log-keys.js';
 import type { MarkerStore } from '../record/marker-store.js';
@@ -123,7 +124,8 @@ export class Activation {
         await this.deps.fs.hashFile(slotPath(engine.layout, activeSlot), this.deps.config.artifact.maxBinaryBytes)
       ).sha256;
       const plan = await planDirect(this.deps, facts, checked.digest, activeDigest, serviceActive, true);
-      return await this.execute(plan, { snapshot, checked, state, facts, serviceActive, signal: request.signal });
+      const { signal, onHealthProgress: observe } = request;
+      return await this.execute(plan, { snapshot, checked, state, facts, serviceActive, signal, observe });
     } finally {
       if (snapshot !== request.candidatePath) await this.deps.fs.remove(snapshot);
     }
@@ -175,9 +177,9 @@ export class Activation {
         await services.restart({ resetFailed: true });
         return;
       case 'wait-healthy':
-        return this.effects.expectHealthy(realSlotPath(run.facts, step.slot), 'candidate', run.signal);
+        return this.effects.expectHealthy(realSlotPath(run.facts, step.slot), 'candidate', run.signal, run.observe);
       case 'watch-candidate':
-        return this.effects.expectWatched(step.slot, run.checked.digest, step.windowMs, run.signal);
+        return this.effects.expectWatched(step.slot, run.checked.digest, step.windowMs, run.signal, run.observe);
       case 'sync-container':
         return this.effects.syncContainer(slotPath(engine.layout, step.slot));
       default:
@@ -212,7 +214,7 @@ export class Activation {
       );
     }
     try {
-      await this.effects.switchBackTo(decision.to, run.facts, report.restarted);
+      await this.effects.switchBackTo(decision.to, run.facts, report.restarted, run.observe);
     } catch (error) {
       const rollbackFailure = asFailure(error);
       this.deps.logger.error(
@@ -289,4 +291,5 @@ interface ActivationRun {
   readonly facts: LayoutFacts;
   readonly serviceActive: boolean;
   readonly signal: AbortSignal | undefined;
+  readonly observe: HealthObserver | undefined;
 }

@@ -9,6 +9,7 @@ import type { ProcessRunner } from '../../../ports/common/process-runner.js';
 import { checkCandidate, type CheckedCandidate } from '../artifact/check-candidate.js';
 import { activeVersion } from '../artifact/running-version.js';
 import type { UpgraderConfig } from '../config/upgrader-config.js';
+import type { HealthObserver } from '../health/health-progress.js';
 import { raise, unwrap } from '../../common/failure-signal.js';
 import type { LayoutEngine } from '../layout/layout-engine.js';
 import { activeBinary, parseRequestedVersion } from './activation-support.js';
@@ -26,6 +27,11 @@ export interface ActivateRequest {
   readonly acceptUnsigned?: boolean | undefined;
   /** Aborted by SIGINT/SIGTERM/SIGHUP: after the switch the activation rolls back, then ends. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Hears how the health waits go — the candidate's gate, its watch window, the wait after a
+   * rollback — to show them (the CLI's line on a terminal). It never changes a verdict.
+   */
+  readonly onHealthProgress?: HealthObserver | undefined;
 }
 
 /** What the activation runs: a direct request, or what `install` downloaded and verified. */

@@ -53,6 +53,7 @@ export async function installFromUrl(deps: InstallDependencies, request: Install
       allowDowngrade: request.allowDowngrade,
       force: request.force,
       signal: request.signal,
+      onHealthProgress: request.onHealthProgress,
       ...(fetched.signedVersion === null ? {} : { signedVersion: fetched.signedVersion }),
     });
   } finally {

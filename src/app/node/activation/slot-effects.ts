@@ -7,6 +7,7 @@ import type { ServiceActivity, ServiceManager } from '../../../ports/node/servic
 import type { UpgraderConfig } from '../config/upgrader-config.js';
 import type { GatePurpose, GateVerdict, HealthGate } from '../health/health-gate.js';
 import type { WatchEffects } from '../health/watch-effects.js';
+import type { HealthObserver } from '../health/health-progress.js';
 import type { Sha256 } from '../../../domain/common/digest.js';
 import { raise } from '../../common/failure-signal.js';
 import type { LayoutEngine } from '../layout/layout-engine.js';
@@ -35,11 +36,11 @@ export class SlotEffects {
   constructor(private readonly deps: SlotEffectDependencies) {}
 
   /** Current first (the host link), then the service, then the container copy. */
-  async switchBackTo(slot: SlotName, facts: LayoutFacts, restart: boolean): Promise<void> {
+  async switchBackTo(slot: SlotName, facts: LayoutFacts, restart: boolean, observe?: HealthObserver): Promise<void> {
     await this.deps.engine.pointCurrentAt(slot);
     if (restart) {
       await this.deps.services.restart({ resetFailed: true });
-      await this.expectHealthy(realSlotPath(facts, slot), 'known-good');
+      await this.expectHealthy(realSlotPath(facts, slot), 'known-good', undefined, observe);
     }
     if ((await this.deps.container.activeMachine()) !== null)
       await this.syncContainer(slotPath(this.deps.engine.layout, slot));
@@ -47,19 +48,32 @@ export class SlotEffects {
 
   /**
    * The health gate for the binary at `expectedPath`, raised as `E_UNHEALTHY` with its reason
-   * when it does not pass. `purpose` says whether the probe applies (health-gate.ts).
+   * when it does not pass. `purpose` says whether the probe applies (health-gate.ts); `observe`
+   * hears how the wait goes (health-progress.ts).
    */
-  async expectHealthy(expectedPath: string, purpose: GatePurpose, signal?: AbortSignal): Promise<void> {
+  async expectHealthy(
+    expectedPath: string,
+    purpose: GatePurpose,
+    signal?: AbortSignal,
+    observe?: HealthObserver,
+  ): Promise<void> {
     // The service manager's wait and the probe loop both end early once the signal aborts.
-    raiseUnlessHealthy(await this.judge(expectedPath, purpose, signal), signal, 'did not become healthy');
+    const verdict = await this.deps.gate.judge(expectedPath, purpose, signal, observe);
+    raiseUnlessHealthy(verdict, signal, 'did not become healthy');
   }
 
   /**
    * The candidate's watch window, from wherever it stands to its end (docs/protocol.md#watch-window),
    * raised as `E_UNHEALTHY` with its reason when the candidate fails inside it.
    */
-  async expectWatched(slot: SlotName, digest: Sha256, windowMs: number, signal?: AbortSignal): Promise<void> {
-    const verdict = await this.deps.window.watchThrough(slot, digest, windowMs, signal);
+  async expectWatched(
+    slot: SlotName,
+    digest: Sha256,
+    windowMs: number,
+    signal?: AbortSignal,
+    observe?: HealthObserver,
+  ): Promise<void> {
+    const verdict = await this.deps.window.watchThrough(slot, digest, windowMs, signal, observe);
     raiseUnlessHealthy(verdict, signal, 'failed inside its watch window');
   }
 

@@ -1,10 +1,15 @@
 import { resolve } from 'node:path';
 import { Command, Option } from 'clipanion';
 import { ExitCode } from '../../../domain/common/error-codes.js';
-import type { Result } from '../../../domain/common/failure.js';
-import type { ActivationReport } from '../activation/activation-report.js';
+import type { ActivationResult } from '../activation/activation-report.js';
+import { SystemClock } from '../../../adapters/common/runtime/system-clock.js';
+import type { HealthObserver } from '../health/health-progress.js';
 import { BaseCommand } from './base-command.js';
+import { HealthLine } from './health-line.js';
 import { renderActivation, renderPreflight } from './render-activation.js';
+
+/** The health line paces its redraws on real time. */
+const CLOCK = new SystemClock();
 
 /** Options and output shared by `activate` and `install`. */
 export abstract class ActivationCommandBase extends BaseCommand {
@@ -15,25 +20,39 @@ export abstract class ActivationCommandBase extends BaseCommand {
   });
   force = Option.Boolean('--force', false, { description: 'Accept a candidate that failed before (quarantined)' });
 
-  /** A rolled-back activation is a failure with exit code 3; one that could not go back, 5. */
-  protected reportActivation(result: Result<ActivationReport>): number {
-    if (!result.ok) return this.failWith(result.failure);
-    const report = result.value;
-    if ((report.outcome === 'rolled-back' || report.outcome === 'degraded') && report.failure !== null) {
-      const rolledBack = report.outcome === 'rolled-back';
-      if (this.json) {
-        const error = {
-          code: report.failure.code,
-          message: report.failure.message,
-          ...(rolledBack ? {} : { hostChanged: true }),
-        };
-        this.context.stdout.write(`${JSON.stringify({ ok: false, error, rolledBack, activation: report })}\n`);
-      } else {
-        this.context.stderr.write(`agent-upgrade: ${report.failure.code}: ${renderActivation(report).join('\n')}\n`);
-      }
-      return rolledBack ? ExitCode.rolledBack : ExitCode.changedThenFailed;
+  /**
+   * Runs `body` with the health wait shown on stderr when it is a terminal (never with `--json`,
+   * never in a pipe or a log), and erased when `body` ends however it ends.
+   */
+  protected async withHealthLine<T>(
+    agentName: string,
+    signal: AbortSignal | undefined,
+    body: (observe: HealthObserver | undefined) => Promise<T>,
+  ): Promise<T> {
+    const stderr = this.context.stderr as NodeJS.WriteStream;
+    const line =
+      !this.json && stderr.isTTY === true ? new HealthLine(stderr, agentName, () => CLOCK.monotonicMs(), signal) : null;
+    try {
+      return await body(line?.observe);
+    } finally {
+      line?.finish();
     }
-    return this.succeed({ activation: report }, renderActivation(report));
+  }
+
+  /** A rolled-back activation is a failure with exit code 3; one that could not go back, 5. */
+  protected reportActivation(result: ActivationResult): number {
+    if (result.ok) return this.succeed({ activation: result.value }, renderActivation(result.value));
+    const report = result.activation;
+    if (report === null) return this.failWith(result.failure);
+    const rolledBack = report.outcome === 'rolled-back';
+    if (this.json) {
+      const { code, message, hostChanged } = result.failure;
+      const error = { code, message, ...(hostChanged === true ? { hostChanged } : {}) };
+      this.context.stdout.write(`${JSON.stringify({ ok: false, error, rolledBack, activation: report })}\n`);
+    } else {
+      this.context.stderr.write(`agent-upgrade: ${result.failure.code}: ${renderActivation(report).join('\n')}\n`);
+    }
+    return rolledBack ? ExitCode.rolledBack : ExitCode.changedThenFailed;
   }
 }
 
@@ -57,6 +76,10 @@ export class ActivateCommand extends ActivationCommandBase {
       \`--signed-target PATH\` (its path in the repository); the candidate must then print the
       signed version. \`--unsigned\` activates it anyway: the override is logged as a warning and
       \`status\` marks the slot that holds it.
+
+      On a terminal (not with \`--json\`) one line, erased when the command ends, says what the
+      health wait waits for: the agent's stability, its probe, its watch window, or the previous
+      binary's stability after a rollback.
 
       With \`--preflight\` nothing changes and no lock is taken: the plan is printed.
       Refused while a managed upgrade record exists. Exit codes: 0 activated (or identical),
@@ -100,6 +123,13 @@ export class ActivateCommand extends ActivationCommandBase {
         ? this.succeed({ preflight: plan.value }, renderPreflight(plan.value))
         : this.failWith(plan.failure);
     }
-    return this.reportActivation(await this.interruptible((signal) => upgrader.value.activate({ ...request, signal })));
+    const { name } = upgrader.value.config.agent;
+    return this.reportActivation(
+      await this.interruptible((signal) =>
+        this.withHealthLine(name, signal, (onHealthProgress) =>
+          upgrader.value.activate({ ...request, signal, onHealthProgress }),
+        ),
+      ),
+    );
   }
 }

@@ -55,18 +55,35 @@ export class DemoCommand extends BaseCommand {
       this.path,
     );
     // Loaded on use: `--help` and the other commands start without the upgrader's modules.
-    const [{ runDemo }, { runUseCase }, { SystemClock }] = await Promise.all([
+    const [{ runDemo }, { runUseCase }, { SystemClock }, { HealthLine }] = await Promise.all([
       import('../demo/run-demo.js'),
       import('../../common/failure-signal.js'),
       import('../../../adapters/common/runtime/system-clock.js'),
+      import('./health-line.js'),
     ]);
-    const print = (line: string): void => void (this.json ? undefined : this.context.stdout.write(`${line}\n`));
-    const { result, signal } = await this.interruptible(async (signal) => ({
-      result: await runUseCase(() =>
-        runDemo({ keep: this.keep, systemd: this.systemd, identity, logger, clock: new SystemClock(), print, signal }),
-      ),
-      signal,
-    }));
+    const clock = new SystemClock();
+    const stderr = this.context.stderr as NodeJS.WriteStream;
+    const { result, signal } = await this.interruptible(async (signal) => {
+      // Each install's health wait, on a terminal: erased before every timeline line, which
+      // goes to stdout, likely the same terminal. The sandbox runs the flex profile's agent.
+      const health =
+        !this.json && stderr.isTTY === true
+          ? new HealthLine(stderr, 'aks-flex-node', () => clock.monotonicMs(), signal)
+          : null;
+      const print = (line: string): void => {
+        health?.clear();
+        if (!this.json) this.context.stdout.write(`${line}\n`);
+      };
+      const options = { keep: this.keep, systemd: this.systemd, identity, logger, clock, print, signal };
+      try {
+        return {
+          result: await runUseCase(() => runDemo({ ...options, onHealthProgress: health?.observe })),
+          signal,
+        };
+      } finally {
+        health?.finish();
+      }
+    });
     if (!result.ok) {
       const exitCode = this.failWith(result.failure);
       return interruptedExitCode(signal, result.failure) ?? exitCode;

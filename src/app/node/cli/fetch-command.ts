@@ -25,11 +25,13 @@ export class FetchCommand extends BaseCommand {
       symlinks, a file the upgrader manages (a slot or anything else in the slot directory, the
       current and last-good links, the entry, the record, the state files) is refused.
 
-      URLs are printed without their query string, fragment or user information. A progress bar
-      is drawn on a terminal (not with \`--json\`), fitted to its width. SIGINT, SIGTERM or SIGHUP
-      stop the download, remove the temp file and fail with E_INTERRUPTED. Exit codes: 0
-      fetched, 1 failed with nothing written, 2 invalid input, 128 + the signal's number when a
-      signal stopped it (130 SIGINT, 143 SIGTERM, 129 SIGHUP), with nothing written.
+      URLs are printed without their query string, fragment or user information. On a terminal
+      (not with \`--json\`) a progress bar fitted to its width shows the bytes so far out of the
+      total (B, KiB, MiB or GiB) and, after the first second, the rate and the time left; without
+      a Content-Length, the bytes and the rate. SIGINT, SIGTERM or SIGHUP stop the download,
+      remove the temp file and fail with E_INTERRUPTED. Exit codes: 0 fetched, 1 failed with
+      nothing written, 2 invalid input, 128 + the signal's number when a signal stopped it (130
+      SIGINT, 143 SIGTERM, 129 SIGHUP), with nothing written.
     `,
     examples: [
       [

@@ -20,9 +20,10 @@ export class InstallCommand extends ActivationCommandBase {
       nothing is downloaded or changed.
 
       The request is validated, a pending managed upgrade refused, and the archive downloaded and
-      its binary checked before the host is touched. Exit codes: 0 installed, 1 failed with
-      nothing changed, 2 invalid input, 3 failed and rolled back, 4 busy (lock held or managed
-      upgrade pending), 5 changed and then failed.
+      its binary checked before the host is touched. On a terminal (not with \`--json\`) the
+      download's progress bar is followed by a line naming the health wait, as for \`activate\`.
+      Exit codes: 0 installed, 1 failed with nothing changed, 2 invalid input, 3 failed and rolled
+      back, 4 busy (lock held or managed upgrade pending), 5 changed and then failed.
     `,
     examples: [
       [
@@ -58,13 +59,16 @@ export class InstallCommand extends ActivationCommandBase {
       const progress =
         !this.json && stderr.isTTY === true ? new ProgressBar(stderr, () => CLOCK.monotonicMs(), signal) : null;
       try {
-        return await upgrader.value.install({
-          ...request,
-          signal,
-          ...(progress === null
-            ? {}
-            : { onProgress: (bytes: number, total: number | null) => progress.update(bytes, total) }),
-        });
+        return await this.withHealthLine(upgrader.value.config.agent.name, signal, (onHealthProgress) =>
+          upgrader.value.install({
+            ...request,
+            signal,
+            onHealthProgress,
+            ...(progress === null
+              ? {}
+              : { onProgress: (bytes: number, total: number | null) => progress.update(bytes, total) }),
+          }),
+        );
       } finally {
         progress?.finish();
       }

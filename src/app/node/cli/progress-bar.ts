@@ -1,14 +1,28 @@
 import type { Writable } from 'node:stream';
-import { MIB } from '../../../domain/node/artifact/byte-units.js';
+import { formatClockTime } from '../../../domain/common/duration-text.js';
+import { formatByteFraction, formatByteRate, formatBytes } from '../../../domain/node/artifact/byte-units.js';
+import {
+  nextTransferRate,
+  remainingTimeMs,
+  startTransferRate,
+  type TransferRate,
+} from '../../../domain/node/artifact/transfer-rate.js';
 import { terminalLineFor, type TerminalLine } from '../../common/cli/terminal-line.js';
+import { DEFAULT_COLUMNS, fitWords, roomIn } from './fit-line.js';
 
 const REDRAW_INTERVAL_MS = 100;
 const BAR_WIDTH_MAX = 30;
 /** Below this the bar says too little; the label and figures give way first. */
 const BAR_WIDTH_MIN = 10;
-/** When the stream does not say how wide it is (not a terminal after all). */
-const DEFAULT_COLUMNS = 80;
 const LABEL = 'Downloading';
+
+/** What one redraw shows: the bytes so far, the total when the server said it, the rate once measured. */
+export interface DownloadFigures {
+  readonly bytes: number;
+  readonly totalBytes: number | null;
+  /** Bytes per second (a moving average, transfer-rate.ts), or null before the first second. */
+  readonly bytesPerSecond: number | null;
+}
 
 /**
  * A one-line download progress bar for terminals. It fits the terminal's width as it is at each
@@ -20,7 +34,7 @@ export class ProgressBar {
   // The first update always draws, however early in the process (monotonic readings start near 0).
   private lastDrawMs = Number.NEGATIVE_INFINITY;
   private stopped = false;
-  private readonly startMs: number;
+  private rate: TransferRate;
   private readonly line: TerminalLine;
 
   constructor(
@@ -29,7 +43,7 @@ export class ProgressBar {
     private readonly nowMs: () => number,
     signal?: AbortSignal,
   ) {
-    this.startMs = nowMs();
+    this.rate = startTransferRate(nowMs());
     this.line = terminalLineFor(stream);
     signal?.addEventListener('abort', () => this.finish(), { once: true });
   }
@@ -39,7 +53,11 @@ export class ProgressBar {
     const now = this.nowMs();
     if (now - this.lastDrawMs < REDRAW_INTERVAL_MS && !(totalBytes !== null && bytes >= totalBytes)) return;
     this.lastDrawMs = now;
-    this.line.show(renderProgress(bytes, totalBytes, now - this.startMs, this.stream.columns));
+    // Sampled at redraws only: at least 100 ms apart, so each sample covers a measurable span.
+    this.rate = nextTransferRate(this.rate, bytes, now);
+    this.line.show(
+      renderProgress({ bytes, totalBytes, bytesPerSecond: this.rate.bytesPerSecond }, this.stream.columns),
+    );
   }
 
   /** Erases the bar for good; later updates draw nothing. */
@@ -52,45 +70,33 @@ export class ProgressBar {
 /**
  * The bar's text, at most `columns - 1` characters: writing the last column would make many
  * terminals wrap, and every redraw would then stack a new line. As the width shrinks, the rate
- * goes first, then the byte counts, then the label, and the bar last.
+ * goes first (the ETA says more), then the byte counts, then the label, the ETA, and the bar last.
  */
-export function renderProgress(
-  bytes: number,
-  totalBytes: number | null,
-  elapsedMs: number,
-  columns: number | undefined = DEFAULT_COLUMNS,
-): string {
-  const usable =
-    typeof columns === 'number' && Number.isFinite(columns) && columns >= 1 ? Math.floor(columns) : DEFAULT_COLUMNS;
-  const room = Math.max(1, usable - 1);
-  const rate = elapsedMs > 0 ? `${(bytes / MIB / (elapsedMs / 1000)).toFixed(1)} MiB/s` : '';
-  if (totalBytes === null || totalBytes <= 0) return fitWords([LABEL, `${(bytes / MIB).toFixed(1)} MiB`, rate], room);
-  const fraction = Math.min(1, bytes / totalBytes);
+export function renderProgress(figures: DownloadFigures, columns: number | undefined = DEFAULT_COLUMNS): string {
+  const room = roomIn(columns);
+  const { bytes, totalBytes, bytesPerSecond } = figures;
+  const rate = bytesPerSecond === null ? '' : formatByteRate(bytesPerSecond);
+  if (totalBytes === null || !(totalBytes > 0)) return fitWords([LABEL, formatBytes(bytes), rate], room);
+  const fraction = Number.isFinite(bytes) ? Math.min(1, Math.max(0, bytes / totalBytes)) : 0;
   const percent = `${(fraction * 100).toFixed(0).padStart(3)}%`;
-  const sizes = `${(bytes / MIB).toFixed(1)}/${(totalBytes / MIB).toFixed(1)} MiB`;
+  const sizes = formatByteFraction(bytes, totalBytes);
+  const leftMs = remainingTimeMs(totalBytes - bytes, bytesPerSecond);
+  // Rounded up: an ETA never says a transfer is over before it is.
+  const eta = leftMs === null ? '' : `ETA ${formatClockTime(Math.ceil(leftMs / 1000))}`;
   const layouts: readonly (readonly [string, readonly string[]])[] = [
-    [`${LABEL} `, [sizes, rate]],
-    [`${LABEL} `, [sizes]],
+    [`${LABEL} `, [sizes, rate, eta]],
+    [`${LABEL} `, [sizes, eta]],
+    [`${LABEL} `, [eta]],
     [`${LABEL} `, []],
+    ['', [eta]],
     ['', []],
   ];
-  for (const [label, figures] of layouts) {
-    const tail = [percent, ...figures].filter((part) => part !== '').join(' ');
+  for (const [label, extras] of layouts) {
+    const tail = [percent, ...extras].filter((part) => part !== '').join(' ');
     const barWidth = Math.min(BAR_WIDTH_MAX, room - label.length - '[] '.length - tail.length);
     if (barWidth < BAR_WIDTH_MIN) continue;
     const filled = Math.round(fraction * barWidth);
     return `${label}[${'#'.repeat(filled)}${'-'.repeat(barWidth - filled)}] ${tail}`;
   }
   return percent.trim().slice(0, room);
-}
-
-/** As many of `words` as fit in `room`, from the first; cut when even the first does not fit. */
-function fitWords(words: readonly string[], room: number): string {
-  let text = '';
-  for (const word of words.filter((part) => part !== '')) {
-    const next = text === '' ? word : `${text} ${word}`;
-    if (next.length > room) break;
-    text = next;
-  }
-  return text === '' ? (words[0] ?? '').slice(0, room) : text;
 }

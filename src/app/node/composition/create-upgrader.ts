@@ -7,12 +7,15 @@ import type { HostIdentity } from '../host-identity.js';
 import { Tokens } from '../tokens.js';
 import type { Upgrader } from '../upgrader.js';
 import { createContainer, type Platform } from './create-container.js';
+import { embedderIdentity, embedderLogger } from './embedder-defaults.js';
 import type { PortOverrides } from './port-overrides.js';
 
 export interface UpgraderOptions {
   readonly config: UpgraderConfig;
-  readonly identity: HostIdentity;
-  readonly logger: Logger;
+  /** Who this process is; by default read from it (its euid, pid and the host's architecture). */
+  readonly identity?: HostIdentity;
+  /** By default pino's JSON lines on stderr at `info`. */
+  readonly logger?: Logger;
   /**
    * The ports of this process; by default the real host, with the service, container and cluster
    * platforms `config` names. A simulation passes `memoryPlatform(…)` from `agent-upgrade/testing`.
@@ -36,8 +39,8 @@ export function createUpgrader(options: UpgraderOptions): Result<Upgrader> {
   const container = createContainer({
     config,
     layout: layout.value,
-    identity: options.identity,
-    logger: options.logger,
+    identity: options.identity ?? embedderIdentity(),
+    logger: options.logger ?? embedderLogger(),
     platform: options.platform,
     overrides: options.overrides ?? {},
   });

@@ -14,7 +14,8 @@ import { configJson, isPlainText } from '../../common/config/config-text.js';
 import { isTrustSection, trustSettingsOf } from '../../common/config/trust-section.js';
 import { findRuleProblem, systemdPathProblem } from './config-rules.js';
 import { isProbeSection, probeSettingsOf } from './probe-section.js';
-import { FLEX_PROFILE, type UpgraderConfig } from './upgrader-config.js';
+import { profileFor } from './profiles.js';
+import { PROFILES, type UpgraderConfig } from './upgrader-config.js';
 
 /** Error texts quote the offending value; a long one would bury the key it names. */
 const CONFIG_MESSAGE_MAX_CHARS = 400;
@@ -28,7 +29,7 @@ const optional = <T>(validator: t.StrictValidator<unknown, T>) => t.isOptional(v
 
 /** Every key optional; unknown keys and wrong types are refused, naming the key. */
 const isConfigFile = t.isObject({
-  profile: optional(t.isEnum(['flex'] as const)),
+  profile: optional(t.isEnum(PROFILES)),
   root: optional(isAbsolutePathText),
   agent: optional(
     t.isObject({
@@ -124,11 +125,11 @@ export function checkConfigText(text: string): ConfigCheck {
 export function checkConfigValue(value: unknown): ConfigCheck {
   const errors: string[] = [];
   if (!isConfigFile(value, { errors })) return schemaRefusal(errors[0] ?? '.: invalid configuration');
-  const base = FLEX_PROFILE;
+  const base = profileFor(value.profile, value.agent?.name);
   // The probe section is converted on its own (its URL becomes a RedactedUrl); null means none.
   const { probe, ...healthKeys } = value.health ?? {};
   let config: UpgraderConfig = {
-    profile: 'flex',
+    profile: base.profile,
     root: value.root ?? base.root,
     agent: { ...base.agent, ...definedOnly(value.agent) },
     paths: { ...base.paths, ...definedOnly(value.paths) },

@@ -1,4 +1,3 @@
-import { MIB } from '../../../domain/node/artifact/byte-units.js';
 import type { AgentMode } from '../../../domain/node/recovery/recovery-vocabulary.js';
 import type { LayoutSettings } from '../../../domain/node/layout/slot-layout.js';
 import type { ProbeSettings } from '../../../domain/node/health/probe-target.js';
@@ -11,8 +10,12 @@ export type ServicePlatform = 'systemd' | 'supervisor' | 'none';
 export type ContainerPlatform = 'nspawn' | 'none';
 export type ClusterPlatform = 'kubernetes' | 'none';
 
+/** `flex`: the AKS Flex Node agent's layout; `agent`: a layout derived from any agent's name. */
+export const PROFILES = ['flex', 'agent'] as const;
+export type ProfileName = (typeof PROFILES)[number];
+
 export interface UpgraderConfig {
-  readonly profile: 'flex';
+  readonly profile: ProfileName;
   readonly root: string;
   readonly agent: {
     readonly name: string;
@@ -71,54 +74,6 @@ export interface UpgraderConfig {
   /** Signed releases (docs/security.md#signed-releases); null trusts a release by its URL and digest. */
   readonly trust: TrustSettings;
 }
-
-/** The built-in `flex` profile: the AKS Flex Node agent's production layout. */
-export const FLEX_PROFILE: UpgraderConfig = {
-  profile: 'flex',
-  root: '/',
-  agent: {
-    name: 'aks-flex-node',
-    mode: 'self-hosted',
-    args: ['agent', '--config', '/etc/aks-flex-node/config.json'],
-    member: 'aks-flex-node-linux-{arch}',
-    allowScripts: false,
-  },
-  paths: {
-    entry: '/usr/local/bin/aks-flex-node',
-    slotDir: '/usr/local/lib/aks-flex-node',
-    record: '/etc/aks-flex-node/agent-upgrade-signal.json',
-    state: '/etc/aks-flex-node/agent-upgrade-state.json',
-    lock: '/run/aks-flex-node-agent-upgrade.lock',
-    daemonState: '/etc/aks-flex-node/daemon-state.json',
-    unitDir: '/etc/systemd/system',
-  },
-  service: {
-    manager: 'systemd',
-    unit: 'aks-flex-node-agent.service',
-    recoveryUnit: 'aks-flex-node-agent-recovery.service',
-    restartSec: 30,
-    startLimitBurst: 5,
-    startLimitIntervalSec: 300,
-    supervisorSocket: '/run/aks-flex-node-supervisor.sock',
-  },
-  health: { timeoutMs: 30_000, stableMs: 3_000, pollMs: 250, watchMs: 600_000 },
-  artifact: {
-    maxArchiveBytes: 256 * MIB,
-    maxBinaryBytes: 256 * MIB,
-    requireDigest: false,
-    allowHttp: true,
-    timeoutMs: 600_000,
-    idleTimeoutMs: 60_000,
-  },
-  container: {
-    manager: 'nspawn',
-    machinesDir: '/var/lib/machines',
-    machines: ['kube1', 'kube2'],
-    binaryPath: '/usr/local/bin/aks-flex-node',
-  },
-  cluster: { manager: 'kubernetes', machineName: null, kubeconfig: null, operationMode: 'auto' },
-  trust: null,
-};
 
 /** Where the configuration file is looked up when `--config` is not given (under the root). */
 export const DEFAULT_CONFIG_PATH = '/etc/aks-flex-node/agent-upgrade.json';

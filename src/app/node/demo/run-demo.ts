@@ -5,6 +5,7 @@ import { failure } from '../../../domain/common/failure.js';
 import type { Clock } from '../../../ports/common/clock.js';
 import type { Logger } from '../../../ports/common/logger.js';
 import { raise, unwrap } from '../../common/failure-signal.js';
+import type { HealthObserver } from '../health/health-progress.js';
 import type { HostIdentity } from '../host-identity.js';
 import type { Upgrader } from '../upgrader.js';
 import { CRASH_LATER_SECONDS, demoAgentElf, type DemoBehaviour } from './demo-agent-elf.js';
@@ -24,6 +25,8 @@ export interface DemoOptions {
   readonly print: (line: string) => void;
   /** Aborted by an interrupt: the demo stops at its next step, cleaning up as at its end. */
   readonly signal?: AbortSignal | undefined;
+  /** Hears each install's health waits (the demo command's line on a terminal). */
+  readonly onHealthProgress?: HealthObserver | undefined;
 }
 
 export interface DemoReport {
@@ -95,6 +98,7 @@ interface Story {
 async function tellStory(story: Story): Promise<void> {
   const { options, platform, sandbox, releases } = story;
   const { signal } = options;
+  const watched: Watched = { signal, onHealthProgress: options.onHealthProgress };
   const { upgrader, published } = await setUpDemo(options, platform, sandbox, releases);
   const [, v2, swapped, v3, v31] = published as [DemoRelease, DemoRelease, DemoRelease, DemoRelease, DemoRelease];
   const label = labeller(published);
@@ -119,7 +123,9 @@ async function tellStory(story: Story): Promise<void> {
 
   // No digest in the requests: the signed metadata names the bytes. The signal reaches the
   // activations too: an interrupted one rolls back before it returns.
-  const upgraded = unwrap(await upgrader.install({ url: v2.url, signal }));
+  const installed = await upgrader.install({ url: v2.url, ...watched });
+  stopIfInterrupted(signal);
+  const upgraded = unwrap(installed);
   await step(
     `install v${v2.version}`,
     `${upgraded.outcome}: ${upgraded.from} -> ${upgraded.to}, signed by the publisher, restarted, healthy for 1.5 s and then through its 6 s watch window`,
@@ -127,14 +133,14 @@ async function tellStory(story: Story): Promise<void> {
 
   // Someone with write access to the release host, but not the publisher's keys, swaps an archive.
   releases.swap(swapped, v3.archive);
-  const tampered = await upgrader.install({ url: swapped.url, signal });
+  const tampered = await upgrader.install({ url: swapped.url, ...watched });
   await step(
     `install v${swapped.version}`,
     `${tampered.ok ? `${tampered.value.outcome}: the swapped archive was installed` : `refused: ${tampered.failure.code}`}; the archive at its URL was swapped on the release host, and nothing reached a slot`,
     tampered.ok ? (tampered.value.failure?.code ?? null) : tampered.failure.code,
   );
 
-  const offerBroken = installBroken(upgrader, signal, step);
+  const offerBroken = installBroken(upgrader, watched, step);
   await offerBroken(v3, 'the previous binary runs again');
   await offerBroken(
     v31,
@@ -148,23 +154,41 @@ const BEHAVIOUR_NOTES: Readonly<Record<DemoBehaviour, string>> = {
   'crash-later': ` (crashes ${CRASH_LATER_SECONDS} s after starting)`,
 };
 
+/** What every install of the story is given: the interrupt, and who shows its health waits. */
+interface Watched {
+  readonly signal: AbortSignal | undefined;
+  readonly onHealthProgress: HealthObserver | undefined;
+}
+
 /** Offers a release that fails after its restart: the step shows the rollback and the quarantine. */
 function installBroken(
   upgrader: Upgrader,
-  signal: AbortSignal | undefined,
+  watched: Watched,
   step: (phase: string, note: string, code?: string | null) => Promise<void>,
 ): (release: DemoRelease, what: string) => Promise<void> {
   return async (release, what) => {
-    const broken = await upgrader.install({ url: release.url, signal });
+    const broken = await upgrader.install({ url: release.url, ...watched });
+    // A rolled-back install is a failure that says what happened on the host (`activation`).
     const brokenNote = broken.ok
-      ? `${broken.value.outcome}${broken.value.failure === null ? '' : ` (${broken.value.failure.code}: ${broken.value.failure.message})`}`
-      : `refused: ${broken.failure.code}`;
+      ? `${broken.value.outcome}: the broken release was kept`
+      : broken.activation === null
+        ? `refused: ${broken.failure.code}`
+        : `${broken.activation.outcome} (${broken.failure.code}: ${broken.failure.message})`;
     await step(
       `install v${release.version}`,
       `${brokenNote}; ${what} and v${release.version}'s digest is quarantined`,
-      broken.ok ? (broken.value.failure?.code ?? null) : broken.failure.code,
+      broken.ok ? null : broken.failure.code,
     );
   };
+}
+
+/**
+ * An interrupt ends the demo with `E_INTERRUPTED`, whatever the use case it cut short made of it
+ * (a health wait it ended reads as unhealthy).
+ */
+function stopIfInterrupted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true)
+    raise(failure('E_INTERRUPTED', 'the demo was interrupted; its agent is stopped and its sandbox removed'));
 }
 
 /** Records and prints one step of the timeline; an interrupt stops the demo before and after it. */
@@ -173,12 +197,8 @@ function stepRecorder(
   label: (path: string | null) => string,
   services: ReturnType<typeof serviceProbe>,
 ): (phase: string, note: string, code?: string | null) => Promise<void> {
-  const stopIfInterrupted = (): void => {
-    if (options.signal?.aborted === true)
-      raise(failure('E_INTERRUPTED', 'the demo was interrupted; its agent is stopped and its sandbox removed'));
-  };
   return async (phase, note, code = null) => {
-    stopIfInterrupted();
+    stopIfInterrupted(options.signal);
     const entry: DemoStep = {
       atMs: options.clock.monotonicMs() - startedMs,
       phase,
@@ -191,7 +211,7 @@ function stepRecorder(
     };
     steps.push(entry);
     options.print(render(entry, label, sandbox));
-    stopIfInterrupted();
+    stopIfInterrupted(options.signal);
   };
 }
 

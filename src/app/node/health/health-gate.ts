@@ -6,8 +6,9 @@ import type { RecordedFailure } from '../../../domain/node/record/upgrade-record
 import type { Clock } from '../../../ports/common/clock.js';
 import type { Logger } from '../../../ports/common/logger.js';
 import type { HealthProbe } from '../../../ports/node/health-probe.js';
-import type { HealthLimits, ServiceManager } from '../../../ports/node/service-manager.js';
+import type { HealthLimits, HealthWaitOptions, ServiceManager } from '../../../ports/node/service-manager.js';
 import { LogKeys } from '../../common/log-keys.js';
+import { tellHealth, type HealthObserver } from './health-progress.js';
 
 export interface HealthGateDependencies {
   readonly services: ServiceManager;
@@ -42,18 +43,30 @@ export type GatePurpose = 'candidate' | 'known-good';
 export class HealthGate {
   constructor(private readonly deps: HealthGateDependencies) {}
 
-  async judge(expectedPath: string, purpose: GatePurpose, signal?: AbortSignal): Promise<GateVerdict> {
+  /** `observe`, when given, hears how the wait goes (health-progress.ts); it never changes the verdict. */
+  async judge(
+    expectedPath: string,
+    purpose: GatePurpose,
+    signal?: AbortSignal,
+    observe?: HealthObserver,
+  ): Promise<GateVerdict> {
     const { timeoutMs, stableMs, pollMs } = this.deps.health;
     const startMs = this.deps.clock.monotonicMs();
-    const stable = await this.deps.services.waitHealthy(
-      expectedPath,
-      { timeoutMs, stableMs, pollMs },
-      signal === undefined ? {} : { signal },
-    );
+    const options: HealthWaitOptions = {
+      ...(signal === undefined ? {} : { signal }),
+      // Only when someone watches: the daemon's waits build no closure and report nothing.
+      ...(observe === undefined
+        ? {}
+        : {
+            onPoll: (ms: number) =>
+              tellHealth(observe, { phase: 'stable', purpose, stableMs: Math.min(ms, stableMs), neededMs: stableMs }),
+          }),
+    };
+    const stable = await this.deps.services.waitHealthy(expectedPath, { timeoutMs, stableMs, pollMs }, options);
     if (stable.kind === 'not-running') return stable;
     if (stable.kind === 'unhealthy') return { ...stable, source: 'process' };
     if (purpose === 'known-good') return stable;
-    return this.probeSince(startMs, signal);
+    return this.probeSince(startMs, signal, observe);
   }
 
   /**
@@ -70,12 +83,21 @@ export class HealthGate {
    * The probe half alone, for a gate that proved stability itself, bounded by `health.timeoutMs`
    * from `startMs` (a monotonic reading). Healthy when no probe is configured.
    */
-  async probeSince(startMs: number, signal?: AbortSignal): Promise<GateVerdict> {
+  async probeSince(startMs: number, signal?: AbortSignal, observe?: HealthObserver): Promise<GateVerdict> {
     const settings = this.deps.health.probe;
     if (settings === undefined) return { kind: 'healthy' };
     const { clock, logger } = this.deps;
     let progress = startProbing(settings, clock.monotonicMs(), startMs + this.deps.health.timeoutMs);
     const target = describeProbeTarget(settings.target);
+    const tell = (): void =>
+      tellHealth(observe, {
+        phase: 'probe',
+        successes: progress.successesInRow,
+        successesNeeded: settings.successThreshold,
+        failures: progress.failuresInRow,
+        failuresAllowed: settings.failureThreshold,
+      });
+    tell();
     // Bounded twice: the domain fails the run after `attemptsMax` attempts, and so does this loop.
     for (let round = 0; round <= progress.attemptsMax; round += 1) {
       const step = nextProbeStep(settings, progress, clock.monotonicMs());
@@ -98,6 +120,7 @@ export class HealthGate {
       );
       if (isAborted(signal)) return interrupted();
       progress = recordProbeAttempt(progress, startedMs, outcome);
+      tell();
       if (outcome.kind === 'failed')
         logger.info(
           { [LogKeys.probe]: target, [LogKeys.code]: outcome.cause, failuresInRow: progress.failuresInRow },
@@ -111,13 +134,15 @@ export class HealthGate {
    * The probe inside the watch window (docs/protocol.md#watch-window): attempts one per period
    * for `sliceMs`, each after `stillRunning` confirmed the candidate still runs; held unless
    * `failureThreshold` failures come in a row, counting `failuresBefore` from the slice before.
-   * Null when no probe is configured (the caller judges the process alone).
+   * Null when no probe is configured (the caller judges the process alone). `onAttempt` hears of
+   * each attempt (for display: the watch window's progress).
    */
   async keepsPassing(
     sliceMs: number,
     failuresBefore: number,
     stillRunning: () => Promise<boolean>,
     signal?: AbortSignal,
+    onAttempt?: () => void,
   ): Promise<{ readonly verdict: GateVerdict; readonly failuresInRow: number } | null> {
     const settings = this.deps.health.probe;
     if (settings === undefined) return null;
@@ -143,6 +168,7 @@ export class HealthGate {
         attemptStartMs,
         await this.deps.probe.attempt(settings.target, { timeoutMs: step.timeoutMs }),
       );
+      onAttempt?.();
     }
     // The slice's time is watched in full, whatever the attempts took.
     if (!(await this.waitFor(startMs + sliceMs - clock.monotonicMs(), signal)))

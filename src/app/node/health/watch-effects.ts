@@ -21,6 +21,7 @@ import type { ServiceManager } from '../../../ports/node/service-manager.js';
 import { raise, unwrap } from '../../common/failure-signal.js';
 import { LogKeys } from '../../common/log-keys.js';
 import type { GateVerdict, HealthGate } from './health-gate.js';
+import { tellHealth, type HealthObserver } from './health-progress.js';
 import type { WatchStore } from '../record/watch-store.js';
 import type { HostEffects } from '../managed/host-effects.js';
 
@@ -106,14 +107,16 @@ export class WatchEffects {
    * passing (failures in a row are counted across this process's slices), the candidate still
    * running at every attempt. Without one, the process alone: sidecar, the agent's main process
    * must run the candidate, the same process, through the whole slice; self-hosted, this process
-   * is the candidate, so surviving the slice is the proof.
+   * is the candidate, so surviving the slice is the proof. `onTick`, for display, hears of each
+   * look at the candidate inside the slice.
    */
-  async watch(slot: SlotName, sliceMs: number, signal?: AbortSignal): Promise<GateVerdict> {
+  async watch(slot: SlotName, sliceMs: number, signal?: AbortSignal, onTick?: () => void): Promise<GateVerdict> {
     const path = this.deps.mode === 'sidecar' ? await this.deps.effects.realSlotPath(slot) : null;
     const stillRunning = async () => path === null || (await this.deps.services.mainExecutable()) === path;
-    const probed = await this.deps.gate.keepsPassing(sliceMs, this.probeFailuresInRow, stillRunning, signal);
+    const probed = await this.deps.gate.keepsPassing(sliceMs, this.probeFailuresInRow, stillRunning, signal, onTick);
     const verdict =
-      probed?.verdict ?? (path === null ? await this.sleep(sliceMs) : await this.agentStaysUp(path, sliceMs, signal));
+      probed?.verdict ??
+      (path === null ? await this.sleep(sliceMs) : await this.agentStaysUp(path, sliceMs, signal, onTick));
     this.probeFailuresInRow = probed?.failuresInRow ?? 0;
     if (verdict.kind === 'healthy') await this.deps.watches.write(withWatched(await this.need(), sliceMs));
     return verdict;
@@ -128,22 +131,48 @@ export class WatchEffects {
    * or resumed from its document — to its end: healthy once all of it was watched, the first
    * unhealthy verdict otherwise (a crash counted by the service manager, the process, the probe,
    * or the signal). Bounded (I10): at most a slice per checkpoint, plus opening and rebasing.
+   * `observe`, when given, hears how much of the window was watched, at each slice and inside it.
    */
-  async watchThrough(slot: SlotName, digest: Sha256, windowMs: number, signal?: AbortSignal): Promise<GateVerdict> {
+  async watchThrough(
+    slot: SlotName,
+    digest: Sha256,
+    windowMs: number,
+    signal?: AbortSignal,
+    observe?: HealthObserver,
+  ): Promise<GateVerdict> {
     for (let round = 0; round < 2 * WATCH_CHECKPOINTS + 4; round += 1) {
       if (signal?.aborted === true) return INTERRUPTED;
       const stored = await this.read();
       const own = stored?.owner === this.deps.owner && stored.candidate === slot && stored.candidateDigest === digest;
-      const step = nextWindowStep(own ? stored : null, await this.restarts());
+      const ownWindow = own ? stored : null;
+      const step = nextWindowStep(ownWindow, await this.restarts());
       if (step.kind === 'over') return { kind: 'healthy' };
       if (step.kind === 'crashed') return CRASHED;
       if (step.kind === 'open') await this.open(slot, digest, windowMs);
       if (step.kind === 'rebase') await this.rebase();
       if (step.kind !== 'watch') continue;
-      const verdict = await this.watch(slot, step.sliceMs, signal);
+      const onTick =
+        observe === undefined || ownWindow === null ? undefined : this.sliceTicker(observe, ownWindow, step.sliceMs);
+      const verdict = await this.watch(slot, step.sliceMs, signal, onTick);
       if (verdict.kind !== 'healthy') return verdict;
     }
     return raise(failure('E_SERVICE', 'the watch window did not settle'));
+  }
+
+  /**
+   * Tells `observe` how much of `window` is watched now that a slice of `sliceMs` started, and
+   * returns what tells it again inside the slice: the slice's time so far counts, never past it.
+   */
+  private sliceTicker(observe: HealthObserver, window: WatchWindow, sliceMs: number): () => void {
+    const { clock } = this.deps;
+    const startMs = clock.monotonicMs();
+    const tell = (): void => {
+      const inSliceMs = Math.min(sliceMs, Math.max(0, clock.monotonicMs() - startMs));
+      const watchedMs = Math.min(window.windowMs, window.watchedMs + inSliceMs);
+      tellHealth(observe, { phase: 'watch', watchedMs, windowMs: window.windowMs });
+    };
+    tell();
+    return tell;
   }
 
   private async sleep(ms: number): Promise<GateVerdict> {
@@ -152,12 +181,17 @@ export class WatchEffects {
   }
 
   /** A restart inside the slice leaves no time to stabilise again before the wait ends: unhealthy. */
-  private async agentStaysUp(path: string, sliceMs: number, signal?: AbortSignal): Promise<GateVerdict> {
+  private async agentStaysUp(
+    path: string,
+    sliceMs: number,
+    signal?: AbortSignal,
+    onTick?: () => void,
+  ): Promise<GateVerdict> {
     const { pollMs } = this.deps;
     const verdict = await this.deps.services.waitHealthy(
       path,
       { stableMs: sliceMs, timeoutMs: sliceMs + 2 * pollMs, pollMs },
-      signal === undefined ? {} : { signal },
+      { ...(signal === undefined ? {} : { signal }), ...(onTick === undefined ? {} : { onPoll: () => onTick() }) },
     );
     return verdict.kind === 'unhealthy' ? { ...verdict, source: 'process' } : verdict;
   }

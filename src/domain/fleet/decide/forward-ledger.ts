@@ -149,7 +149,10 @@ function waveLedger(
   found: WaveLosses,
 ): WaveLedger {
   const { previous: before, children, goneHashes, announced } = dispatched;
-  const target = Math.max(books.previousTarget, resolveCumulative(spec.size, books.population));
+  // A wave reaches at least one machine more than the one before while any remain: on a small
+  // fleet, 10% after 1% would otherwise round to the same machine and the wave would be empty.
+  const atLeastOne = Math.min(books.population, books.previousTarget + 1);
+  const target = Math.max(atLeastOne, resolveCumulative(spec.size, books.population));
   const size = target - books.previousTarget;
   books.previousTarget = target;
   const maxInFlight = resolveCap(spec.maxInFlight, size, 'up');
