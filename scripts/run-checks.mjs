@@ -1,8 +1,10 @@
 // Runs npm scripts in lanes, the lanes at once and the scripts of a lane (joined by `+`) one after
 // another, and fails when any fails: `npm run check` runs lint in one lane and the type check,
 // build, formatting and dependency rules in another. Each script is mostly one process on one
-// core, so two lanes suit 2 cores (all five at once was slower: they fight over the cores). A
-// script's output is printed in one piece when it ends, with its time, so logs never interleave.
+// core, so two lanes suit 2 cores (all five at once was slower: they fight over the cores). The
+// Go test tools' lanes are no-ops once their caches hold them; cold, helm builds in a lane of its
+// own beside the kube-apiserver, whose build leaves a core idle part of the time. A script's
+// output is printed in one piece when it ends, with its time, so logs never interleave.
 import { spawn } from 'node:child_process';
 
 const lanes = process.argv.slice(2).map((lane) => lane.split('+'));
