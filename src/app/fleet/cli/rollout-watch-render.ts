@@ -51,7 +51,7 @@ function waveBars(waves: readonly WaveStatus[], width: number): string[] {
   const fixed = columns(cells.map((row) => row.slice(0, 2)));
   const rest = columns(cells.map((row) => row.slice(2)));
   const used = Math.max(...fixed.map((line) => line.length)) + Math.max(...rest.map((line) => line.length)) + 6;
-  const barWidth = Math.min(BAR_WIDTH_MAX, width - used);
+  const barWidth = Math.min(BAR_WIDTH_MAX, width - 1 - used);
   return waves.map((wave, index) => {
     const left = (fixed[index] ?? '').padEnd(Math.max(...fixed.map((line) => line.length)));
     const bar = barWidth < BAR_WIDTH_MIN ? '' : `  ${progressBar(wave, barWidth)}`;
@@ -65,9 +65,13 @@ function progressBar(wave: WaveStatus, width: number): string {
   return `[${'#'.repeat(filled)}${'.'.repeat(inner - filled)}]`;
 }
 
-/** A line cut to the terminal's width: a wrapped line would break the redraw. */
+/**
+ * A line cut to one less than the terminal's width: a wrapped line would break the redraw, and
+ * writing the last column makes many terminals wrap.
+ */
 function fit(line: string, width: number): string {
-  return line.length <= width ? line : `${line.slice(0, Math.max(0, width - 1))}~`;
+  const room = Math.max(1, width - 1);
+  return line.length <= room ? line : `${line.slice(0, room - 1)}~`;
 }
 
 /**
