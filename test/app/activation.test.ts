@@ -6,9 +6,12 @@ import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js
 import { FLEX_PROFILE } from '../../src/app/node/config/profiles.js';
 import type { Upgrader } from '../../src/app/node/upgrader.js';
 import { makeScratch, makeSymlink, snapshotTree, writeExecutable } from '../support/real-tree.js';
-import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader, scriptAgent, digestOf } from '../support/sandbox-upgrader.js';
-
-const agent = scriptAgent;
+import {
+  FLEX_SANDBOX_PATHS as P,
+  sandboxUpgrader,
+  scriptAgent as agent,
+  digestOf,
+} from '../support/sandbox-upgrader.js';
 
 describe('direct activation (real files, modelled service)', () => {
   let scratch: ReturnType<typeof makeScratch>;

@@ -10,9 +10,14 @@ import { type UpgraderConfig } from '../../src/app/node/config/upgrader-config.j
 import type { Upgrader } from '../../src/app/node/upgrader.js';
 import type { Clock } from '../../src/ports/common/clock.js';
 import { makeScratch, writeExecutable } from '../support/real-tree.js';
-import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader, scriptAgent, digestOf } from '../support/sandbox-upgrader.js';
+import {
+  FLEX_SANDBOX_PATHS as P,
+  sandboxUpgrader,
+  scriptAgent as agent,
+  digestOf,
+  stageCandidate,
+} from '../support/sandbox-upgrader.js';
 
-const agent = scriptAgent;
 const WINDOW_MS = 60_000;
 const WATCH = '/etc/aks-flex-node/agent-upgrade-watch.json';
 const MARKER = '/etc/aks-flex-node/agent-upgrade-activation.json';
@@ -62,11 +67,8 @@ describe('the watch window on the direct path', () => {
       behaviourOf: (digest) => behaviours.get(digest) ?? 'healthy',
       clock: serviceClock,
     });
-  const stage = (version: string, behaviour: AgentBehaviour = 'healthy'): string => {
-    writeExecutable(at(`/staging/${version}`), agent(version));
-    behaviours.set(digestOf(agent(version)), behaviour);
-    return at(`/staging/${version}`);
-  };
+  const stage = (version: string, behaviour: AgentBehaviour = 'healthy'): string =>
+    stageCandidate(at, behaviours, version, behaviour);
   const state = () =>
     JSON.parse(readFileSync(at(P.state), 'utf8')) as {
       quarantine: string[];

@@ -13,19 +13,15 @@ import { makeScratch, writeExecutable } from '../support/real-tree.js';
 import {
   FLEX_SANDBOX_PATHS as P,
   sandboxUpgrader,
-  scriptAgent,
+  scriptAgent as agent,
   digestOf,
   SOCKET_PROBE,
+  stageCandidate,
+  GATE_TEST_HEALTH,
 } from '../support/sandbox-upgrader.js';
 
-const agent = scriptAgent;
-
-const PROBE = SOCKET_PROBE;
 const HEALTH: UpgraderConfig['health'] = {
-  ...FLEX_PROFILE.health,
-  timeoutMs: 30_000,
-  stableMs: 3_000,
-  pollMs: 250,
+  ...GATE_TEST_HEALTH,
   watchMs: 0, // test/app/direct-watch.test.ts covers the window
 };
 
@@ -63,11 +59,8 @@ describe('direct activation gated on a health probe', () => {
       { serviceManager: services, healthProbe: probe, clock },
     );
   };
-  const stage = (version: string, behaviour: AgentBehaviour = 'healthy'): string => {
-    writeExecutable(at(`/staging/${version}`), agent(version));
-    behaviours.set(digestOf(agent(version)), behaviour);
-    return at(`/staging/${version}`);
-  };
+  const stage = (version: string, behaviour: AgentBehaviour = 'healthy'): string =>
+    stageCandidate(at, behaviours, version, behaviour);
   const quarantine = (): string[] =>
     (JSON.parse(readFileSync(at(P.state), 'utf8')) as { quarantine: string[] }).quarantine;
 
@@ -81,7 +74,7 @@ describe('direct activation gated on a health probe', () => {
   afterEach(() => scratch.cleanup());
 
   it('rolls back a stable candidate whose probe fails: E_UNHEALTHY, quarantined, last-good untouched and running', async () => {
-    const upgrader = upgraderWith({ ...HEALTH, probe: PROBE });
+    const upgrader = upgraderWith({ ...HEALTH, probe: SOCKET_PROBE });
     const result = await upgrader.activate({ candidatePath: stage('2.0.0', 'probe-fails') });
     expect(result).toMatchObject({
       ok: false,
@@ -98,7 +91,7 @@ describe('direct activation gated on a health probe', () => {
   });
 
   it('activates a candidate that passes successThreshold probes in a row', async () => {
-    const upgrader = upgraderWith({ ...HEALTH, probe: PROBE });
+    const upgrader = upgraderWith({ ...HEALTH, probe: SOCKET_PROBE });
     const result = await upgrader.activate({ candidatePath: stage('2.0.0') });
     expect(result).toMatchObject({ ok: true, value: { outcome: 'activated', to: 'green' } });
     expect(readlinkSync(at(P.current))).toBe('aks-flex-node-green');
@@ -107,7 +100,7 @@ describe('direct activation gated on a health probe', () => {
 
   it('absorbs failures below failureThreshold, and rolls back at it', async () => {
     const slow = probeFailed('timed-out', 'timed out after 1000 ms');
-    const upgrader = upgraderWith({ ...HEALTH, probe: PROBE });
+    const upgrader = upgraderWith({ ...HEALTH, probe: SOCKET_PROBE });
     faults = [slow, slow];
     expect(await upgrader.activate({ candidatePath: stage('2.0.0') })).toMatchObject({
       ok: true,
@@ -123,7 +116,7 @@ describe('direct activation gated on a health probe', () => {
   });
 
   it('rolls back when flapping answers never reach a threshold before health.timeoutMs', async () => {
-    const upgrader = upgraderWith({ ...HEALTH, probe: PROBE });
+    const upgrader = upgraderWith({ ...HEALTH, probe: SOCKET_PROBE });
     const flap = probeFailed('http-status', 'HTTP 503');
     faults = Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? flap : { kind: 'succeeded' as const }));
     expect(await upgrader.activate({ candidatePath: stage('2.0.0') })).toMatchObject({
@@ -141,7 +134,7 @@ describe('direct activation gated on a health probe', () => {
   });
 
   it("judges the operator's rollback onto last-good by its process alone: a failing probe does not revert it", async () => {
-    const upgrader = upgraderWith({ ...HEALTH, probe: PROBE });
+    const upgrader = upgraderWith({ ...HEALTH, probe: SOCKET_PROBE });
     expect(await upgrader.activate({ candidatePath: stage('2.0.0') })).toMatchObject({ ok: true });
     faults = Array.from({ length: 100 }, () => probeFailed('connection-failed', 'connection refused'));
     const rolledBack = await upgrader.rollback();
@@ -150,7 +143,7 @@ describe('direct activation gated on a health probe', () => {
   });
 
   it('a signal during the probing rolls back without quarantining the candidate (E_INTERRUPTED)', async () => {
-    const upgrader = upgraderWith({ ...HEALTH, probe: PROBE });
+    const upgrader = upgraderWith({ ...HEALTH, probe: SOCKET_PROBE });
     const controller = new AbortController();
     beforeAttempt = () => controller.abort();
     const result = await upgrader.activate({ candidatePath: stage('2.0.0'), signal: controller.signal });

@@ -13,21 +13,16 @@ import { makeScratch, writeExecutable } from '../support/real-tree.js';
 import {
   FLEX_SANDBOX_PATHS as P,
   sandboxUpgrader,
-  scriptAgent,
-  digestOf,
+  scriptAgent as agent,
   SOCKET_PROBE,
+  stageCandidate,
+  GATE_TEST_HEALTH,
 } from '../support/sandbox-upgrader.js';
 
-const agent = scriptAgent;
-
-const PROBE = SOCKET_PROBE;
 const HEALTH: UpgraderConfig['health'] = {
-  ...FLEX_PROFILE.health,
-  timeoutMs: 30_000,
-  stableMs: 3_000,
-  pollMs: 250,
+  ...GATE_TEST_HEALTH,
   watchMs: 6_000,
-  probe: PROBE,
+  probe: SOCKET_PROBE,
 };
 
 /** The phases in the order they were first heard, each once: 'stable-candidate', 'probe', … */
@@ -61,11 +56,8 @@ describe('health progress on the direct path', () => {
       { serviceManager: services, healthProbe: new MemoryHealthProbe({ services: () => services }), clock },
     );
   };
-  const stage = (version: string, behaviour: AgentBehaviour = 'healthy'): string => {
-    writeExecutable(at(`/staging/${version}`), agent(version));
-    behaviours.set(digestOf(agent(version)), behaviour);
-    return at(`/staging/${version}`);
-  };
+  const stage = (version: string, behaviour: AgentBehaviour = 'healthy'): string =>
+    stageCandidate(at, behaviours, version, behaviour);
 
   beforeEach(() => {
     scratch = makeScratch();

@@ -4,9 +4,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryServiceManager } from '../../src/adapters/node/memory/memory-service-manager.js';
 import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
 import { makeScratch, makeSymlink, snapshotTree, writeExecutable } from '../support/real-tree.js';
-import { FLEX_SANDBOX_PATHS as P, sandboxUpgrader, scriptAgent, digestOf } from '../support/sandbox-upgrader.js';
-
-const agent = scriptAgent;
+import {
+  FLEX_SANDBOX_PATHS as P,
+  sandboxUpgrader,
+  scriptAgent as agent,
+  digestOf,
+} from '../support/sandbox-upgrader.js';
 
 /**
  * A rollback from a broken slot (docs/operations.md#broken-slots) repairs current, but it never

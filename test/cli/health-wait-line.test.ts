@@ -8,10 +8,8 @@ import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/no
 import type { PortOverrides } from '../../src/app/node/composition/port-overrides.js';
 import { makeScratch, writeExecutable } from '../support/real-tree.js';
 import { runCliInMemory } from '../support/run-cli.js';
-import { FLEX_SANDBOX_PATHS as P, scriptAgent, digestOf } from '../support/sandbox-upgrader.js';
+import { FLEX_SANDBOX_PATHS as P, scriptAgent as agent, stageCandidate } from '../support/sandbox-upgrader.js';
 import { screenAfter } from './terminal-screen.js';
-
-const agent = scriptAgent;
 
 /** A 3 s stability interval, a probe that must pass twice, then a 6 s watch window. */
 const CONFIG = {
@@ -48,11 +46,8 @@ describe('activate shows the health wait on a terminal', () => {
     });
     return { serviceManager: services, healthProbe: new MemoryHealthProbe({ services: () => services }), clock };
   };
-  const stage = (version: string, behaviour: AgentBehaviour = 'healthy'): string => {
-    writeExecutable(at(`/staging/${version}`), agent(version));
-    behaviours.set(digestOf(agent(version)), behaviour);
-    return at(`/staging/${version}`);
-  };
+  const stage = (version: string, behaviour: AgentBehaviour = 'healthy'): string =>
+    stageCandidate(at, behaviours, version, behaviour);
 
   beforeEach(() => {
     scratch = makeScratch();

@@ -52,6 +52,7 @@ describe('rollout list', () => {
     const reads = store.reads;
     const refused = await run('rollout', 'list', '-o', 'table');
     expect(refused.exitCode).toBe(2);
+    expect(await run('rollout', 'list', '-o', 'table', '--json')).toMatchObject({ exitCode: 2, code: 'E_USAGE' });
     expect(store.reads).toBe(reads);
   });
 });

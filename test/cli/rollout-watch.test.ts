@@ -74,6 +74,7 @@ describe('rollout status --watch', () => {
     expect(run.elapsedMs).toBe(30_000);
     const refused = await watch(storeShowing([progressing(2, 2)]), ['--timeout', '1.5', '--json']);
     expect(refused.exitCode).toBe(2);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ ok: false, error: { code: 'E_USAGE' } });
   });
 
   it('prints one JSON document, the rollout as it ended, with -o json', async () => {

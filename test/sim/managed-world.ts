@@ -1,3 +1,4 @@
+import { SOCKET_PROBE } from '../support/sandbox-upgrader.js';
 import { createHash } from 'node:crypto';
 import { MemoryClock } from '../../src/adapters/common/memory/memory-clock.js';
 import { MemoryContainerRootfs } from '../../src/adapters/node/memory/memory-container-rootfs.js';
@@ -33,13 +34,7 @@ export const CONFIG: UpgraderConfig = {
 };
 
 /** `health.probe` as the simulations configure it: the agent's health endpoint on a unix socket. */
-export const SIM_PROBE: ProbeSettings = {
-  target: { kind: 'unix-http', socket: '/run/aks-flex-node/health.sock', path: '/healthz' },
-  periodMs: 1_000,
-  timeoutMs: 1_000,
-  successThreshold: 2,
-  failureThreshold: 3,
-};
+export const SIM_PROBE: ProbeSettings = SOCKET_PROBE;
 
 /** The same host with the upgrader as a separate sidecar daemon of another agent. */
 export const SIDECAR_CONFIG: UpgraderConfig = { ...CONFIG, agent: { ...CONFIG.agent, mode: 'sidecar' } };

@@ -7,6 +7,8 @@ import type { PortOverrides } from '../../src/app/node/composition/port-override
 import { createUpgrader } from '../../src/app/node/composition/create-upgrader.js';
 import type { Upgrader } from '../../src/app/node/upgrader.js';
 import type { Logger } from '../../src/ports/common/logger.js';
+import type { AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
+import { writeExecutable } from './real-tree.js';
 import { RecordingLogger } from './recording-logger.js';
 
 /** The flex profile re-rooted under `root`, with no service manager and no container. */
@@ -62,3 +64,26 @@ export const SOCKET_PROBE: ProbeSettings = {
   successThreshold: 2,
   failureThreshold: 3,
 };
+
+/** The health gate of the direct-path health tests: 3 s of stability within 30 s, polled every 250 ms. */
+export const GATE_TEST_HEALTH: UpgraderConfig['health'] = {
+  ...FLEX_PROFILE.health,
+  timeoutMs: 30_000,
+  stableMs: 3_000,
+  pollMs: 250,
+};
+
+/**
+ * Writes the script candidate of `version` at `<root>/staging/<version>` (`at` maps a host path
+ * into the sandbox) and tells the modelled unit how that binary behaves, by its digest.
+ */
+export function stageCandidate(
+  at: (path: string) => string,
+  behaviours: Map<string, AgentBehaviour>,
+  version: string,
+  behaviour: AgentBehaviour = 'healthy',
+): string {
+  writeExecutable(at(`/staging/${version}`), scriptAgent(version));
+  behaviours.set(digestOf(scriptAgent(version)), behaviour);
+  return at(`/staging/${version}`);
+}

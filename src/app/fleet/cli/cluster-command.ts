@@ -38,11 +38,12 @@ export abstract class OperatorCommand extends ClusterCommand {
   protected async control(): Promise<Result<RolloutControl>> {
     const invalid = this.invalidLogLevel();
     if (invalid !== null) return { ok: false, failure: invalid };
-    const format = this.json ? 'json' : (this.output ?? 'text');
-    if (!isOneOf(OUTPUT_FORMATS, format)) {
-      const message = `-o must be one of ${OUTPUT_FORMATS.join(', ')} (got "${format.slice(0, 20)}")`;
+    // An -o that names no format is refused even beside --json (which then prints the refusal).
+    if (this.output !== undefined && !isOneOf(OUTPUT_FORMATS, this.output)) {
+      const message = `-o must be one of ${OUTPUT_FORMATS.join(', ')} (got "${this.output.slice(0, 20)}")`;
       return { ok: false, failure: failure('E_USAGE', message) };
     }
+    const format = this.json ? 'json' : (this.output ?? 'text');
     this.chosen = format;
     if (format === 'json') this.json = true;
     return { ok: true, value: await this.context.openRollouts(this.cluster()) };

@@ -8,12 +8,12 @@ import { shown } from './render-text.js';
 abstract class ReleaseQuarantineBase extends OperatorCommand {
   name = Option.String({ name: 'NAME' });
   protected abstract readonly quarantined: boolean;
-  protected abstract readonly reasonGiven: string | undefined;
+  abstract reason: string | undefined;
 
   override async execute(): Promise<number> {
     const control = await this.control();
     if (!control.ok) return this.failWith(control.failure);
-    const wanted = { quarantined: this.quarantined, reason: this.reasonGiven ?? '' };
+    const wanted = { quarantined: this.quarantined, reason: this.reason ?? '' };
     const change = await control.value.quarantine(this.name, wanted);
     if (!change.ok) return this.failWith(change.failure);
     return this.done({ release: change.value }, [renderQuarantine(change.value)]);
@@ -27,9 +27,6 @@ export class ReleaseQuarantineCommand extends ReleaseQuarantineBase {
     description: 'Why (at most 1024 characters; shown in the release)',
   });
   protected readonly quarantined = true;
-  protected get reasonGiven(): string {
-    return this.reason;
-  }
 
   static override usage = Command.Usage({
     description: 'Quarantine an AgentRelease: no rollout dispatches it until a person lifts it.',
@@ -55,9 +52,6 @@ export class ReleaseUnquarantineCommand extends ReleaseQuarantineBase {
   static override paths = [['release', 'unquarantine']];
   reason = Option.String('--reason', { description: 'Why it is safe again (optional; shown in the release)' });
   protected readonly quarantined = false;
-  protected get reasonGiven(): string | undefined {
-    return this.reason;
-  }
 
   static override usage = Command.Usage({
     description: "Lift an AgentRelease's quarantine, so rollouts may dispatch it again.",
