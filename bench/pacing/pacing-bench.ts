@@ -2,8 +2,10 @@
  * The pacing benchmark (docs/benchmarks.md#pacing): three measurements, each against a baseline
  * measured in the same run.
  *
- * - Dispatch: a wave over `size` machines with no client-side limit, creates in slow-start
- *   batches (cap CREATE_BATCH_MAX) against one at a time (cap 1).
+ * - Dispatch: a wave over `size` machines with no client-side limit, as the controller works now
+ *   (creates in slow-start batches up to CREATE_BATCH_MAX, each step planned as soon as the caches
+ *   show the last one's creates) against how it worked before (one create at a time, every step
+ *   waiting out the settle window), and one create at a time now, to tell the two levers apart.
  * - Rate: the same with `--kube-api-qps 20 --kube-api-burst 30` over `pacedSize` machines: writes
  *   and creates a second once the burst is spent.
  * - Retry-After: a create answered 429 with Retry-After 3 s in the middle of a paced wave, against
@@ -11,7 +13,7 @@
  *   after it.
  */
 import { CREATE_BATCH_MAX } from '../../src/app/fleet/controller/reconcile-steps.js';
-import { dispatchWave, type RunResult, type TimedWrite } from './pacing-world.js';
+import { dispatchWave, type TimedWrite } from './pacing-world.js';
 
 export interface PacingOptions {
   readonly size: number;
@@ -24,6 +26,7 @@ export interface PacingOptions {
 
 export interface DispatchNumbers {
   readonly batchMax: number;
+  readonly planOnOwnWrites: boolean;
   readonly waveSeconds: number;
   readonly createPhaseSeconds: number;
   readonly createsPerSecond: number;
@@ -49,7 +52,11 @@ export interface PacingResult {
   readonly size: number;
   readonly pacedSize: number;
   readonly writeLatencyMs: number;
-  readonly dispatch: { readonly sequential: DispatchNumbers; readonly batched: DispatchNumbers };
+  readonly dispatch: {
+    readonly before: DispatchNumbers;
+    readonly sequential: DispatchNumbers;
+    readonly batched: DispatchNumbers;
+  };
   readonly rate: RateNumbers;
   readonly retryAfter: { readonly plain: RetryAfterNumbers; readonly withRetryAfter: RetryAfterNumbers };
   readonly targets: { readonly dispatchRatio: boolean; readonly rate: boolean; readonly retryAfter: boolean };
@@ -57,9 +64,17 @@ export interface PacingResult {
 
 const seconds = (ms: number): number => Math.round(ms) / 1_000;
 
-function dispatchNumbers(batchMax: number, size: number, run: RunResult): DispatchNumbers {
+async function dispatch(options: PacingOptions, batchMax: number, planOnOwnWrites: boolean): Promise<DispatchNumbers> {
+  const { size, seed, writeLatencyMs } = options;
+  const run = await dispatchWave(size, seed, {
+    pacing: null,
+    createBatchMax: batchMax,
+    planOnOwnWrites,
+    writeLatencyMs,
+  });
   return {
     batchMax,
+    planOnOwnWrites,
     waveSeconds: seconds(run.waveMs),
     createPhaseSeconds: seconds(run.createPhaseMs),
     createsPerSecond: Math.round((size * 1_000) / run.createPhaseMs),
@@ -80,6 +95,7 @@ async function rate(options: PacingOptions): Promise<RateNumbers> {
   const run = await dispatchWave(options.pacedSize, options.seed, {
     pacing: PACING,
     createBatchMax: CREATE_BATCH_MAX,
+    planOnOwnWrites: true,
     writeLatencyMs: options.writeLatencyMs,
   });
   const writes = run.writes.map((write) => write.sentMs);
@@ -98,6 +114,7 @@ async function throttledWave(options: PacingOptions, retryAfterSeconds: number |
   const run = await dispatchWave(options.pacedSize, options.seed, {
     pacing: PACING,
     createBatchMax: CREATE_BATCH_MAX,
+    planOnOwnWrites: true,
     writeLatencyMs: options.writeLatencyMs,
     onWrite: (write, ask) => {
       if (write.create && (creates += 1) === 149) ask({ type: 'fail-next-create', status: 429, retryAfterSeconds });
@@ -117,23 +134,13 @@ async function throttledWave(options: PacingOptions, retryAfterSeconds: number |
 }
 
 export async function runPacingBench(options: PacingOptions): Promise<PacingResult> {
-  const { size, seed, log } = options;
-  log(`dispatch: ${size} machines, no client-side limit, one create at a time (the baseline)`);
-  const sequential = dispatchNumbers(
-    1,
-    size,
-    await dispatchWave(size, seed, { pacing: null, createBatchMax: 1, writeLatencyMs: options.writeLatencyMs }),
-  );
-  log(`dispatch: ${size} machines, no client-side limit, batches up to ${CREATE_BATCH_MAX}`);
-  const batched = dispatchNumbers(
-    CREATE_BATCH_MAX,
-    size,
-    await dispatchWave(size, seed, {
-      pacing: null,
-      createBatchMax: CREATE_BATCH_MAX,
-      writeLatencyMs: options.writeLatencyMs,
-    }),
-  );
+  const { size, log } = options;
+  log(`dispatch: ${size} machines, no client-side limit, as before: one create at a time, every step settling`);
+  const before = await dispatch(options, 1, false);
+  log(`dispatch: ${size} machines, no client-side limit, one create at a time, each step after the last`);
+  const sequential = await dispatch(options, 1, true);
+  log(`dispatch: ${size} machines, no client-side limit, batches up to ${CREATE_BATCH_MAX}, each step after the last`);
+  const batched = await dispatch(options, CREATE_BATCH_MAX, true);
   log(`rate: ${options.pacedSize} machines at QPS ${PACING.qps}, burst ${PACING.burst}`);
   const paced = await rate(options);
   log('Retry-After: a plain 429, then a 429 with Retry-After 3 s, at the 150th create of a paced wave');
@@ -144,11 +151,11 @@ export async function runPacingBench(options: PacingOptions): Promise<PacingResu
     size,
     pacedSize: options.pacedSize,
     writeLatencyMs: options.writeLatencyMs,
-    dispatch: { sequential, batched },
+    dispatch: { before, sequential, batched },
     rate: paced,
     retryAfter: { plain, withRetryAfter },
     targets: {
-      dispatchRatio: sequential.createPhaseSeconds >= 5 * batched.createPhaseSeconds,
+      dispatchRatio: before.waveSeconds >= 5 * batched.waveSeconds,
       rate: within(paced.writesPerSecond) && within(paced.createsPerSecond),
       retryAfter: withRetryAfter.pauseSeconds >= 3 && withRetryAfter.writesInNextSecond <= PACING.qps + 1,
     },

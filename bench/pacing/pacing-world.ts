@@ -41,6 +41,7 @@ export interface TimedWrite {
 class TimedHttp extends KubeHttp {
   readonly writes: TimedWrite[] = [];
   onWrite: (write: TimedWrite) => void = () => undefined;
+  onAnswer: (write: TimedWrite) => void = () => undefined;
 
   override async call(...args: Parameters<KubeHttp['call']>): Promise<unknown> {
     const [method, path] = args;
@@ -63,6 +64,7 @@ class TimedHttp extends KubeHttp {
       throw error;
     } finally {
       write.answeredMs = performance.now();
+      this.onAnswer(write);
     }
   }
 }
@@ -72,6 +74,8 @@ export interface RunOptions {
   /** The fake holds every write this long before answering it, as a real API server's etcd commit does. */
   readonly writeLatencyMs: number;
   readonly createBatchMax: number;
+  /** Plan a wave's next step as soon as the caches show the last one (false: wait out the settle window, as before). */
+  readonly planOnOwnWrites: boolean;
   /** Called with every write as it is sent (a fault can be armed for a later one). */
   readonly onWrite?: (write: TimedWrite, ask: (request: HostRequest) => void) => void;
 }
@@ -85,7 +89,7 @@ export interface RunResult {
   readonly warnings: readonly string[];
 }
 
-/** One wave over every machine at once: the rollout dispatches its whole fleet in steps of 100. */
+/** One wave over every machine at once: the rollout dispatches its whole fleet in steps of at most 100. */
 function waveSpec(): Record<string, unknown> {
   return {
     releaseRef: { name: NEW_RELEASE },
@@ -190,15 +194,21 @@ export async function dispatchWave(size: number, seed: number, options: RunOptio
         retryDelayMaxMs: 300_000,
         settleMs: RECONCILE_SETTLE_MS,
         createBatchMax: options.createBatchMax,
+        planOnOwnWrites: options.planOnOwnWrites,
       },
     });
     running = loop.run(stop.signal);
     await until(() => loop.idle, 120_000, 'the caches filled');
     const startedMs = performance.now();
     child.send({ type: 'rollout', spec: waveSpec() } satisfies HostRequest);
-    const landed = (): TimedWrite[] => http.writes.filter((write) => write.create && write.status === 200);
-    await until(() => landed().length >= size, 1_800_000, `${size} creates`);
-    const lastMs = Math.max(...landed().map((write) => write.answeredMs ?? 0));
+    let landed = 0;
+    let lastMs = 0;
+    http.onAnswer = (write) => {
+      if (!write.create || write.status !== 200) return;
+      landed += 1;
+      lastMs = Math.max(lastMs, write.answeredMs ?? 0);
+    };
+    await until(() => landed >= size, 1_800_000, `${size} creates`);
     return { waveMs: lastMs - startedMs, createPhaseMs: phaseMs(), writes: http.writes, warnings: logger.lines };
   } finally {
     stop.abort();

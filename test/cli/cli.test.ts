@@ -40,6 +40,21 @@ describe('cli', () => {
     expectGolden(`help-${argv.filter((arg) => arg !== '--help').join('-') || 'main'}.txt`, run.stdout);
   });
 
+  it.each([[[]], [['install']], [['rollout', 'status']]])(
+    'help %j answers as --help does',
+    async (command: string[]) => {
+      const help = await runCliInMemory(['help', ...command]);
+      expect(help).toEqual(await runCliInMemory([...command, '--help']));
+      expect(help.exitCode).toBe(0);
+    },
+  );
+
+  it('help for a command that does not exist is E_USAGE naming the nearest one', async () => {
+    const run = await runCliInMemory(['help', 'instal', '--json']);
+    expect(run.exitCode).toBe(2);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code: 'E_USAGE', suggestion: 'install' } });
+  });
+
   it('prints the version on one line, as text and as JSON', async () => {
     const text = await runCliInMemory(['version']);
     const json = await runCliInMemory(['version', '--json']);

@@ -61,10 +61,13 @@ function register<C extends CliContext>(cli: AgentUpgradeCli, command: CommandCl
  */
 export async function runCli(cli: AgentUpgradeCli, argv: readonly string[], context: ProgramContext): Promise<number> {
   let command: Command<ProgramContext>;
+  // `help` and `help rollout status` read as `--help` and `rollout status --help`, as git and
+  // kubectl answer them.
+  const args = argv[0] === 'help' ? [...argv.slice(1), '--help'] : [...argv];
   try {
-    command = cli.process([...argv], context);
+    command = cli.process(args, context);
   } catch (error) {
-    reportUsageError(cli, argv, context, error);
+    reportUsageError(cli, args, context, error);
     return ExitCode.usage;
   }
   return cli.run(command, context);

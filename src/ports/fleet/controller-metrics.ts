@@ -32,7 +32,7 @@ export interface ControllerMetrics {
   /** One reconcile of one rollout, from the snapshot to the last action. */
   reconciled(durationMs: number, outcome: 'applied' | 'conflict' | 'error'): void;
   apiRequest(sample: ApiRequestSample): void;
-  /** Whether this replica holds the leader Lease. */
+  /** Whether this replica holds the leader Lease; one that stops leading drops every rollout's series. */
   leading(isLeader: boolean): void;
   /** The trusted metadata's roles as last verified (signed releases only). */
   trustMetadataObserved(roles: readonly TrustRoleExpiry[]): void;

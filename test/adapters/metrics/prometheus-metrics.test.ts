@@ -194,6 +194,21 @@ describe('PrometheusMetrics', () => {
     expect(valueOf(await scrape(metrics), 'agent_upgrade_controller_leader')).toBe(0);
   });
 
+  it('a replica that stops leading drops every rollout series; the next term reports afresh', async () => {
+    const metrics = new PrometheusMetrics();
+    metrics.leading(true);
+    metrics.rolloutObserved('fleet-a', status('Halted', { DaemonFailed: 1 }));
+    metrics.halted('fleet-a', 'FailureBudgetExceeded');
+    metrics.rolloutObserved('fleet-b', status('Progressing', {}));
+    metrics.leading(false);
+    expect((await scrape(metrics)).filter((sample) => sample.labels['rollout'] !== undefined)).toEqual([]);
+    metrics.leading(true);
+    metrics.rolloutObserved('fleet-b', status('Progressing', {}));
+    const samples = await scrape(metrics);
+    expect(valueOf(samples, 'agent_upgrade_rollout_phase', { rollout: 'fleet-b', phase: 'Progressing' })).toBe(1);
+    expect(samples.filter((sample) => sample.labels['rollout'] === 'fleet-a')).toEqual([]);
+  });
+
   it('reports each trusted role: when it expires, and whether within the warning window', async () => {
     const metrics = new PrometheusMetrics();
     metrics.trustMetadataObserved([

@@ -1,6 +1,7 @@
 /**
  * ReconcileQueue: one pending run per key, one more run for a key changed while it was being
- * reconciled, the earliest delayed add per key on the Clock, and close().
+ * reconciled, the earliest delayed add per key on the Clock, the settle window and what cuts it
+ * short, and close().
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_EPOCH_MS } from '../../../src/adapters/common/memory/memory-clock.js';
@@ -128,6 +129,44 @@ describe('addAfter', () => {
     await letTimePass(clock, 2_000);
     queue.done('a');
     expect(await queue.take(signal)).toBe('a');
+  });
+});
+
+describe('the settle window', () => {
+  function settling(): ReturnType<typeof startWorker> {
+    clock = new SteppedClock();
+    queue = new ReconcileQueue<Key>(clock, 250);
+    return startWorker(queue, clock);
+  }
+
+  it('a change waits out the window, and the changes arriving meanwhile join it', async () => {
+    const worker = settling();
+    queue.add('a');
+    await letTimePass(clock, 100);
+    queue.add('a');
+    await letTimePass(clock, 1_000);
+    expect(worker.runs).toEqual([{ key: 'a', atMs: 250 }]);
+  });
+
+  it('addNow queues at once and cancels the wait begun, so the key runs once', async () => {
+    const worker = settling();
+    queue.add('a');
+    queue.add('b');
+    await letTimePass(clock, 100);
+    queue.addNow('a');
+    await letTimePass(clock, 1_000);
+    expect(worker.runs).toEqual([
+      { key: 'a', atMs: 100 },
+      { key: 'b', atMs: 250 },
+    ]);
+  });
+
+  it('close() cancels the waits begun', async () => {
+    settling();
+    queue.add('a');
+    await clock.runUntil(() => clock.sleepers === 1, 20);
+    queue.close();
+    expect(clock.sleepers).toBe(0);
   });
 });
 

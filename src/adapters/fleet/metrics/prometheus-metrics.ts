@@ -184,6 +184,9 @@ export class PrometheusMetrics implements ControllerMetrics {
 
   leading(isLeader: boolean): void {
     this.guard('leading', () => this.leader.set(isLeader ? 1 : 0));
+    // A replica that stopped leading no longer sees its rollouts' changes, nor their deletion: its
+    // series would go stale and outlive the rollouts. The next term reports them afresh.
+    if (!isLeader) for (const name of [...this.series.keys()]) this.rolloutForgotten(name);
   }
 
   trustMetadataObserved(roles: readonly TrustRoleExpiry[]): void {

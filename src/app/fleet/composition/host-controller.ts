@@ -2,6 +2,7 @@ import { connectController } from '../../../adapters/fleet/kubernetes/connect-co
 import { PrometheusMetrics } from '../../../adapters/fleet/metrics/prometheus-metrics.js';
 import { startMetricsServer, type MetricsServer } from '../../../adapters/fleet/metrics/metrics-server.js';
 import { SystemClock } from '../../../adapters/common/runtime/system-clock.js';
+import { boundHeapGrowth } from '../../../adapters/common/runtime/heap-growth.js';
 import { LazyArtifactSource } from '../../../adapters/common/http/lazy-artifact-source.js';
 import { TufReleaseTrust } from '../../../adapters/common/tuf/tuf-release-trust.js';
 import { PrometheusQuery } from '../../../adapters/fleet/analysis/prometheus-query.js';
@@ -33,6 +34,8 @@ export async function openHostController(
   logger: Logger,
   config: ControllerConfig = CONTROLLER_CONFIG_DEFAULTS,
 ): Promise<Result<HostController>> {
+  // A long-lived process whose busy minutes allocate a fleet's snapshot per plan (heap-growth.ts).
+  boundHeapGrowth();
   const clock = new SystemClock();
   const metrics = new PrometheusMetrics({
     onError: (error, method) => logger.warn({ method }, `A metric was not recorded: ${messageOf(error)}`),

@@ -19,6 +19,12 @@ export interface LoopSettings {
   readonly settleMs: number;
   /** The largest batch of creates a reconcile sends at once (default CREATE_BATCH_MAX). */
   readonly createBatchMax?: number;
+  /**
+   * A reconcile that created operations plans again as soon as the caches show its writes,
+   * without the settle window: nothing else is awaited, and a wave's next step follows at once
+   * (default true; false waits it out as for any change, as the controller did before).
+   */
+  readonly planOnOwnWrites?: boolean;
 }
 
 export interface LoopDeps {
@@ -44,6 +50,8 @@ export class ControllerLoop {
   private readonly queue: ReconcileQueue<WorkKey>;
   private readonly reconciler: Reconciler;
   private readonly failures = new Map<WorkKey, number>();
+  /** Work whose last reconcile created operations, until the caches show them (planOnOwnWrites). */
+  private readonly awaitingOwnWrites = new Set<WorkKey>();
   private working = false;
 
   constructor(private readonly d: LoopDeps) {
@@ -63,7 +71,7 @@ export class ControllerLoop {
     if (signal.aborted) end();
     const informing = this.d.cluster
       .inform((event) => {
-        for (const key of this.cache.apply(event)) this.queue.add(key);
+        for (const key of this.cache.apply(event)) this.queueChange(key);
       }, stop.signal)
       .finally(end);
     try {
@@ -80,16 +88,33 @@ export class ControllerLoop {
       const key = await this.queue.take(signal);
       if (key === null) return;
       this.working = true;
-      try {
-        await this.reconcileOne(key, signal);
-      } finally {
+      const created = await this.reconcileOne(key, signal).finally(() => {
         this.working = false;
         this.queue.done(key);
+      });
+      if (created && this.d.settings.planOnOwnWrites !== false) {
+        this.awaitingOwnWrites.add(key);
+        this.continueIfSeen(key);
       }
     }
   }
 
-  private async reconcileOne(key: WorkKey, signal: AbortSignal): Promise<void> {
+  /** A change to `key`'s inputs: it waits out the settle window, unless it completes what the last reconcile wrote. */
+  private queueChange(key: WorkKey): void {
+    if (!this.continueIfSeen(key)) this.queue.add(key);
+  }
+
+  /** Queues `key` at once when its last reconcile's writes are all in the caches now. */
+  private continueIfSeen(key: WorkKey): boolean {
+    if (!this.awaitingOwnWrites.has(key) || !this.reconciler.ownWritesSeen(key)) return false;
+    this.awaitingOwnWrites.delete(key);
+    this.queue.addNow(key);
+    return true;
+  }
+
+  /** True when the reconcile created operations. */
+  private async reconcileOne(key: WorkKey, signal: AbortSignal): Promise<boolean> {
+    this.awaitingOwnWrites.delete(key);
     const { clock, metrics, logger, settings } = this.d;
     const startedMs = clock.monotonicMs();
     try {
@@ -97,6 +122,7 @@ export class ControllerLoop {
       metrics.reconciled(clock.monotonicMs() - startedMs, result.outcome === 'conflict' ? 'conflict' : 'applied');
       this.failures.delete(key);
       if (result.requeueAfterMs !== null) this.queue.addAfter(key, result.requeueAfterMs);
+      return result.created === true;
     } catch (error) {
       if (!(error instanceof ClusterError)) throw error;
       metrics.reconciled(clock.monotonicMs() - startedMs, 'error');
@@ -105,6 +131,7 @@ export class ControllerLoop {
       const delayMs = Math.min(settings.retryDelayMaxMs, settings.retryDelayMs * 2 ** Math.min(attempt - 1, 16));
       logger.warn({ work: key, attempt, delayMs }, `Reconciling ${key} failed (${error.message}); trying again.`);
       this.queue.addAfter(key, delayMs);
+      return false;
     }
   }
 

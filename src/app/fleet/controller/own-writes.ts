@@ -43,6 +43,14 @@ export class OwnWrites {
     return this.lagging(rollout, nowMs) || this.echo(rollout, nowMs);
   }
 
+  /**
+   * Whether the caches show everything this process wrote for `rollout`: the status it replaced is
+   * gone from them and every operation it created is in them (or its memory of them expired).
+   */
+  caughtUp(rollout: RolloutObject, nowMs: number): boolean {
+    return !this.lagging(rollout, nowMs);
+  }
+
   statusReplaced(name: string, resourceVersion: string, status: AgentRolloutStatus, nowMs: number): void {
     this.replaced.set(name, { resourceVersion, atMs: nowMs });
     this.written.set(name, { resourceVersion, status });

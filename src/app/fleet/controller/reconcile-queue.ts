@@ -13,9 +13,8 @@ export class ReconcileQueue<K extends string> {
   private readonly active = new Set<K>();
   private readonly again = new Set<K>();
   private readonly timers = new Map<K, { readonly atMs: number; readonly cancel: AbortController }>();
-  /** Keys waiting out `settleMs` before they are queued. */
-  private readonly settling = new Set<K>();
-  private readonly closing = new AbortController();
+  /** Keys waiting out `settleMs` before they are queued, each with what cancels its wait. */
+  private readonly settling = new Map<K, AbortController>();
   private closed = false;
 
   /**
@@ -32,14 +31,27 @@ export class ReconcileQueue<K extends string> {
     if (this.closed) return;
     if (this.settleMs === 0 || this.queued.has(key) || this.active.has(key)) return this.enqueue(key);
     if (this.settling.has(key)) return;
-    this.settling.add(key);
-    this.clock.sleep(this.settleMs, this.closing.signal).then(
+    const cancel = new AbortController();
+    this.settling.set(key, cancel);
+    this.clock.sleep(this.settleMs, cancel.signal).then(
       () => {
         this.settling.delete(key);
         this.enqueue(key);
       },
       () => undefined,
     );
+  }
+
+  /**
+   * Queues `key` without waiting out the settle window (a wait already begun is cut short): for
+   * work whose inputs are known to be complete, as when the caches caught up with the reconcile's
+   * own creates and nothing else is awaited.
+   */
+  addNow(key: K): void {
+    const settling = this.settling.get(key);
+    this.settling.delete(key);
+    settling?.abort();
+    this.enqueue(key);
   }
 
   private enqueue(key: K): void {
@@ -97,9 +109,10 @@ export class ReconcileQueue<K extends string> {
 
   close(): void {
     this.closed = true;
-    this.closing.abort();
     for (const timer of this.timers.values()) timer.cancel.abort();
     this.timers.clear();
+    for (const cancel of this.settling.values()) cancel.abort();
+    this.settling.clear();
     this.ready.notify();
   }
 }

@@ -27,6 +27,11 @@ export interface ReconcileResult {
   /** `applied`: every action ran; `conflict`: the status update was refused and the rest dropped. */
   readonly outcome: 'applied' | 'conflict' | 'waiting' | 'gone';
   readonly requeueAfterMs: number | null;
+  /**
+   * The reconcile created operations: its plan may have more to dispatch (a step announces at most
+   * MAX_PENDING_CREATES), so plan again as soon as the caches show what it wrote (`ownWritesSeen`).
+   */
+  readonly created?: boolean;
 }
 
 export interface ReconcilerDeps {
@@ -95,6 +100,7 @@ export class Reconciler {
     const plan = planRollout(measurements.length === 0 ? snapshot : { ...snapshot, measurements }, nowMs, this.memo);
     const previousHalt = readPreviousStatus(snapshot.rollout.status).halt;
     let onlyStatus = true;
+    let created = false;
     for (const step of reconcileSteps(plan.actions, this.d.createBatchMax ?? CREATE_BATCH_MAX)) {
       if (step.kind === 'UpdateRolloutStatus') {
         const outcome = await this.d.cluster.updateRolloutStatus(step.name, step.resourceVersion, step.status);
@@ -108,7 +114,7 @@ export class Reconciler {
         if (halt !== undefined && halt.id !== previousHalt?.id) metrics.halted(name, halt.reason);
       } else if (step.kind === 'CreateBatch') {
         onlyStatus = false;
-        await this.createBatch(name, step, seenMs);
+        if (await this.createBatch(name, step, seenMs)) created = true;
       } else {
         if (step.kind === 'QuarantineRelease') onlyStatus = false;
         await this.execute(step, nowMs);
@@ -116,27 +122,37 @@ export class Reconciler {
     }
     if (onlyStatus) this.own.settledWith(snapshot.rollout, plan.status, seenMs, plan.requeueAfterMs);
     else this.own.unsettled(name);
-    return { outcome: 'applied', requeueAfterMs: plan.requeueAfterMs };
+    return { outcome: 'applied', requeueAfterMs: plan.requeueAfterMs, created };
+  }
+
+  /** Whether the caches show every write this process made for the work `key` (true for a rollout gone). */
+  ownWritesSeen(key: WorkKey): boolean {
+    if (!key.startsWith('rollout/')) return true;
+    const rollout = this.d.cache.get('rollouts', key.slice('rollout/'.length));
+    return rollout === undefined || this.own.caughtUp(rollout, this.d.clock.monotonicMs());
   }
 
   /**
    * Sends a batch's creates together and waits for every answer. The first refusal ends the
    * reconcile once the batch is answered (the creates sent with it land or fail on their own);
-   * "exists" is success.
+   * "exists" is success. True when one at least was created (rather than found to exist).
    */
   private async createBatch(
     name: string,
     batch: Extract<ReconcileStep, { kind: 'CreateBatch' }>,
     seenMs: number,
-  ): Promise<void> {
+  ): Promise<boolean> {
+    let created = false;
     const answers = await Promise.allSettled(
       batch.operations.map(async (operation) => {
-        if ((await this.d.cluster.createOperation(operation)) === 'created')
-          this.own.created(name, operation.metadata.name, operation.spec.machineRef, seenMs);
+        if ((await this.d.cluster.createOperation(operation)) !== 'created') return;
+        this.own.created(name, operation.metadata.name, operation.spec.machineRef, seenMs);
+        created = true;
       }),
     );
     const refused = answers.find((answer) => answer.status === 'rejected');
     if (refused !== undefined) throw refused.reason;
+    return created;
   }
 
   /** What other rollouts hold that the caches do not show as operations yet (claims-elsewhere.ts). */
