@@ -11,7 +11,7 @@ export type { ProfileName, UpgraderConfig } from './app/node/config/upgrader-con
 export type { PortOverrides } from './app/node/composition/port-overrides.js';
 export type { HostIdentity } from './app/node/host-identity.js';
 export type { MigrationReport } from './app/node/layout/layout-engine.js';
-export type { RollbackOutcome } from './app/node/activation/rollback-to-last-good.js';
+export type { RollbackOutcome, RollbackRequest } from './app/node/activation/rollback-to-last-good.js';
 export type { StatusReport } from './app/node/status/read-status.js';
 export type { ManagedSession, ManagedSessionOptions, StartOutcome } from './app/node/managed/managed-session.js';
 export type { HandleOutcome } from './app/node/managed/agent-upgrade-handler.js';

@@ -1,6 +1,13 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ProgressBar, renderProgress } from '../../src/app/node/cli/progress-bar.js';
+import {
+  clockTicker,
+  IDLE_REDRAW_MS,
+  ProgressBar,
+  renderProgress,
+  type Ticker,
+} from '../../src/app/node/cli/progress-bar.js';
+import { SteppedClock } from '../support/stepped-clock.js';
 import { terminalLineFor } from '../../src/app/common/cli/terminal-line.js';
 import { screenAfter } from '../cli/terminal-screen.js';
 
@@ -109,6 +116,47 @@ describe('progress bar', () => {
       const etaS = Number(minutes) * 60 + Number(seconds);
       expect(Math.abs(etaS - (61_440 - atMs) / 1000)).toBeLessThanOrEqual(1);
     }
+  });
+
+  it('a stalled download is redrawn every second on its ticker: the rate falls and the ETA grows', () => {
+    const { stream, chunks } = terminal(100);
+    let now = 0;
+    let tick = (): void => undefined;
+    let ticking = true;
+    const ticker: Ticker = (onTick) => ((tick = onTick), () => (ticking = false));
+    const bar = new ProgressBar(stream, () => now, undefined, ticker);
+    for (now = 150; now <= 3_000; now += 150) bar.update(now * 1024, 60 * MIB);
+    const figures = (): { rate: number; etaS: number } => {
+      const [, rate, minutes, seconds] =
+        /([\d.]+) KiB\/s ETA (\d+):(\d\d)$/.exec(screenAfter(chunks.join(''), 100).at(-1) ?? '') ?? [];
+      return { rate: Number(rate), etaS: Number(minutes) * 60 + Number(seconds) };
+    };
+    const flowing = figures();
+    const seen = [flowing];
+    for (let second = 1; second <= 5; second += 1) {
+      now += IDLE_REDRAW_MS;
+      tick();
+      seen.push(figures());
+    }
+    expect(flowing.rate).toBeCloseTo(1000, -1);
+    for (const [previous, next] of seen.slice(1).map((entry, at) => [seen[at]!, entry] as const)) {
+      expect(next.rate).toBeLessThan(previous.rate);
+      expect(next.etaS).toBeGreaterThan(previous.etaS);
+    }
+    bar.finish();
+    expect(ticking).toBe(false);
+  });
+
+  it('clockTicker ticks on the clock every interval until stopped', async () => {
+    const clock = new SteppedClock();
+    let ticks = 0;
+    const stop = clockTicker(clock)(() => (ticks += 1), IDLE_REDRAW_MS);
+    const startMs = clock.monotonicMs();
+    await clock.runUntil(() => ticks === 3, 20);
+    expect(clock.monotonicMs() - startMs).toBe(3 * IDLE_REDRAW_MS);
+    stop();
+    await clock.runUntil(() => clock.sleepers === 0, 5);
+    expect(ticks).toBe(3);
   });
 
   it('at 50 columns every redraw stays on one screen line, and finishing leaves that line empty', () => {

@@ -26,7 +26,7 @@ const CONFIG = {
 };
 
 /**
- * `activate` on a terminal names the health wait on one transient line of stderr — the
+ * `activate` (and `rollback`) on a terminal names the health wait on one transient line of stderr — the
  * stability, the probe, the watch window, or the previous binary's stability after a rollback —
  * and erases it before the result is printed; never with `--json`, never off a terminal. The
  * modelled unit and probe run on virtual time, so the 9 s of waiting take none.
@@ -85,6 +85,18 @@ describe('activate shows the health wait on a terminal', () => {
     const screen = screenAfter(run.stderr, 80).filter((line) => line !== '');
     expect(screen.join('\n')).not.toMatch(/Waiting|waiting for aks-flex-node/);
     expect(screen[0]).toMatch(/^agent-upgrade: E_UNHEALTHY: /);
+  });
+
+  it('rollback names last-good’s health wait, and erases it before the result', async () => {
+    const ports = overrides();
+    expect(
+      (await runCliInMemory(['activate', stage('2.0.0'), '--root', scratch.root], { overrides: ports })).exitCode,
+    ).toBe(0);
+    const run = await runCliInMemory(['rollback', '--root', scratch.root], { tty: true, overrides: ports });
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toMatch(/\rRolling back: waiting for aks-flex-node to be healthy: stable \d\.\d\/3\.0 s/);
+    expect(screenAfter(run.stderr, 80).filter((line) => line !== '')).toEqual([]);
+    expect(run.stdout).toMatch(/^Rolled back: current /);
   });
 
   it.each([

@@ -8,7 +8,7 @@ import type { HostLock } from '../../ports/node/host-lock.js';
 import type { Logger } from '../../ports/common/logger.js';
 import type { ServiceManager } from '../../ports/node/service-manager.js';
 import type { Activation, ActivateRequest, ActivationDependencies } from './activation/activation.js';
-import { rollbackToLastGood, type RollbackOutcome } from './activation/rollback-to-last-good.js';
+import { rollbackToLastGood, type RollbackOutcome, type RollbackRequest } from './activation/rollback-to-last-good.js';
 import { activationResult, type ActivationResult, type PreflightReport } from './activation/activation-report.js';
 import {
   installFromUrl,
@@ -93,9 +93,14 @@ export class Upgrader {
     });
   }
 
-  /** `rollback`: current back to last-good, then restart and health-check the service. */
-  rollback(): Promise<Result<RollbackOutcome>> {
-    return this.locked(() => rollbackToLastGood(this.deps.activationDependencies(), this.deps.activation()));
+  /**
+   * `rollback`: current back to last-good, then restart and health-check the service;
+   * `onHealthProgress` is told how the health wait goes (as for `activate`).
+   */
+  rollback(request: RollbackRequest = {}): Promise<Result<RollbackOutcome>> {
+    return this.locked(() =>
+      rollbackToLastGood(this.deps.activationDependencies(), this.deps.activation(), request.onHealthProgress),
+    );
   }
 
   /** `activate CANDIDATE --preflight`: the plan, with no change and no lock. */

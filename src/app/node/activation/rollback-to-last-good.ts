@@ -4,6 +4,7 @@ import type { SlotName } from '../../../domain/node/layout/slot.js';
 import { withQuarantined } from '../../../domain/node/record/upgrade-state.js';
 import { asFailure, unwrap } from '../../common/failure-signal.js';
 import { LogKeys } from '../../common/log-keys.js';
+import type { HealthObserver } from '../health/health-progress.js';
 import type { Activation, ActivationDependencies } from './activation.js';
 import { serviceIsActive } from './activation-support.js';
 import { realSlotPath, type NodeCondition } from './slot-effects.js';
@@ -25,6 +26,12 @@ export interface RollbackOutcome {
   readonly brokenSlots: readonly Failure[];
 }
 
+/** What a caller of `rollback` may pass. */
+export interface RollbackRequest {
+  /** Told how the health wait goes, last-good's and, should it fail, the previous binary's. */
+  readonly onHealthProgress?: HealthObserver | undefined;
+}
+
 /**
  * `rollback`: current back to last-good's slot, then the service and the container follow. A
  * last-good that does not come up healthy is quarantined first (the evidence), then the binary
@@ -37,7 +44,11 @@ export type RollbackDependencies = Pick<
   'fs' | 'services' | 'logger' | 'engine' | 'config' | 'states' | 'effects'
 >;
 
-export async function rollbackToLastGood(deps: RollbackDependencies, activation: Activation): Promise<RollbackOutcome> {
+export async function rollbackToLastGood(
+  deps: RollbackDependencies,
+  activation: Activation,
+  observe?: HealthObserver,
+): Promise<RollbackOutcome> {
   await activation.refuseWhilePending();
   await activation.interrupted.resolve({ restart: 'sync' });
   const serviceActive = await serviceIsActive(deps.services);
@@ -57,7 +68,7 @@ export async function rollbackToLastGood(deps: RollbackDependencies, activation:
   try {
     if (serviceActive) {
       await deps.services.restart({ resetFailed: true });
-      await effects.expectHealthy(realSlotPath(facts, report.to), 'known-good');
+      await effects.expectHealthy(realSlotPath(facts, report.to), 'known-good', undefined, observe);
     }
     await effects.syncContainer(slotPath(deps.engine.layout, report.to));
     return { ...base, outcome: 'rolled-back', failure: null };
@@ -69,7 +80,7 @@ export async function rollbackToLastGood(deps: RollbackDependencies, activation:
     );
     const quarantined = await quarantineSlot(deps, report.to);
     try {
-      await effects.switchBackTo(report.from, facts, serviceActive);
+      await effects.switchBackTo(report.from, facts, serviceActive, observe);
       return { ...base, outcome: 'reverted', failure: cause, quarantined };
     } catch (second) {
       asFailure(second);

@@ -2,14 +2,8 @@ import { resolve } from 'node:path';
 import { Command, Option } from 'clipanion';
 import { ExitCode } from '../../../domain/common/error-codes.js';
 import type { ActivationResult } from '../activation/activation-report.js';
-import { SystemClock } from '../../../adapters/common/runtime/system-clock.js';
-import type { HealthObserver } from '../health/health-progress.js';
 import { BaseCommand } from './base-command.js';
-import { HealthLine } from './health-line.js';
 import { renderActivation, renderPreflight } from './render-activation.js';
-
-/** The health line paces its redraws on real time. */
-const CLOCK = new SystemClock();
 
 /** Options and output shared by `activate` and `install`. */
 export abstract class ActivationCommandBase extends BaseCommand {
@@ -19,25 +13,6 @@ export abstract class ActivationCommandBase extends BaseCommand {
     description: 'Accept a version older than the current one',
   });
   force = Option.Boolean('--force', false, { description: 'Accept a candidate that failed before (quarantined)' });
-
-  /**
-   * Runs `body` with the health wait shown on stderr when it is a terminal (never with `--json`,
-   * never in a pipe or a log), and erased when `body` ends however it ends.
-   */
-  protected async withHealthLine<T>(
-    agentName: string,
-    signal: AbortSignal | undefined,
-    body: (observe: HealthObserver | undefined) => Promise<T>,
-  ): Promise<T> {
-    const stderr = this.context.stderr as NodeJS.WriteStream;
-    const line =
-      !this.json && stderr.isTTY === true ? new HealthLine(stderr, agentName, () => CLOCK.monotonicMs(), signal) : null;
-    try {
-      return await body(line?.observe);
-    } finally {
-      line?.finish();
-    }
-  }
 
   /** A rolled-back activation is a failure with exit code 3; one that could not go back, 5. */
   protected reportActivation(result: ActivationResult): number {

@@ -3,7 +3,7 @@ import { Command, Option } from 'clipanion';
 import { SystemClock } from '../../../adapters/common/runtime/system-clock.js';
 import { BaseCommand } from './base-command.js';
 import { interruptedExitCode } from '../../common/cli/interrupt-exit.js';
-import { ProgressBar } from './progress-bar.js';
+import { clockTicker, ProgressBar } from './progress-bar.js';
 
 /** A terminal's progress bar paces its redraws and its rate on real time. */
 const CLOCK = new SystemClock();
@@ -60,7 +60,9 @@ export class FetchCommand extends BaseCommand {
     const stderr = this.context.stderr as NodeJS.WriteStream;
     const { report, signal } = await this.interruptible(async (signal) => {
       const progress =
-        !this.json && stderr.isTTY === true ? new ProgressBar(stderr, () => CLOCK.monotonicMs(), signal) : null;
+        !this.json && stderr.isTTY === true
+          ? new ProgressBar(stderr, () => CLOCK.monotonicMs(), signal, clockTicker(CLOCK))
+          : null;
       try {
         const fetched = await upgrader.value.fetch({
           url: this.url,

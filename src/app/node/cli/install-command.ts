@@ -1,7 +1,7 @@
 import { Command, Option } from 'clipanion';
 import { SystemClock } from '../../../adapters/common/runtime/system-clock.js';
 import { ActivationCommandBase } from './activate-command.js';
-import { ProgressBar } from './progress-bar.js';
+import { clockTicker, ProgressBar } from './progress-bar.js';
 import { renderPreflight } from './render-activation.js';
 
 /** A terminal's progress bar paces its redraws and its rate on real time. */
@@ -57,7 +57,9 @@ export class InstallCommand extends ActivationCommandBase {
     const result = await this.interruptible(async (signal) => {
       // Erased by an interrupt at once, not only when the rollback it starts has finished.
       const progress =
-        !this.json && stderr.isTTY === true ? new ProgressBar(stderr, () => CLOCK.monotonicMs(), signal) : null;
+        !this.json && stderr.isTTY === true
+          ? new ProgressBar(stderr, () => CLOCK.monotonicMs(), signal, clockTicker(CLOCK))
+          : null;
       try {
         return await this.withHealthLine(upgrader.value.config.agent.name, signal, (onHealthProgress) =>
           upgrader.value.install({

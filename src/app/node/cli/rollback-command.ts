@@ -12,7 +12,7 @@ export class RollbackCommand extends BaseCommand {
       Takes the host lock. When current already names last-good's slot nothing changes. Refused
       while a managed upgrade record exists (the daemon rolls that one back itself).
       A last-good that does not come up healthy is quarantined and the binary that ran before is
-      restored. Exit codes: 0 rolled back (or nothing to do), 1 failed with nothing changed,
+      restored. On a terminal, a transient line names the health wait. Exit codes: 0 rolled back (or nothing to do), 1 failed with nothing changed,
       3 last-good failed and the previous binary runs again, 4 busy, 5 changed and then failed
       (the output says where the node stands).
     `,
@@ -22,7 +22,10 @@ export class RollbackCommand extends BaseCommand {
   override async execute(): Promise<number> {
     const upgrader = await this.openUpgrader();
     if (!upgrader.ok) return this.failWith(upgrader.failure);
-    const result = await upgrader.value.rollback();
+    // Not interruptible: a wait cut short would count as last-good failing and undo the rollback.
+    const result = await this.withHealthLine(upgrader.value.config.agent.name, undefined, (onHealthProgress) =>
+      upgrader.value.rollback({ onHealthProgress }),
+    );
     if (!result.ok) return this.failWith(result.failure);
     const { value } = result;
     if (value.failure !== null) {
