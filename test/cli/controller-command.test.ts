@@ -1,11 +1,12 @@
 /**
- * `agent-upgrade controller` in memory: its help, and the flags it refuses (exit 2, E_USAGE)
- * before it ever reaches for a cluster.
+ * `agent-upgrade controller` in memory: its help, and the flags and configuration it refuses
+ * (exit 2, E_USAGE or E_CONFIG) before it ever reaches for a cluster.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { kubeconfigDocument, writeKubeconfigFile } from '../support/kube/kubeconfig-builder.js';
 import { runCliInMemory } from '../support/run-cli.js';
 
 async function controller(...argv: string[]) {
@@ -65,6 +66,34 @@ describe('agent-upgrade controller', () => {
       writeFileSync(invalid, JSON.stringify({ trust: { mode: 'tuf' } }));
       for (const path of [join(dir, 'missing.json'), invalid])
         expect(await controller('--config', path)).toEqual({ exitCode: 2, ok: false, code: 'E_CONFIG' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a trust.rootFile that cannot be read is E_CONFIG, exit 2, before any cluster is reached', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'controller-cli-'));
+    try {
+      const config = join(dir, 'controller.json');
+      const trust = {
+        mode: 'tuf',
+        rootFile: join(dir, 'missing-root.json'),
+        cacheDir: join(dir, 'trust'),
+        metadataUrl: 'https://releases.example/metadata/',
+        targetsUrl: 'https://releases.example/targets/',
+      };
+      writeFileSync(config, JSON.stringify({ trust }));
+      // A cluster that answers nothing: reaching for it would run the controller until stopped.
+      const kubeconfig = writeKubeconfigFile(
+        join(dir, 'kubeconfig'),
+        kubeconfigDocument({ server: 'https://127.0.0.1:9' }, {}),
+      );
+      expect(await controller('--config', config, '--kubeconfig', kubeconfig, '--metrics-address', 'off')).toEqual({
+        exitCode: 2,
+        ok: false,
+        code: 'E_CONFIG',
+      });
+      expect(existsSync(trust.cacheDir)).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

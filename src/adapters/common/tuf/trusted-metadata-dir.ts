@@ -42,6 +42,26 @@ export class TrustedMetadataDir {
     private readonly beforeDurableStep: (step: string) => void = () => undefined,
   ) {}
 
+  /**
+   * Whether a first refresh could start: a root is trusted already, or the installed one can be
+   * read and is a TUF root. Throws the TrustError the refresh would meet, before there is one.
+   */
+  checkRootAvailable(): void {
+    if (this.files().includes('root.json')) return;
+    const bytes = this.readInitialRoot();
+    let type: unknown;
+    try {
+      type = (JSON.parse(bytes.toString('utf8')) as { signed?: { _type?: unknown } }).signed?._type;
+    } catch {
+      type = undefined;
+    }
+    if (type !== 'root' || signedPart(bytes) === null)
+      throw new TrustError(
+        'E_TRUST_METADATA',
+        `the initial trusted root ${this.initialRootFile} is not TUF root metadata`,
+      );
+  }
+
   /** A scratch directory holding a copy of the trusted files (the installed root on first use). */
   stage(): string {
     mkdirSync(this.dir, { recursive: true, mode: 0o755 });

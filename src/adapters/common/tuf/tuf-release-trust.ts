@@ -54,6 +54,11 @@ export class TufReleaseTrust implements ReleaseTrust {
     this.trustedDir = new TrustedMetadataDir(options.cacheDir, options.rootFile, options.beforeDurableStep);
   }
 
+  /** Throws the TrustError a first lookup would meet for want of a root to trust (TrustedMetadataDir). */
+  checkRootAvailable(): void {
+    this.trustedDir.checkRootAvailable();
+  }
+
   async lookup(targetPath: string, signal?: AbortSignal): Promise<TargetLookup> {
     const fetcher = new TufFetcher(this.source, {
       timeoutMs: this.options.timeoutMs,

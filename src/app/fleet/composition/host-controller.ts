@@ -7,6 +7,7 @@ import { LazyArtifactSource } from '../../../adapters/common/http/lazy-artifact-
 import { TufReleaseTrust } from '../../../adapters/common/tuf/tuf-release-trust.js';
 import { PrometheusQuery } from '../../../adapters/fleet/analysis/prometheus-query.js';
 import { fail, ok, type Result } from '../../../domain/common/failure.js';
+import { TrustError } from '../../../domain/common/port-errors.js';
 import type { Logger } from '../../../ports/common/logger.js';
 import type { ControllerProcessSettings } from '../controller/controller-options.js';
 import { CONTROLLER_CONFIG_DEFAULTS, type ControllerConfig } from '../controller/controller-config.js';
@@ -40,6 +41,9 @@ export async function openHostController(
   const metrics = new PrometheusMetrics({
     onError: (error, method) => logger.warn({ method }, `A metric was not recorded: ${messageOf(error)}`),
   });
+  const releaseTrust = openReleaseTrust(config, clock);
+  if (!releaseTrust.ok) return releaseTrust;
+  const { trust } = config;
   let connection: Awaited<ReturnType<typeof connectController>>;
   try {
     connection = await connectController({
@@ -59,25 +63,12 @@ export async function openHostController(
     if (failure !== null) return { ok: false, failure };
     return fail('E_CONFIG', `the cluster connection cannot be set up: ${messageOf(error)}`);
   }
-  const { trust, artifact } = config;
-  // Metadata travels the same hardened HTTP as the nodes' downloads (docs/operations.md#fetch).
-  const releaseTrust =
-    trust === null
-      ? null
-      : new TufReleaseTrust(new LazyArtifactSource(), {
-          metadataUrl: trust.metadataUrl,
-          cacheDir: trust.cacheDir,
-          rootFile: trust.rootFile,
-          timeoutMs: artifact.timeoutMs,
-          idleTimeoutMs: artifact.idleTimeoutMs,
-          clock,
-        });
   // The waves' analyses query Prometheus over the same hardened HTTP.
   const metricsQuery = new PrometheusQuery(new LazyArtifactSource());
   const controller = createController({
     settings: { ...settings, trust },
     logger,
-    ports: { ...connection, metrics, clock, releaseTrust, metricsQuery },
+    ports: { ...connection, metrics, clock, releaseTrust: releaseTrust.value, metricsQuery },
   });
   let server: MetricsServer | null = null;
   if (settings.metrics !== null) {
@@ -96,4 +87,30 @@ export async function openHostController(
       connection.cluster.close();
     },
   });
+}
+
+/**
+ * The client of the trusted repository (`trust` in `--config`), or null without one. A root that
+ * cannot be trusted would leave every release Untrusted, so it is refused here, before anything
+ * starts: E_CONFIG naming the file.
+ */
+function openReleaseTrust(config: ControllerConfig, clock: SystemClock): Result<TufReleaseTrust | null> {
+  const { trust, artifact } = config;
+  if (trust === null) return ok(null);
+  // Metadata travels the same hardened HTTP as the nodes' downloads (docs/operations.md#fetch).
+  const releaseTrust = new TufReleaseTrust(new LazyArtifactSource(), {
+    metadataUrl: trust.metadataUrl,
+    cacheDir: trust.cacheDir,
+    rootFile: trust.rootFile,
+    timeoutMs: artifact.timeoutMs,
+    idleTimeoutMs: artifact.idleTimeoutMs,
+    clock,
+  });
+  try {
+    releaseTrust.checkRootAvailable();
+  } catch (error) {
+    if (!(error instanceof TrustError)) throw error;
+    return fail('E_CONFIG', `trust.rootFile: ${error.message}`);
+  }
+  return ok(releaseTrust);
 }
