@@ -50,6 +50,23 @@ describe('usage errors', () => {
     });
   });
 
+  it.each([
+    [['rollout', 'stauts', 'fleet'], 'rollout status'],
+    [['relase', 'quarantine', 'v2'], 'release quarantine'],
+    [['rollout', 'aprove', 'fleet'], 'rollout approve'],
+  ])('a misspelt two-word command %j is E_USAGE naming the nearest one', async (argv, meant) => {
+    const { exitCode, error } = await usageError(argv);
+    expect({ exitCode, code: error.code, suggestion: error.suggestion }).toEqual({
+      exitCode: 2,
+      code: 'E_USAGE',
+      suggestion: meant,
+    });
+  });
+
+  it('a command group named alone is E_USAGE', async () => {
+    expect(await usageError(['rollout'])).toMatchObject({ exitCode: 2, error: { code: 'E_USAGE' } });
+  });
+
   it('a command far from every known one gets no suggestion', async () => {
     const { exitCode, error } = await usageError(['frobnicate']);
     expect({ exitCode, code: error.code, suggestion: error.suggestion }).toEqual({

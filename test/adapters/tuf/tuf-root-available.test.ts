@@ -13,7 +13,7 @@ describe('checkRootAvailable', () => {
     const fresh = trustedNode(repo, mirror);
     expect(() => fresh.trust.checkRootAvailable()).not.toThrow();
     expect(fresh.snapshot()).toEqual({});
-    const trusted = trustedNode(repo, mirror, { trustedFiles: { 'root.json': repo.trustedRoot() } });
+    const trusted = trustedNode(repo, mirror, { trustedFiles: { 'root.json': repo.trustedRoot().toString('utf8') } });
     rmSync(trusted.rootFile);
     expect(() => trusted.trust.checkRootAvailable()).not.toThrow();
   });

@@ -56,15 +56,10 @@ export function diagnoseUsage(commands: readonly CommandSyntax[], argv: readonly
   const first = scanLine(argv, everyOption);
   const command = findCommand(commands, first.words);
   if (command === null) {
-    const word = first.words[0];
-    if (word === undefined)
-      return first.problem === null
-        ? { message: 'a command is required', command: null }
-        : { ...first.problem, command: null };
-    const names = commands
-      .flatMap((candidate) => candidate.paths.map((path) => path.join(' ')))
-      .filter((name) => name !== '');
-    return withSuggestion(`unknown command ${quote(word)}`, word, names, null);
+    if (first.words.length > 0) return unknownCommand(commands, first.words);
+    return first.problem === null
+      ? { message: 'a command is required', command: null }
+      : { ...first.problem, command: null };
   }
   const scan = scanLine(argv, [...HELP_OPTIONS, ...command.command.options]);
   if (scan.problem !== null) return { ...scan.problem, command: command.command };
@@ -156,6 +151,38 @@ function findCommand(
     }
   }
   return best;
+}
+
+/**
+ * A line whose first words name no command. A misspelling is looked for among the commands of
+ * as many words as it has (`rollout stauts` → `rollout status`, `relase quarantine` → `release
+ * quarantine`); a group named alone (`rollout`) lists its commands.
+ */
+function unknownCommand(commands: readonly CommandSyntax[], words: readonly string[]): UsageProblem {
+  const paths = commands.flatMap((command) => command.paths).filter((path) => path.length > 0);
+  const subcommands = paths.filter((path) => path.length > 1 && path[0] === words[0]).map((path) => path.slice(1));
+  if (subcommands.length > 0 && words.length === 1) {
+    const names = [...new Set(subcommands.map((path) => path.join(' ')))];
+    return { message: `${quote(words[0] ?? '')} needs one of its commands: ${names.join(', ')}`, command: null };
+  }
+  let best: { readonly name: string; readonly words: number; readonly distance: number } | null = null;
+  for (const path of paths) {
+    if (words.length < path.length) continue;
+    const phrase = words.slice(0, path.length).join(' ');
+    const name = path.join(' ');
+    const distance = editDistance(phrase.toLowerCase(), name.toLowerCase());
+    if (distance > SUGGESTION_DISTANCE_MAX || distance >= phrase.length) continue;
+    if (best === null || distance < best.distance || (distance === best.distance && name < best.name))
+      best = { name, words: path.length, distance };
+  }
+  const shown = words.slice(0, best?.words ?? (subcommands.length > 0 ? 2 : 1)).join(' ');
+  return best === null
+    ? { message: `unknown command ${quote(shown)}`, command: null }
+    : {
+        message: `unknown command ${quote(shown)}; did you mean ${quote(best.name)}?`,
+        suggestion: best.name,
+        command: null,
+      };
 }
 
 function withSuggestion(
