@@ -79,7 +79,10 @@ export function transitionEvents(
   }
   const ready = next.conditions.find((condition) => condition.type === 'ReleaseReady');
   const wasReady = previous.conditions.find((condition) => condition.type === 'ReleaseReady');
-  if (ready?.status === 'False' && wasReady?.status !== 'False') add('ReleaseUnavailable', 'Warning', ready.message);
+  // A quarantine this rollout made was told as ReleaseQuarantined when it halted.
+  const ownQuarantine = ready?.reason === 'ReleaseQuarantined' && next.halt?.quarantine !== undefined;
+  if (ready?.status === 'False' && wasReady?.status !== 'False' && !ownQuarantine)
+    add('ReleaseUnavailable', 'Warning', ready.message);
   return events;
 }
 
