@@ -3,6 +3,8 @@ import type { RolloutEvent } from '../../../domain/fleet/decide/actions.js';
 export const REPORTING_CONTROLLER = 'agent-upgrade.dev/controller';
 /** The API server refuses a longer note: the limit is in UTF-8 bytes, not characters. */
 const NOTE_MAX_BYTES = 1024;
+/** An object name is a DNS subdomain: at most 253 characters. */
+const NAME_MAX_CHARS = 253;
 
 /**
  * An `events.k8s.io/v1` Event about a rollout or release. The name follows client-go's
@@ -14,7 +16,7 @@ export function eventBody(event: RolloutEvent, atMs: number, instance: string, s
   return {
     apiVersion: 'events.k8s.io/v1',
     kind: 'Event',
-    metadata: { name: `${regarding.name}.${atMs.toString(16)}${sequence.toString(16).padStart(4, '0')}` },
+    metadata: { name: eventName(regarding.name, `.${atMs.toString(16)}${sequence.toString(16).padStart(4, '0')}`) },
     eventTime: new Date(atMs).toISOString().replace(/Z$/, '000Z'),
     reportingController: REPORTING_CONTROLLER,
     reportingInstance: instance,
@@ -42,4 +44,14 @@ function truncateUtf8(text: string, maxBytes: number): string {
     end += character.length;
   }
   return text.slice(0, end);
+}
+
+/**
+ * `<object><suffix>`, the object's name cut so the whole stays a valid name (client-go does not
+ * cut, and an object named near the 253-character limit gets no Event there). A cut that ends on
+ * `.` or `-` is cut further: a DNS label ends with a letter or digit.
+ */
+function eventName(objectName: string, suffix: string): string {
+  if (objectName.length + suffix.length <= NAME_MAX_CHARS) return `${objectName}${suffix}`;
+  return `${objectName.slice(0, NAME_MAX_CHARS - suffix.length).replace(/[.-]+$/, '')}${suffix}`;
 }

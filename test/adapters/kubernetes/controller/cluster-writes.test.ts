@@ -168,6 +168,16 @@ describe('creates and Events', () => {
     expect(note.length).toBeGreaterThan(500);
   });
 
+  it('names an Event about an object named near the 253-character limit validly', async () => {
+    const { fake, cluster } = await seeded();
+    const long = `${'a'.repeat(240)}-${'b'.repeat(12)}`;
+    await cluster.recordEvent(rolloutEvent(long, 'uid-long'), Date.UTC(2025, 2, 1));
+    const name = String((fake.events()[0]?.['metadata'] as { name?: unknown } | undefined)?.name);
+    expect(name.length).toBeLessThanOrEqual(253);
+    expect(name.startsWith('a'.repeat(200))).toBe(true);
+    expect(name).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/);
+  });
+
   it('counts a request the server does not answer with a null code', async () => {
     const { fake, cluster, metrics } = await seeded();
     await fake.close();
