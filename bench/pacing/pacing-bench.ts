@@ -3,9 +3,10 @@
  * measured in the same run.
  *
  * - Dispatch: a wave over `size` machines with no client-side limit, as the controller works now
- *   (creates in slow-start batches up to CREATE_BATCH_MAX, each step planned as soon as the caches
- *   show the last one's creates) against how it worked before (one create at a time, every step
- *   waiting out the settle window), and one create at a time now, to tell the two levers apart.
+ *   (creates in slow-start batches up to CREATE_BATCH_MAX, carried from step to step, each step
+ *   planned as soon as the caches show the last one's creates) against how it worked before (one
+ *   create at a time, every step waiting out the settle window), and one create at a time now, to
+ *   tell the levers apart.
  * - Rate: the same with `--kube-api-qps 20 --kube-api-burst 30` over `pacedSize` machines: writes
  *   and creates a second once the burst is spent.
  * - Retry-After: a create answered 429 with Retry-After 3 s in the middle of a paced wave, against

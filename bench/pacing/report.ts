@@ -12,7 +12,7 @@ export function renderPacingReport(result: PacingResult): string {
     '|---|---|---|---|---|',
     `| before: one at a time, every step settling (baseline) | ${secondsText(before.createPhaseSeconds)} | ${before.createsPerSecond} | ${secondsText(before.waveSeconds)} | 1.0× |`,
     `| one at a time, each step after the last | ${secondsText(sequential.createPhaseSeconds)} | ${sequential.createsPerSecond} | ${secondsText(sequential.waveSeconds)} | ${ratio(before.waveSeconds, sequential.waveSeconds)} |`,
-    `| batches 1, 2, 4, … ${batched.batchMax}, each step after the last (now) | ${secondsText(batched.createPhaseSeconds)} | ${batched.createsPerSecond} | ${secondsText(batched.waveSeconds)} | **${ratio(before.waveSeconds, batched.waveSeconds)}** |`,
+    `| slow-start batches up to ${batched.batchMax}, each step after the last (now) | ${secondsText(batched.createPhaseSeconds)} | ${batched.createsPerSecond} | ${secondsText(batched.waveSeconds)} | **${ratio(before.waveSeconds, batched.waveSeconds)}** |`,
     '',
     `| ${result.pacedSize} machines, QPS 20, burst 30 | writes sent | writes/s after the burst | creates/s after the burst | wave |`,
     '|---|---|---|---|---|',

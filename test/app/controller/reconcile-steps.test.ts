@@ -1,6 +1,11 @@
 /** reconcileSteps: a plan's creates become slow-start batches (1, 2, 4, … up to the cap), nothing else moves. */
 import { describe, expect, it } from 'vitest';
-import { CREATE_BATCH_MAX, reconcileSteps, slowStart } from '../../../src/app/fleet/controller/reconcile-steps.js';
+import {
+  CREATE_BATCH_MAX,
+  nextFirstBatch,
+  reconcileSteps,
+  slowStart,
+} from '../../../src/app/fleet/controller/reconcile-steps.js';
 import type { RolloutAction } from '../../../src/domain/fleet/decide/actions.js';
 import type { MachineOperationManifest } from '../../../src/domain/fleet/decide/child-manifest.js';
 import type { AgentRolloutStatus } from '../../../src/domain/fleet/status/rollout-status.js';
@@ -43,6 +48,20 @@ describe('slowStart', () => {
 
   it('keeps every item once, in order', () => {
     expect(slowStart(range(100), 3).flat()).toEqual(range(100));
+  });
+
+  it('begins where it is told, within one and the cap', () => {
+    expect(sizes(slowStart(range(100), 64, 64))).toEqual([64, 36]);
+    expect(sizes(slowStart(range(100), 64, 8))).toEqual([8, 16, 32, 44]);
+    expect(sizes(slowStart(range(10), 64, 500))).toEqual([10]);
+    expect(sizes(slowStart(range(3), 64, 0))).toEqual([1, 2]);
+  });
+});
+
+describe('nextFirstBatch', () => {
+  it('is twice the largest batch sent, up to the cap', () => {
+    expect([1, 4, 32, 37, 64].map((largest) => nextFirstBatch(largest, 64))).toEqual([2, 8, 64, 64, 64]);
+    expect(nextFirstBatch(1, 1)).toBe(1);
   });
 });
 

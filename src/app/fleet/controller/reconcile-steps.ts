@@ -8,6 +8,16 @@ import type { MachineOperationManifest } from '../../../domain/fleet/decide/chil
  */
 export const CREATE_BATCH_MAX = 64;
 
+/**
+ * Where the next reconcile's slow start begins after one whose creates were all answered: twice
+ * its largest batch, up to `cap` (after a refusal it begins at 1 again). A ReplicaSet sync
+ * begins at 1 every time; a wave here is many reconciles of at most 100 creates
+ * (MAX_PENDING_CREATES), and beginning each at 1 spent seven round trips on every step.
+ */
+export function nextFirstBatch(largestSent: number, cap: number): number {
+  return Math.min(Math.max(1, Math.floor(cap)), Math.max(1, largestSent * 2));
+}
+
 /** One step of a reconcile: one action, or one batch of a plan's consecutive creates. */
 export type ReconcileStep =
   | Exclude<RolloutAction, { kind: 'CreateOperation' }>
@@ -15,17 +25,18 @@ export type ReconcileStep =
 
 /**
  * A plan's actions as the steps the reconciler runs one after another: every action as it is,
- * except that each run of consecutive creates becomes slow-start batches of 1, 2, 4, … up to
- * `batchMax`, as the ReplicaSet controller creates its pods. The order of the creates is kept,
- * and nothing moves across the status update, so a create is sent only after the update
- * announcing it succeeded.
+ * except that each run of consecutive creates becomes slow-start batches of `firstBatch`, then
+ * twice that, … up to `batchMax`, as the ReplicaSet controller creates its pods. The order of the
+ * creates is kept, and nothing moves across the status update, so a create is sent only after the
+ * update announcing it succeeded.
  */
-export function reconcileSteps(actions: readonly RolloutAction[], batchMax: number): ReconcileStep[] {
+export function reconcileSteps(actions: readonly RolloutAction[], batchMax: number, firstBatch = 1): ReconcileStep[] {
   const cap = Math.max(1, Math.floor(batchMax));
   const steps: ReconcileStep[] = [];
   let run: MachineOperationManifest[] = [];
   const flush = (): void => {
-    steps.push(...slowStart(run, cap).map((operations) => ({ kind: 'CreateBatch' as const, operations })));
+    const batches = slowStart(run, cap, firstBatch);
+    steps.push(...batches.map((operations) => ({ kind: 'CreateBatch' as const, operations })));
     run = [];
   };
   for (const action of actions) {
@@ -40,10 +51,10 @@ export function reconcileSteps(actions: readonly RolloutAction[], batchMax: numb
   return steps;
 }
 
-/** `items` in order, cut into batches of 1, 2, 4, … each at most `cap` long. */
-export function slowStart<T>(items: readonly T[], cap: number): T[][] {
+/** `items` in order, cut into batches of `first`, twice that, … each at most `cap` long. */
+export function slowStart<T>(items: readonly T[], cap: number, first = 1): T[][] {
   const batches: T[][] = [];
-  let size = 1;
+  let size = Math.min(cap, Math.max(1, Math.floor(first)));
   for (let start = 0; start < items.length; start += size, size = Math.min(size * 2, cap))
     batches.push(items.slice(start, start + size));
   return batches;

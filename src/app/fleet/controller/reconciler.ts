@@ -12,7 +12,7 @@ import type { Logger } from '../../../ports/common/logger.js';
 import type { ClusterCache, WorkKey } from './cluster-cache.js';
 import { OWN_WRITE_MEMORY_MS, OwnWrites } from './own-writes.js';
 import { claimsElsewhere } from './claims-elsewhere.js';
-import { CREATE_BATCH_MAX, reconcileSteps, type ReconcileStep } from './reconcile-steps.js';
+import { CREATE_BATCH_MAX, nextFirstBatch, reconcileSteps, type ReconcileStep } from './reconcile-steps.js';
 import { rolloutSnapshot } from './rollout-snapshot.js';
 import { messageOf } from '../../../domain/common/message-of.js';
 import { untrustedEvent } from '../../../domain/fleet/trust/release-signature.js';
@@ -63,11 +63,17 @@ export class Reconciler {
   private readonly memo = new PlannerMemo();
   private readonly verifier: ReleaseVerifier | null;
   private readonly measurer: AnalysisMeasurer;
+  /** The size of the first batch of the next plan's creates (nextFirstBatch). */
+  private firstBatch = 1;
 
   constructor(private readonly d: ReconcilerDeps) {
     this.own = new OwnWrites(d.cache);
     this.measurer = new AnalysisMeasurer({ ...d, query: d.metricsQuery ?? NO_METRICS_QUERY });
     this.verifier = d.trust ? new ReleaseVerifier({ ...d, trust: d.trust }) : null;
+  }
+
+  private get batchMax(): number {
+    return this.d.createBatchMax ?? CREATE_BATCH_MAX;
   }
 
   /** `signal` ends a release's verification early (the loop is stopping). */
@@ -101,7 +107,8 @@ export class Reconciler {
     const previousHalt = readPreviousStatus(snapshot.rollout.status).halt;
     let onlyStatus = true;
     let created = false;
-    for (const step of reconcileSteps(plan.actions, this.d.createBatchMax ?? CREATE_BATCH_MAX)) {
+    let largestBatch = 0;
+    for (const step of reconcileSteps(plan.actions, this.batchMax, this.firstBatch)) {
       if (step.kind === 'UpdateRolloutStatus') {
         const outcome = await this.d.cluster.updateRolloutStatus(step.name, step.resourceVersion, step.status);
         if (outcome !== 'updated') return { outcome: 'conflict', requeueAfterMs: CONFLICT_RETRY_MS };
@@ -115,11 +122,13 @@ export class Reconciler {
       } else if (step.kind === 'CreateBatch') {
         onlyStatus = false;
         if (await this.createBatch(name, step, seenMs)) created = true;
+        largestBatch = Math.max(largestBatch, step.operations.length);
       } else {
         if (step.kind === 'QuarantineRelease') onlyStatus = false;
         await this.execute(step, nowMs);
       }
     }
+    if (largestBatch > 0) this.firstBatch = nextFirstBatch(largestBatch, this.batchMax);
     if (onlyStatus) this.own.settledWith(snapshot.rollout, plan.status, seenMs, plan.requeueAfterMs);
     else this.own.unsettled(name);
     return { outcome: 'applied', requeueAfterMs: plan.requeueAfterMs, created };
@@ -151,7 +160,10 @@ export class Reconciler {
       }),
     );
     const refused = answers.find((answer) => answer.status === 'rejected');
-    if (refused !== undefined) throw refused.reason;
+    if (refused !== undefined) {
+      this.firstBatch = 1; // a refusal starts the next slow start from the beginning
+      throw refused.reason;
+    }
     return created;
   }
 
