@@ -26,6 +26,12 @@ export function runSpec(overrides: Record<string, unknown> = {}): Record<string,
   });
 }
 
+/** One wave over every target at once (`maxInFlight` and `maxUnavailable` 100%): a plan dispatches as much as a step holds. */
+export function allAtOnceSpec(): Record<string, unknown> {
+  const wave = { name: 'all', percent: 100, maxInFlight: '100%' };
+  return runSpec({ strategy: { waves: [wave], maxUnavailable: '100%', operationTimeout: '10m' } });
+}
+
 export function rolloutObject(name = ROLLOUT, spec: unknown = runSpec()): RolloutObject {
   return { name, uid: `uid-${name}`, generation: 1, resourceVersion: '1', annotations: {}, spec, status: undefined };
 }

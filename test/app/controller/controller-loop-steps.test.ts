@@ -8,7 +8,7 @@ import { ControllerLoop } from '../../../src/app/fleet/controller/controller-loo
 import { MAX_PENDING_CREATES } from '../../../src/domain/fleet/spec/rollout-vocabulary.js';
 import type { AgentRolloutStatus } from '../../../src/domain/fleet/status/rollout-status.js';
 import { SteppedClock } from '../../support/stepped-clock.js';
-import { populatedServer, quietLogger, quietMetrics, ROLLOUT, runSpec } from './controller-fixtures.js';
+import { allAtOnceSpec, populatedServer, quietLogger, quietMetrics, ROLLOUT } from './controller-fixtures.js';
 
 const SETTLE_MS = 250;
 const MACHINES = 2 * MAX_PENDING_CREATES + 50;
@@ -21,9 +21,7 @@ afterEach(() => {
 /** A rollout of one wave over every machine at once; the loop run until every child exists. */
 async function dispatch(planOnOwnWrites: boolean | undefined) {
   const clock = new SteppedClock();
-  const wave = { name: 'all', percent: 100, maxInFlight: '100%' };
-  const spec = runSpec({ strategy: { waves: [wave], maxUnavailable: '100%', operationTimeout: '10m' } });
-  const server = populatedServer(clock, MACHINES, spec);
+  const server = populatedServer(clock, MACHINES, allAtOnceSpec());
   const loop = new ControllerLoop({
     cluster: server.client('loop'),
     clock,

@@ -4,27 +4,13 @@
  * at one again. Shown by which creates land around a refused one: a batch is sent together.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryClock } from '../../../src/adapters/common/memory/memory-clock.js';
-import { ClusterCache } from '../../../src/app/fleet/controller/cluster-cache.js';
-import { Reconciler } from '../../../src/app/fleet/controller/reconciler.js';
 import { ClusterError } from '../../../src/domain/common/port-errors.js';
-import { populatedServer, quietLogger, quietMetrics, ROLLOUT, runSpec } from './controller-fixtures.js';
+import { allAtOnceSpec, ROLLOUT } from './controller-fixtures.js';
+import { reconcilerWorld } from './reconciler-world.js';
 
 /** 130 machines in one wave at once: a first step of 100 creates, then one of 30. */
 function setUp() {
-  const clock = new MemoryClock();
-  const wave = { name: 'all', percent: 100, maxInFlight: '100%' };
-  const spec = runSpec({ strategy: { waves: [wave], maxUnavailable: '100%', operationTimeout: '10m' } });
-  const server = populatedServer(clock, 130, spec);
-  const cache = new ClusterCache();
-  server.listInto(cache);
-  const reconciler = new Reconciler({
-    cluster: server.client('controller'),
-    cache,
-    clock,
-    logger: quietLogger(),
-    metrics: quietMetrics,
-  });
+  const { clock, server, cache, reconciler } = reconcilerWorld(130, { spec: allAtOnceSpec() });
   /** The watch catches up, a second passes, and the rollout is reconciled. */
   const step = async (): Promise<unknown> => {
     server.listInto(cache);

@@ -3,31 +3,16 @@
  * writes, what a refused or failed write leaves behind, and the stale-cache wait.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryClock } from '../../../src/adapters/common/memory/memory-clock.js';
-import { ClusterCache } from '../../../src/app/fleet/controller/cluster-cache.js';
 import { OWN_WRITE_MEMORY_MS } from '../../../src/app/fleet/controller/own-writes.js';
-import { Reconciler } from '../../../src/app/fleet/controller/reconciler.js';
 import { ClusterError } from '../../../src/domain/common/port-errors.js';
 import type { AgentReleaseStatus } from '../../../src/domain/fleet/status/release-status.js';
 import type { AgentRolloutStatus } from '../../../src/domain/fleet/status/rollout-status.js';
 import type { FakeApiServer } from './fake-api-server.js';
-import { populatedServer, quietLogger, quietMetrics, RELEASE, ROLLOUT } from './controller-fixtures.js';
+import { RELEASE, ROLLOUT } from './controller-fixtures.js';
+import { reconcilerWorld } from './reconciler-world.js';
 
-function setUp(size = 3, createBatchMax?: number) {
-  const clock = new MemoryClock();
-  const server = populatedServer(clock, size);
-  const cache = new ClusterCache();
-  server.listInto(cache);
-  const reconciler = new Reconciler({
-    cluster: server.client('controller'),
-    cache,
-    clock,
-    logger: quietLogger(),
-    metrics: quietMetrics,
-    ...(createBatchMax === undefined ? {} : { createBatchMax }),
-  });
-  return { clock, server, cache, reconciler };
-}
+const setUp = (size?: number, createBatchMax?: number) =>
+  reconcilerWorld(size, createBatchMax === undefined ? {} : { createBatchMax });
 
 const kinds = (server: FakeApiServer): string[] => server.writes.map((write) => write.kind);
 const createdNames = (server: FakeApiServer): string[] =>

@@ -3,8 +3,9 @@ import type { MachineOperationManifest } from '../../../domain/fleet/decide/chil
 
 /**
  * How many creates go out at once at most, the last of a plan's slow-start batches (1, 2, 4, …).
- * A plan announces at most 100 creates (MAX_PENDING_CREATES), so 64 makes seven batches of a
- * full step; the cap only bounds the requests in flight when nothing paces them.
+ * A plan announces at most 100 creates (MAX_PENDING_CREATES): a full step begun at 1 takes seven
+ * batches, one begun where the last left off two; the cap only bounds the requests in flight
+ * when nothing paces them.
  */
 export const CREATE_BATCH_MAX = 64;
 
