@@ -2,7 +2,6 @@ import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryClock } from '../../src/adapters/common/memory/memory-clock.js';
-import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
 import { MemoryHealthProbe } from '../../src/adapters/node/memory/memory-health-probe.js';
 import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
 import { FLEX_PROFILE } from '../../src/app/node/config/profiles.js';
@@ -16,6 +15,7 @@ import {
   scriptAgent as agent,
   digestOf,
   stageCandidate,
+  modelledServices,
 } from '../support/sandbox-upgrader.js';
 
 const WINDOW_MS = 60_000;
@@ -60,13 +60,7 @@ describe('the watch window on the direct path', () => {
       { agent: { ...FLEX_PROFILE.agent, allowScripts: true }, health: health(watchMs) },
       { serviceManager: services, healthProbe: new MemoryHealthProbe({ services: () => services }), clock },
     );
-  const newServices = (): MemoryServiceManager =>
-    new MemoryServiceManager({
-      fs: new NodeFileSystem(),
-      execStart: at(P.current),
-      behaviourOf: (digest) => behaviours.get(digest) ?? 'healthy',
-      clock: serviceClock,
-    });
+  const newServices = (): MemoryServiceManager => modelledServices(at, behaviours, serviceClock);
   const stage = (version: string, behaviour: AgentBehaviour = 'healthy'): string =>
     stageCandidate(at, behaviours, version, behaviour);
   const state = () =>

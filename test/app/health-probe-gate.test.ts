@@ -2,7 +2,6 @@ import { readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryClock } from '../../src/adapters/common/memory/memory-clock.js';
-import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
 import { MemoryHealthProbe } from '../../src/adapters/node/memory/memory-health-probe.js';
 import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
 import { FLEX_PROFILE } from '../../src/app/node/config/profiles.js';
@@ -18,6 +17,7 @@ import {
   SOCKET_PROBE,
   stageCandidate,
   GATE_TEST_HEALTH,
+  modelledServices,
 } from '../support/sandbox-upgrader.js';
 
 const HEALTH: UpgraderConfig['health'] = {
@@ -42,12 +42,7 @@ describe('direct activation gated on a health probe', () => {
 
   const upgraderWith = (health: UpgraderConfig['health']): Upgrader => {
     const clock = new MemoryClock();
-    services = new MemoryServiceManager({
-      fs: new NodeFileSystem(),
-      execStart: at(P.current),
-      behaviourOf: (digest) => behaviours.get(digest) ?? 'healthy',
-      clock,
-    });
+    services = modelledServices(at, behaviours, clock);
     const fault = (): ProbeOutcome | null => {
       beforeAttempt();
       return faults.shift() ?? null;

@@ -1,10 +1,7 @@
 import { readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryClock } from '../../src/adapters/common/memory/memory-clock.js';
-import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
-import { MemoryHealthProbe } from '../../src/adapters/node/memory/memory-health-probe.js';
-import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
+import type { AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
 import { FLEX_PROFILE } from '../../src/app/node/config/profiles.js';
 import type { UpgraderConfig } from '../../src/app/node/config/upgrader-config.js';
 import type { HealthProgress } from '../../src/app/node/health/health-progress.js';
@@ -17,6 +14,7 @@ import {
   SOCKET_PROBE,
   stageCandidate,
   GATE_TEST_HEALTH,
+  modelledPorts,
 } from '../support/sandbox-upgrader.js';
 
 const HEALTH: UpgraderConfig['health'] = {
@@ -39,22 +37,11 @@ const phasesOf = (heard: readonly HealthProgress[]): string[] =>
 describe('health progress on the direct path', () => {
   let scratch: ReturnType<typeof makeScratch>;
   let behaviours: Map<string, AgentBehaviour>;
-  let services: MemoryServiceManager;
   const at = (path: string): string => join(scratch.root, path);
 
   const upgrader = (health: UpgraderConfig['health'] = HEALTH): Upgrader => {
-    const clock = new MemoryClock();
-    services = new MemoryServiceManager({
-      fs: new NodeFileSystem(),
-      execStart: at(P.current),
-      behaviourOf: (digest) => behaviours.get(digest) ?? 'healthy',
-      clock,
-    });
-    return sandboxUpgrader(
-      scratch.root,
-      { agent: { ...FLEX_PROFILE.agent, allowScripts: true }, health },
-      { serviceManager: services, healthProbe: new MemoryHealthProbe({ services: () => services }), clock },
-    );
+    const ports = modelledPorts(at, behaviours);
+    return sandboxUpgrader(scratch.root, { agent: { ...FLEX_PROFILE.agent, allowScripts: true }, health }, ports);
   };
   const stage = (version: string, behaviour: AgentBehaviour = 'healthy'): string =>
     stageCandidate(at, behaviours, version, behaviour);

@@ -1,14 +1,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryClock } from '../../src/adapters/common/memory/memory-clock.js';
-import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
-import { MemoryHealthProbe } from '../../src/adapters/node/memory/memory-health-probe.js';
-import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
+import type { AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
 import type { PortOverrides } from '../../src/app/node/composition/port-overrides.js';
 import { makeScratch, writeExecutable } from '../support/real-tree.js';
 import { runCliInMemory } from '../support/run-cli.js';
-import { FLEX_SANDBOX_PATHS as P, scriptAgent as agent, stageCandidate } from '../support/sandbox-upgrader.js';
+import {
+  FLEX_SANDBOX_PATHS as P,
+  scriptAgent as agent,
+  stageCandidate,
+  modelledPorts,
+} from '../support/sandbox-upgrader.js';
 import { screenAfter } from './terminal-screen.js';
 
 /** A 3 s stability interval, a probe that must pass twice, then a 6 s watch window. */
@@ -36,16 +38,7 @@ describe('activate shows the health wait on a terminal', () => {
   let behaviours: Map<string, AgentBehaviour>;
   const at = (path: string): string => join(scratch.root, path);
 
-  const overrides = (): PortOverrides => {
-    const clock = new MemoryClock();
-    const services = new MemoryServiceManager({
-      fs: new NodeFileSystem(),
-      execStart: at(P.current),
-      behaviourOf: (digest) => behaviours.get(digest) ?? 'healthy',
-      clock,
-    });
-    return { serviceManager: services, healthProbe: new MemoryHealthProbe({ services: () => services }), clock };
-  };
+  const overrides = (): PortOverrides => modelledPorts(at, behaviours);
   const stage = (version: string, behaviour: AgentBehaviour = 'healthy'): string =>
     stageCandidate(at, behaviours, version, behaviour);
 

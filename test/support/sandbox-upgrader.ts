@@ -7,7 +7,10 @@ import type { PortOverrides } from '../../src/app/node/composition/port-override
 import { createUpgrader } from '../../src/app/node/composition/create-upgrader.js';
 import type { Upgrader } from '../../src/app/node/upgrader.js';
 import type { Logger } from '../../src/ports/common/logger.js';
-import type { AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
+import { MemoryClock } from '../../src/adapters/common/memory/memory-clock.js';
+import { NodeFileSystem } from '../../src/adapters/node/host/node-file-system.js';
+import { MemoryHealthProbe } from '../../src/adapters/node/memory/memory-health-probe.js';
+import { MemoryServiceManager, type AgentBehaviour } from '../../src/adapters/node/memory/memory-service-manager.js';
 import { writeExecutable } from './real-tree.js';
 import { RecordingLogger } from './recording-logger.js';
 
@@ -86,4 +89,31 @@ export function stageCandidate(
   writeExecutable(at(`/staging/${version}`), scriptAgent(version));
   behaviours.set(digestOf(scriptAgent(version)), behaviour);
   return at(`/staging/${version}`);
+}
+
+/**
+ * The modelled unit over the sandbox's real files: it runs what `current` names, each binary as
+ * `behaviours` says by its digest (healthy when not said), on `clock`.
+ */
+export function modelledServices(
+  at: (path: string) => string,
+  behaviours: ReadonlyMap<string, AgentBehaviour>,
+  clock: ConstructorParameters<typeof MemoryServiceManager>[0]['clock'],
+): MemoryServiceManager {
+  return new MemoryServiceManager({
+    fs: new NodeFileSystem(),
+    execStart: at(FLEX_SANDBOX_PATHS.current),
+    behaviourOf: (digest) => behaviours.get(digest) ?? 'healthy',
+    clock,
+  });
+}
+
+/** The modelled unit and the probe it answers, on a fresh memory clock: an upgrader's overrides. */
+export function modelledPorts(
+  at: (path: string) => string,
+  behaviours: ReadonlyMap<string, AgentBehaviour>,
+): { serviceManager: MemoryServiceManager; healthProbe: MemoryHealthProbe; clock: MemoryClock } {
+  const clock = new MemoryClock();
+  const serviceManager = modelledServices(at, behaviours, clock);
+  return { serviceManager, healthProbe: new MemoryHealthProbe({ services: () => serviceManager }), clock };
 }
